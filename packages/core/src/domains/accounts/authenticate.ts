@@ -1,0 +1,112 @@
+/**
+ * Resolves request credentials to an actor. Tokens are looked up by their SHA-256 digest.
+ * Unknown tokens answer 401 even on public routes; expired and revoked ones answer
+ * GitLab's `invalid_token` 401; sudo is honoured for admins with the `sudo` scope.
+ */
+import { sql } from 'kysely';
+import type { Actor, Deps } from '../../kernel/context.js';
+import { ANONYMOUS } from '../../kernel/context.js';
+import { ForbiddenError, InsufficientScopeError, InvalidTokenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
+import { digestToken } from '../../kernel/ids.js';
+import type { Method } from '../../kernel/route.js';
+import type { UserRow } from './user.table.js';
+
+export interface Credentials {
+  privateToken?: string;
+  bearer?: string;
+  jobToken?: string;
+  basic?: { username: string; password: string };
+  sudo?: string;
+}
+
+/** Resolves a CI job token to an actor; installed by the CI domain. */
+export type JobTokenResolver = (deps: Deps, token: string) => Promise<Actor | null>;
+
+const LAST_USED_RESOLUTION_MS = 10 * 60_000;
+
+export async function actorFromAccessToken(deps: Deps, token: string, expectedUsername?: string): Promise<Actor> {
+  const row = await deps.db
+    .selectFrom('access_tokens')
+    .innerJoin('users', 'users.id', 'access_tokens.user_id')
+    .selectAll('users')
+    .select([
+      'access_tokens.id as token_id',
+      'access_tokens.scopes as token_scopes',
+      'access_tokens.expires_at as token_expires_at',
+      'access_tokens.revoked as token_revoked',
+      'access_tokens.last_used_at as token_last_used_at',
+      'access_tokens.resource_kind as token_resource_kind',
+    ])
+    .where('access_tokens.token_digest', '=', digestToken(token))
+    .executeTakeFirst();
+  if (!row) throw new UnauthorizedError();
+  if (expectedUsername !== undefined && expectedUsername.toLowerCase() !== row.username.toLowerCase()) throw new UnauthorizedError();
+  if (row.token_revoked) throw new InvalidTokenError('revoked');
+  const now = deps.clock.now();
+  if (row.token_expires_at && row.token_expires_at <= now.toISOString().slice(0, 10)) throw new InvalidTokenError('expired');
+  if (row.state !== 'active') throw new UnauthorizedError();
+  // Recorded at a coarse resolution so reads don't turn into a write per request.
+  if (!row.token_last_used_at || now.getTime() - Date.parse(row.token_last_used_at) > LAST_USED_RESOLUTION_MS) {
+    await deps.db.updateTable('access_tokens').set({ last_used_at: now.toISOString() }).where('id', '=', row.token_id).execute();
+  }
+  const { token_id, token_scopes, token_expires_at, token_revoked, token_last_used_at, token_resource_kind, ...user } = row;
+  void token_expires_at, token_revoked, token_last_used_at;
+  return {
+    kind: 'user',
+    user: user as UserRow,
+    token: { id: token_id, scopes: JSON.parse(token_scopes) as string[], kind: (token_resource_kind ?? 'personal') as 'personal' | 'project' | 'group' },
+    isAdmin: user.is_admin === 1,
+  };
+}
+
+export interface AuthenticateOptions {
+  allowJobToken: boolean;
+  allowBasic: boolean;
+  jobTokenResolver?: JobTokenResolver;
+}
+
+export async function authenticate(deps: Deps, creds: Credentials, options: AuthenticateOptions): Promise<Actor> {
+  let actor: Actor = ANONYMOUS;
+  const resolveJob = async (token: string) => {
+    const job = options.jobTokenResolver ? await options.jobTokenResolver(deps, token) : null;
+    if (!job) throw new UnauthorizedError();
+    return job;
+  };
+  if (creds.privateToken) actor = await actorFromAccessToken(deps, creds.privateToken);
+  else if (creds.jobToken) {
+    if (!options.allowJobToken) throw new UnauthorizedError();
+    actor = await resolveJob(creds.jobToken);
+  } else if (creds.bearer) {
+    // Bearer carries access tokens, and job tokens where the route allows them.
+    try {
+      actor = await actorFromAccessToken(deps, creds.bearer);
+    } catch (err) {
+      if (!(err instanceof UnauthorizedError) || !options.allowJobToken) throw err;
+      actor = await resolveJob(creds.bearer);
+    }
+  } else if (creds.basic && options.allowBasic) {
+    const { username, password } = creds.basic;
+    actor = username === 'gitlab-ci-token' ? await resolveJob(password) : await actorFromAccessToken(deps, password, username);
+  }
+  if (creds.sudo !== undefined && creds.sudo !== '' && actor.kind === 'user') actor = await applySudo(deps, actor, creds.sudo);
+  return actor;
+}
+
+async function applySudo(deps: Deps, actor: Actor, sudo: string): Promise<Actor> {
+  if (!actor.isAdmin) throw new ForbiddenError('Must be admin to use sudo');
+  if (!actor.token?.scopes.includes('sudo')) throw new InsufficientScopeError('sudo');
+  const q = deps.db.selectFrom('users').selectAll();
+  const user = /^\d+$/.test(sudo)
+    ? await q.where('id', '=', Number(sudo)).executeTakeFirst()
+    : await q.where(sql`lower(username)`, '=', sudo.toLowerCase()).executeTakeFirst();
+  if (!user) throw new NotFoundError(null, { exact: `404 User with ID or username '${sudo}' Not Found` });
+  return { kind: 'user', user, token: actor.token, isAdmin: user.is_admin === 1 };
+}
+
+/** Scopes that allow a request: `api` always; `read_api` for reads; route-specific extras. */
+export function checkScopes(actor: Actor, method: Method, routeScopes: readonly string[] | undefined): void {
+  if (!actor.token || actor.token.kind === 'job') return;
+  const allowed = routeScopes ?? (method === 'GET' || method === 'HEAD' ? ['api', 'read_api'] : ['api']);
+  if (actor.token.scopes.some((s) => allowed.includes(s))) return;
+  throw new InsufficientScopeError(allowed[0] ?? 'api');
+}

@@ -1,0 +1,65 @@
+/**
+ * Finders shared by every domain: `:id` is a numeric id or a URL-decoded full path
+ * (case-insensitive). They answer 404 for what the caller can't see, as GitLab's
+ * `find_project!` / `find_group!` do.
+ */
+import { sql } from 'kysely';
+import type { Ctx } from '../../kernel/context.js';
+import { NotFoundError } from '../../kernel/errors.js';
+import { canRead } from '../../kernel/policy.js';
+import type { NamespaceRow } from './namespace.table.js';
+import type { ProjectRow } from './project.table.js';
+import type { UserRow } from './user.table.js';
+
+const NUMERIC = /^\d+$/;
+
+export async function selectProjectByRef(ctx: Pick<Ctx, 'db'>, ref: string | number): Promise<ProjectRow | undefined> {
+  const text = String(ref);
+  const q = ctx.db.selectFrom('projects').selectAll();
+  if (NUMERIC.test(text)) return q.where('id', '=', Number(text)).executeTakeFirst();
+  const found = await q.where(sql`lower(path_with_namespace)`, '=', text.toLowerCase()).executeTakeFirst();
+  if (found) return found;
+  const redirect = await ctx.db
+    .selectFrom('redirect_routes')
+    .select('source_id')
+    .where('path_lower', '=', text.toLowerCase())
+    .where('source_kind', '=', 'project')
+    .executeTakeFirst();
+  return redirect ? ctx.db.selectFrom('projects').selectAll().where('id', '=', redirect.source_id).executeTakeFirst() : undefined;
+}
+
+export async function selectGroupByRef(ctx: Pick<Ctx, 'db'>, ref: string | number): Promise<NamespaceRow | undefined> {
+  const text = String(ref);
+  const q = ctx.db.selectFrom('namespaces').selectAll().where('kind', '=', 'group');
+  if (NUMERIC.test(text)) return q.where('id', '=', Number(text)).executeTakeFirst();
+  return q.where(sql`lower(full_path)`, '=', text.toLowerCase()).executeTakeFirst();
+}
+
+/** The project the caller can read, by id or full path; 404 otherwise. */
+export async function findProject(ctx: Ctx, ref: string | number): Promise<ProjectRow> {
+  const project = await selectProjectByRef(ctx, ref);
+  if (!project || !(await canRead(ctx, { kind: 'project', project }))) throw new NotFoundError('Project');
+  return project;
+}
+
+/** The group the caller can read, by id or full path; 404 otherwise. */
+export async function findGroup(ctx: Ctx, ref: string | number): Promise<NamespaceRow> {
+  const group = await selectGroupByRef(ctx, ref);
+  if (!group || !(await canRead(ctx, { kind: 'group', group }))) throw new NotFoundError('Group');
+  return group;
+}
+
+/** A user by id or username; 404 `User Not Found`. */
+export async function findUser(ctx: Pick<Ctx, 'db'>, ref: string | number): Promise<UserRow> {
+  const text = String(ref);
+  const q = ctx.db.selectFrom('users').selectAll();
+  const user = NUMERIC.test(text)
+    ? await q.where('id', '=', Number(text)).executeTakeFirst()
+    : await q.where(sql`lower(username)`, '=', text.toLowerCase()).executeTakeFirst();
+  if (!user) throw new NotFoundError('User');
+  return user;
+}
+
+export async function selectNamespaceById(ctx: Pick<Ctx, 'db'>, id: number): Promise<NamespaceRow> {
+  return ctx.db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}

@@ -1,0 +1,102 @@
+import type { UrlBuilder } from '../../kernel/context.js';
+import { toNamespaceEntity, type NamespaceEntity } from './group.entity.js';
+import type { NamespaceRow } from './namespace.table.js';
+import type { ProjectRow } from './project.table.js';
+import type { UserBasicEntity } from './user.entity.js';
+
+/** GitLab's BasicProjectDetails (`simple=true`). */
+export interface ProjectSimpleEntity {
+  id: number;
+  description: string | null;
+  name: string;
+  name_with_namespace: string;
+  path: string;
+  path_with_namespace: string;
+  created_at: string;
+  default_branch: string;
+  tag_list: string[];
+  topics: string[];
+  ssh_url_to_repo: string;
+  http_url_to_repo: string;
+  web_url: string;
+  readme_url: string | null;
+  forks_count: number;
+  avatar_url: string | null;
+  star_count: number;
+  last_activity_at: string;
+  namespace: NamespaceEntity;
+}
+
+export interface ProjectEntity extends ProjectSimpleEntity {
+  visibility: string;
+  archived: boolean;
+  empty_repo: boolean;
+  owner?: UserBasicEntity;
+  creator_id: number | null;
+  issues_enabled: boolean;
+  merge_requests_enabled: boolean;
+  jobs_enabled: boolean;
+  wiki_enabled: boolean;
+  snippets_enabled: boolean;
+  open_issues_count: number;
+  container_registry_image_prefix: string;
+  _links: Record<string, string>;
+  permissions?: { project_access: { access_level: number; notification_level: number } | null; group_access: { access_level: number; notification_level: number } | null };
+}
+
+export function toProjectSimpleEntity(row: ProjectRow, namespace: NamespaceRow, urls: UrlBuilder): ProjectSimpleEntity {
+  const web = urls.web(`/${row.path_with_namespace}`);
+  const host = new URL(web).host;
+  const topics = JSON.parse(row.topics) as string[];
+  return {
+    id: row.id,
+    description: row.description || null,
+    name: row.name,
+    name_with_namespace: row.name_with_namespace,
+    path: row.path,
+    path_with_namespace: row.path_with_namespace,
+    created_at: row.created_at,
+    default_branch: row.default_branch,
+    tag_list: topics,
+    topics,
+    ssh_url_to_repo: `git@${host.split(':')[0]}:${row.path_with_namespace}.git`,
+    http_url_to_repo: `${web}.git`,
+    web_url: web,
+    readme_url: null,
+    forks_count: 0,
+    avatar_url: null,
+    star_count: 0,
+    last_activity_at: row.last_activity_at,
+    namespace: toNamespaceEntity(namespace, urls),
+  };
+}
+
+export function toProjectEntity(row: ProjectRow, namespace: NamespaceRow, urls: UrlBuilder, owner?: UserBasicEntity): ProjectEntity {
+  const api = (suffix: string) => urls.api(`/projects/${row.id}${suffix}`);
+  const entity: ProjectEntity = {
+    ...toProjectSimpleEntity(row, namespace, urls),
+    visibility: row.visibility,
+    archived: row.archived === 1,
+    empty_repo: false,
+    creator_id: row.creator_id,
+    issues_enabled: row.issues_enabled === 1,
+    merge_requests_enabled: row.merge_requests_enabled === 1,
+    jobs_enabled: row.jobs_enabled === 1,
+    wiki_enabled: row.wiki_enabled === 1,
+    snippets_enabled: row.snippets_enabled === 1,
+    open_issues_count: 0,
+    container_registry_image_prefix: `${new URL(urls.web('/')).host}/${row.path_with_namespace}`,
+    _links: {
+      self: api(''),
+      issues: api('/issues'),
+      merge_requests: api('/merge_requests'),
+      repo_branches: api('/repository/branches'),
+      labels: api('/labels'),
+      events: api('/events'),
+      members: api('/members'),
+      cluster_agents: api('/cluster_agents'),
+    },
+  };
+  if (owner) entity.owner = owner;
+  return entity;
+}

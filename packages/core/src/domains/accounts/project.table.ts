@@ -1,0 +1,36 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface ProjectTable {
+  id: Generated<number>;
+  namespace_id: number;
+  name: string;
+  path: string;
+  path_with_namespace: string;
+  name_with_namespace: string;
+  description: string;
+  visibility: string;
+  default_branch: string;
+  creator_id: number | null;
+  archived: number;
+  topics: string; // JSON array
+  issues_enabled: number;
+  merge_requests_enabled: number;
+  jobs_enabled: number;
+  wiki_enabled: number;
+  snippets_enabled: number;
+  created_at: string;
+  updated_at: string;
+  last_activity_at: string;
+}
+export type ProjectRow = Selectable<ProjectTable>;
+export type NewProjectRow = Insertable<ProjectTable>;
+export type ProjectUpdate = Updateable<ProjectTable>;
+
+/** Old full paths of renamed or moved projects and groups, so lookups follow them. */
+export interface RedirectRouteTable {
+  id: Generated<number>;
+  path_lower: string;
+  source_kind: string; // project | namespace
+  source_id: number;
+  created_at: string;
+}

@@ -1,0 +1,314 @@
+/** Projects: `/projects`, `/projects/:id`, `/groups/:id/projects`. */
+import { sql } from 'kysely';
+import type { Ctx } from '../../kernel/context.js';
+import { nowIso } from '../../kernel/context.js';
+import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
+import { GUEST, MAINTAINER } from '../../kernel/access.js';
+import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
+import { p, params, type InferShape } from '../../kernel/params.js';
+import { accessLevel, authorize, requireUser } from '../../kernel/policy.js';
+import { bool, isUniqueViolation } from '../../storage/dialect.js';
+import { PATH_RE } from './groups.js';
+import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from './lookup.js';
+import type { NamespaceRow } from './namespace.table.js';
+import { toProjectEntity, toProjectSimpleEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
+import type { ProjectRow } from './project.table.js';
+import { toUserBasicEntity } from './user.entity.js';
+import { projectMembershipFilter, visibleProjectsFilter } from './visibility.queries.js';
+
+const VISIBILITY = ['private', 'internal', 'public'] as const;
+const VISIBILITY_RANK: Record<string, number> = { private: 0, internal: 10, public: 20 };
+
+const listFields = {
+  search: p.string().optional(),
+  visibility: p.enum(VISIBILITY).optional(),
+  owned: p.boolean().optional(),
+  membership: p.boolean().optional(),
+  min_access_level: p.enum([10, 15, 20, 25, 30, 40, 50] as const).optional(),
+  archived: p.boolean().optional(),
+  simple: p.boolean().optional(),
+  topic: p.string().optional(),
+  order_by: p.enum(['id', 'name', 'path', 'created_at', 'updated_at', 'last_activity_at', 'similarity']).default('created_at'),
+  sort: p.enum(['asc', 'desc']).default('desc'),
+  statistics: p.boolean().optional(),
+  with_custom_attributes: p.boolean().optional(),
+  ...paginationParams,
+};
+
+export const ListProjectsInput = params(listFields);
+export type ListProjectsInput = InferShape<typeof ListProjectsInput.shape>;
+export const ListGroupProjectsInput = params({ id: p.string(), include_subgroups: p.boolean().optional(), ...listFields });
+export type ListGroupProjectsInput = InferShape<typeof ListGroupProjectsInput.shape>;
+
+const settingFields = {
+  description: p.string().optional(),
+  visibility: p.enum(VISIBILITY).optional(),
+  default_branch: p.string().optional(),
+  topics: p.array(p.string()).commaSeparated().optional(),
+  tag_list: p.array(p.string()).commaSeparated().optional(),
+  issues_enabled: p.boolean().optional(),
+  merge_requests_enabled: p.boolean().optional(),
+  jobs_enabled: p.boolean().optional(),
+  wiki_enabled: p.boolean().optional(),
+  snippets_enabled: p.boolean().optional(),
+};
+
+export const CreateProjectInput = params(
+  {
+    name: p.string().max(255).optional(),
+    path: p.string().max(255).optional(),
+    namespace_id: p.string().optional(),
+    initialize_with_readme: p.boolean().optional(),
+    ...settingFields,
+  },
+  { atLeastOneOf: [['name', 'path']] },
+);
+export type CreateProjectInput = InferShape<typeof CreateProjectInput.shape>;
+
+export const UpdateProjectInput = params({
+  id: p.string(),
+  name: p.string().max(255).nonBlank().optional(),
+  path: p.string().max(255).nonBlank().optional(),
+  archived: p.boolean().optional(),
+  ...settingFields,
+});
+export type UpdateProjectInput = InferShape<typeof UpdateProjectInput.shape>;
+
+/** Builds entities for a page of projects with one query for namespaces and one for owners. */
+export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = false): Promise<(ProjectEntity | ProjectSimpleEntity)[]> {
+  if (rows.length === 0) return [];
+  const nsIds = [...new Set(rows.map((r) => r.namespace_id))];
+  const namespaces = new Map((await ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute()).map((n) => [n.id, n]));
+  if (simple) return rows.map((r) => toProjectSimpleEntity(r, namespaces.get(r.namespace_id)!, ctx.urls));
+  const ownerIds = [...new Set([...namespaces.values()].filter((n) => n.kind === 'user' && n.owner_id).map((n) => n.owner_id!))];
+  const owners = new Map(
+    ownerIds.length ? (await ctx.db.selectFrom('users').selectAll().where('id', 'in', ownerIds).execute()).map((u) => [u.id, u]) : [],
+  );
+  return rows.map((r) => {
+    const ns = namespaces.get(r.namespace_id)!;
+    const owner = ns.owner_id ? owners.get(ns.owner_id) : undefined;
+    return toProjectEntity(r, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined);
+  });
+}
+
+function listQuery(ctx: Ctx, input: ListProjectsInput) {
+  let q = ctx.db.selectFrom('projects as pr').innerJoin('namespaces as ns', 'ns.id', 'pr.namespace_id').selectAll('pr');
+  q = q.where((eb) => visibleProjectsFilter(eb, ctx.actor));
+  const user = ctx.actor.user;
+  if (input.owned) q = user ? q.where('ns.kind', '=', 'user').where('ns.owner_id', '=', user.id) : q.where(sql<boolean>`1 = 0`);
+  if (input.membership || input.min_access_level !== undefined) {
+    q = user ? q.where((eb) => projectMembershipFilter(eb, user.id, input.min_access_level ?? GUEST)) : q.where(sql<boolean>`1 = 0`);
+  }
+  if (input.search) {
+    const like = `%${input.search.toLowerCase()}%`;
+    q = q.where((eb) => eb.or([eb(sql`lower(pr.name)`, 'like', like), eb(sql`lower(pr.path)`, 'like', like), eb(sql`lower(pr.description)`, 'like', like)]));
+  }
+  if (input.visibility) q = q.where('pr.visibility', '=', input.visibility);
+  if (input.archived !== undefined) q = q.where('pr.archived', '=', bool(input.archived));
+  if (input.topic) {
+    for (const t of input.topic.split(',').map((s) => s.trim()).filter(Boolean)) {
+      q = q.where('pr.topics', 'like', `%${JSON.stringify(t)}%`);
+    }
+  }
+  const order = input.order_by === 'similarity' ? 'created_at' : input.order_by;
+  q = q.orderBy(sql.ref(`pr.${order}`), input.sort);
+  if (order !== 'id') q = q.orderBy('pr.id', input.sort);
+  return q;
+}
+
+/** GET /projects */
+export async function listProjects(ctx: Ctx, input: ListProjectsInput): Promise<Page<ProjectEntity | ProjectSimpleEntity>> {
+  return paginate(ctx.db, listQuery(ctx, input), input, (rows) => presentProjects(ctx, rows, input.simple));
+}
+
+/** GET /groups/:id/projects */
+export async function listGroupProjects(ctx: Ctx, input: ListGroupProjectsInput): Promise<Page<ProjectEntity | ProjectSimpleEntity>> {
+  const group = await findGroup(ctx, input.id);
+  let q = listQuery(ctx, input);
+  q = input.include_subgroups ? q.where('ns.traversal', 'like', `${group.traversal}%`) : q.where('pr.namespace_id', '=', group.id);
+  return paginate(ctx.db, q, input, (rows) => presentProjects(ctx, rows, input.simple));
+}
+
+/** GET /projects/:id, with the caller's `permissions`. */
+export async function getProject(ctx: Ctx, ref: string): Promise<ProjectEntity> {
+  const project = await findProject(ctx, ref);
+  const [entity] = (await presentProjects(ctx, [project])) as ProjectEntity[];
+  if (ctx.actor.user) {
+    const ns = await selectNamespaceById(ctx, project.namespace_id);
+    const direct = await ctx.db
+      .selectFrom('members')
+      .select('access_level')
+      .where('source_kind', '=', 'project')
+      .where('source_id', '=', project.id)
+      .where('user_id', '=', ctx.actor.user.id)
+      .executeTakeFirst();
+    const groupLevel = ns.kind === 'group' ? await accessLevel(ctx, { kind: 'group', group: ns }) : 0;
+    entity!.permissions = {
+      project_access: direct ? { access_level: direct.access_level, notification_level: 3 } : null,
+      group_access: groupLevel ? { access_level: groupLevel, notification_level: 3 } : null,
+    };
+  }
+  return entity!;
+}
+
+function derivePath(name: string): string {
+  return name.trim().toLowerCase().replace(/[^a-z0-9_.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'project';
+}
+
+function checkPath(path: string) {
+  if (!PATH_RE.test(path) || path.startsWith('-') || /\.(git|atom)$/.test(path)) {
+    throw new BadRequestError({ path: ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'"] }, { raw: true });
+  }
+}
+
+function checkVisibility(visibility: string, ns: NamespaceRow) {
+  if (ns.kind === 'group' && VISIBILITY_RANK[visibility]! > VISIBILITY_RANK[ns.visibility]!) {
+    throw new BadRequestError({ visibility_level: [`${visibility} is not allowed in a ${ns.visibility} group.`] }, { raw: true });
+  }
+}
+
+async function rethrowTaken<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new BadRequestError({ path: ['has already been taken'] }, { raw: true });
+    throw err;
+  }
+}
+
+/** POST /projects: in the caller's namespace or a group where they may create projects. */
+export async function createProject(ctx: Ctx, input: CreateProjectInput): Promise<ProjectEntity> {
+  const user = requireUser(ctx);
+  let ns: NamespaceRow;
+  if (input.namespace_id !== undefined) {
+    const group = await selectGroupByRef(ctx, input.namespace_id);
+    if (group) {
+      ns = await findGroup(ctx, group.id);
+      await authorize(ctx, 'create_projects', { kind: 'group', group: ns });
+    } else {
+      const personal = await ctx.db
+        .selectFrom('namespaces')
+        .selectAll()
+        .where('kind', '=', 'user')
+        .where((eb) => (/^\d+$/.test(input.namespace_id!) ? eb('id', '=', Number(input.namespace_id)) : eb(sql`lower(full_path)`, '=', input.namespace_id!.toLowerCase())))
+        .executeTakeFirst();
+      if (!personal) throw new BadRequestError({ namespace: ['is not valid'] }, { raw: true });
+      if (personal.owner_id !== user.id && !ctx.actor.isAdmin) throw new ForbiddenError();
+      ns = personal;
+    }
+  } else {
+    if (!user.namespace_id) throw new BadRequestError({ namespace: ['is not valid'] }, { raw: true });
+    ns = await selectNamespaceById(ctx, user.namespace_id);
+  }
+  const name = input.name ?? input.path!;
+  const path = input.path ?? derivePath(name);
+  checkPath(path);
+  const visibility = input.visibility ?? 'private';
+  checkVisibility(visibility, ns);
+  const taken = await ctx.db.selectFrom('projects').select('id').where('namespace_id', '=', ns.id).where(sql`lower(name)`, '=', name.toLowerCase()).executeTakeFirst();
+  if (taken) throw new BadRequestError({ name: ['has already been taken'] }, { raw: true });
+  const inheritedLevel = ns.kind === 'group' ? await accessLevel(ctx, { kind: 'group', group: ns }) : 0;
+  const now = nowIso(ctx);
+  const topics = input.topics ?? input.tag_list ?? [];
+  const row = await rethrowTaken(() =>
+    ctx.db.transaction().execute(async (trx) => {
+      const project = await trx
+        .insertInto('projects')
+        .values({
+          namespace_id: ns.id,
+          name,
+          path,
+          path_with_namespace: `${ns.full_path}/${path}`,
+          name_with_namespace: `${ns.full_name} / ${name}`,
+          description: input.description ?? '',
+          visibility,
+          default_branch: input.default_branch ?? ns.default_branch ?? 'main',
+          creator_id: user.id,
+          archived: 0,
+          topics: JSON.stringify(topics),
+          issues_enabled: input.issues_enabled === false ? 0 : 1,
+          merge_requests_enabled: input.merge_requests_enabled === false ? 0 : 1,
+          jobs_enabled: input.jobs_enabled === false ? 0 : 1,
+          wiki_enabled: input.wiki_enabled === false ? 0 : 1,
+          snippets_enabled: input.snippets_enabled === false ? 0 : 1,
+          created_at: now,
+          updated_at: now,
+          last_activity_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      // GitLab makes a group project's creator a Maintainer when they don't already inherit that.
+      if (ns.kind === 'group' && inheritedLevel < MAINTAINER && !ctx.actor.isAdmin) {
+        await trx
+          .insertInto('members')
+          .values({
+            source_kind: 'project', source_id: project.id, user_id: user.id, access_level: MAINTAINER, expires_at: null,
+            member_role_id: null, created_by_id: user.id, created_at: now, updated_at: now,
+          })
+          .execute();
+      }
+      return project;
+    }),
+  );
+  const [entity] = (await presentProjects(ctx, [row])) as ProjectEntity[];
+  return entity!;
+}
+
+/** PUT /projects/:id. A new path is recorded so the old one keeps resolving. */
+export async function updateProject(ctx: Ctx, input: UpdateProjectInput): Promise<ProjectEntity> {
+  const project = await findProject(ctx, input.id);
+  await authorize(ctx, 'admin_project', { kind: 'project', project });
+  const ns = await selectNamespaceById(ctx, project.namespace_id);
+  if (input.path !== undefined) checkPath(input.path);
+  if (input.visibility) checkVisibility(input.visibility, ns);
+  const now = nowIso(ctx);
+  const name = input.name ?? project.name;
+  const path = input.path ?? project.path;
+  const topics = input.topics ?? input.tag_list;
+  const row = await rethrowTaken(() =>
+    ctx.db.transaction().execute(async (trx) => {
+      if (path !== project.path) {
+        await trx
+          .insertInto('redirect_routes')
+          .values({ path_lower: project.path_with_namespace.toLowerCase(), source_kind: 'project', source_id: project.id, created_at: now })
+          .onConflict((oc) => oc.columns(['path_lower', 'source_kind']).doUpdateSet({ source_id: project.id }))
+          .execute();
+      }
+      return trx
+        .updateTable('projects')
+        .set({
+          name,
+          path,
+          path_with_namespace: `${ns.full_path}/${path}`,
+          name_with_namespace: `${ns.full_name} / ${name}`,
+          ...(input.description !== undefined && { description: input.description }),
+          ...(input.visibility !== undefined && { visibility: input.visibility }),
+          ...(input.default_branch !== undefined && { default_branch: input.default_branch }),
+          ...(topics !== undefined && { topics: JSON.stringify(topics) }),
+          ...(input.archived !== undefined && { archived: bool(input.archived) }),
+          ...(input.issues_enabled !== undefined && { issues_enabled: bool(input.issues_enabled) }),
+          ...(input.merge_requests_enabled !== undefined && { merge_requests_enabled: bool(input.merge_requests_enabled) }),
+          ...(input.jobs_enabled !== undefined && { jobs_enabled: bool(input.jobs_enabled) }),
+          ...(input.wiki_enabled !== undefined && { wiki_enabled: bool(input.wiki_enabled) }),
+          ...(input.snippets_enabled !== undefined && { snippets_enabled: bool(input.snippets_enabled) }),
+          updated_at: now,
+        })
+        .where('id', '=', project.id)
+        .returningAll()
+        .executeTakeFirstOrThrow();
+    }),
+  );
+  const [entity] = (await presentProjects(ctx, [row])) as ProjectEntity[];
+  return entity!;
+}
+
+/** DELETE /projects/:id */
+export async function deleteProject(ctx: Ctx, ref: string): Promise<void> {
+  const project = await findProject(ctx, ref);
+  await authorize(ctx, 'remove_project', { kind: 'project', project });
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('members').where('source_kind', '=', 'project').where('source_id', '=', project.id).execute();
+    await trx.deleteFrom('redirect_routes').where('source_kind', '=', 'project').where('source_id', '=', project.id).execute();
+    await trx.deleteFrom('projects').where('id', '=', project.id).execute();
+  });
+}

@@ -1,0 +1,117 @@
+/** Wires the domains to the injected dependencies. */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { systemClock, type Clock } from './kernel/clock.js';
+import { contextFor, type Actor, type Ctx, type Deps, type ForgeConfig, type UrlBuilder } from './kernel/context.js';
+import { createEgress, type Egress } from './kernel/egress.js';
+import { createSecretBox, type SecretBox } from './kernel/secrets.js';
+import type { Route } from './kernel/route.js';
+import { FsBlobStore, type BlobStore } from './storage/blobs.js';
+import { openDatabase, type DatabaseHandle } from './storage/dialect.js';
+import { migrateToLatest } from './storage/migrations/index.js';
+import { Queue } from './storage/queue.js';
+import { bootstrapRoot, type BootstrapResult } from './bootstrap.js';
+import {
+  authenticate,
+  checkScopes,
+  groupRoutes,
+  membersRoutes,
+  projectRoutes,
+  tokenRoutes,
+  userRoutes,
+  type Credentials,
+  type JobTokenResolver,
+} from './domains/accounts/index.js';
+import { systemRoutes } from './domains/system/system.routes.js';
+import { sql } from 'kysely';
+
+export interface ForgeOptions {
+  /** `postgres://…`, a SQLite file path, or `:memory:` (default). */
+  databaseUrl?: string;
+  /** An already opened database (takes precedence over databaseUrl). */
+  database?: DatabaseHandle;
+  clock?: Clock;
+  blobs?: BlobStore;
+  /** 32-byte key for secrets at rest; a random one when omitted (in-memory use). */
+  secretKey?: Buffer;
+  secrets?: SecretBox;
+  egress?: Egress;
+  /** Allow outbound calls to loopback and private networks (tests, local setups). */
+  allowLocalEgress?: boolean;
+  config?: Partial<Omit<ForgeConfig, 'limits'>> & { limits?: Partial<ForgeConfig['limits']> };
+}
+
+export interface Forge {
+  deps: Deps;
+  database: DatabaseHandle;
+  /** Every REST route, in declaration order. */
+  routes: Route[];
+  authenticate(creds: Credentials, route: Pick<Route, 'jobToken' | 'basicAuth'>): Promise<Actor>;
+  checkScopes: typeof checkScopes;
+  context(actor: Actor): Ctx;
+  bootstrapRoot(options?: { token?: string }): Promise<BootstrapResult>;
+  /** True when the database answers. */
+  health(): Promise<boolean>;
+  /** Stops workers and closes the database. */
+  close(): Promise<void>;
+  /** Installed by the CI domain. */
+  jobTokenResolver?: JobTokenResolver;
+}
+
+export const DEFAULT_LIMITS: ForgeConfig['limits'] = { bodyBytes: 10 * 1024 * 1024, uploadBytes: 5 * 1024 * 1024 * 1024 };
+
+export function createUrlBuilder(config: Pick<ForgeConfig, 'externalUrl'>): UrlBuilder {
+  return {
+    web: (path) => `${config.externalUrl}${path.startsWith('/') ? path : `/${path}`}`,
+    api: (path) => `${config.externalUrl}/api/v4${path.startsWith('/') ? path : `/${path}`}`,
+  };
+}
+
+export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
+  const database = options.database ?? openDatabase(options.databaseUrl ?? ':memory:');
+  const clock = options.clock ?? systemClock;
+  const config: ForgeConfig = {
+    externalUrl: (options.config?.externalUrl ?? 'http://localhost:8080').replace(/\/+$/, ''),
+    tier: options.config?.tier ?? 'ultimate',
+    testMode: options.config?.testMode ?? false,
+    limits: { ...DEFAULT_LIMITS, ...options.config?.limits },
+  };
+  await migrateToLatest(database.db);
+  const deps: Deps = {
+    db: database.db,
+    dialect: database.dialect,
+    clock,
+    blobs: options.blobs ?? new FsBlobStore(mkdtempSync(join(tmpdir(), 'forgelet-blobs-'))),
+    secrets: options.secrets ?? createSecretBox(options.secretKey ?? randomBytes(32)),
+    egress: options.egress ?? createEgress({ allowLocal: options.allowLocalEgress ?? false }),
+    config,
+    queue: new Queue(database.db, database.dialect, clock),
+    urls: createUrlBuilder(config),
+  };
+  const routes: Route[] = [...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes];
+  const forge: Forge = {
+    deps,
+    database,
+    routes,
+    authenticate: (creds, route) =>
+      authenticate(deps, creds, { allowJobToken: Boolean(route.jobToken), allowBasic: Boolean(route.basicAuth), jobTokenResolver: forge.jobTokenResolver }),
+    checkScopes,
+    context: (actor) => contextFor(deps, actor),
+    bootstrapRoot: (opts) => bootstrapRoot(deps, opts),
+    async health() {
+      try {
+        await sql`select 1`.execute(deps.db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      await deps.queue.stop();
+      await database.destroy();
+    },
+  };
+  return forge;
+}

@@ -1,0 +1,40 @@
+/** @forgelet/core: all domain logic behind injected storage, clock, blobs, secrets and egress. */
+export { createForge, createUrlBuilder, DEFAULT_LIMITS, type Forge, type ForgeOptions } from './forge.js';
+export { bootstrapRoot, ROOT_TOKEN_SCOPES, type BootstrapResult } from './bootstrap.js';
+export { FORGELET_VERSION, GITLAB_COMPATIBLE_VERSION } from './version.js';
+
+export { ControllableClock, fixedClock, systemClock, type Clock } from './kernel/clock.js';
+export { ANONYMOUS, contextFor, type Actor, type Ctx, type Deps, type ForgeConfig, type UrlBuilder } from './kernel/context.js';
+export { createEgress, EgressRefusedError, isNonPublicAddress, type Egress } from './kernel/egress.js';
+export {
+  BadRequestError,
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  InsufficientScopeError,
+  InvalidTokenError,
+  isDomainError,
+  NotFoundError,
+  NotModifiedError,
+  PreconditionError,
+  RateLimitedError,
+  STATUS_BY_CODE,
+  TooLargeError,
+  UnauthorizedError,
+  UnavailableError,
+  UnprocessableError,
+  ValidationError,
+  type ErrorCode,
+} from './kernel/errors.js';
+export { clampPerPage, COUNT_LIMIT, MAX_PER_PAGE, type Page } from './kernel/pagination.js';
+export { p, params, parseBoolean, parseParams, RepeatedValues, type Field, type Infer, type InferShape, type JsonSchema, type ObjectField, type UploadedFile } from './kernel/params.js';
+export type { AuthMode, Method, Reply, Route, RouteRequest } from './kernel/route.js';
+export { createSecretBox, type SecretBox } from './kernel/secrets.js';
+export { TIERS, type Tier } from './kernel/tiers.js';
+export { digestToken, randomToken } from './kernel/ids.js';
+export { FsBlobStore, type BlobStore, type StoredBlob } from './storage/blobs.js';
+export { dialectOf, openDatabase, type DatabaseHandle, type DialectName } from './storage/dialect.js';
+export { Queue, type JobHandler } from './storage/queue.js';
+
+export type * from './domains/accounts/index.js';
+export type { Credentials } from './domains/accounts/index.js';

@@ -1,0 +1,78 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../storage/database.js';
+import type { DialectName } from '../storage/dialect.js';
+import type { BlobStore } from '../storage/blobs.js';
+import type { Queue } from '../storage/queue.js';
+import type { UserRow } from '../domains/accounts/user.table.js';
+import type { Clock } from './clock.js';
+import type { Egress } from './egress.js';
+import type { SecretBox } from './secrets.js';
+import type { Tier } from './tiers.js';
+
+export interface ForgeConfig {
+  /** Base URL clients reach the instance at, without a trailing slash. */
+  externalUrl: string;
+  tier: Tier;
+  testMode: boolean;
+  limits: {
+    /** JSON and form bodies. */
+    bodyBytes: number;
+    /** Multipart uploads. */
+    uploadBytes: number;
+  };
+}
+
+export interface UrlBuilder {
+  /** `<external>/<path>` for web pages (`web_url`). */
+  web(path: string): string;
+  /** `<external>/api/v4<path>`. */
+  api(path: string): string;
+}
+
+/** Everything with a side effect, injected into createForge. */
+export interface Deps {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  clock: Clock;
+  blobs: BlobStore;
+  secrets: SecretBox;
+  egress: Egress;
+  config: ForgeConfig;
+  queue: Queue;
+  urls: UrlBuilder;
+}
+
+export type ActorKind = 'anonymous' | 'user' | 'job';
+
+export interface ActorToken {
+  id: number;
+  scopes: string[];
+  kind: 'personal' | 'project' | 'group' | 'job';
+}
+
+/** Who makes the request, resolved from its credentials. */
+export interface Actor {
+  kind: ActorKind;
+  user: UserRow | null;
+  token: ActorToken | null;
+  /** Admin and acting as admin (GitLab admins pass every policy check). */
+  isAdmin: boolean;
+}
+
+export const ANONYMOUS: Actor = { kind: 'anonymous', user: null, token: null, isAdmin: false };
+
+/** A use case's view of the world: the dependencies plus the actor. */
+export interface Ctx extends Deps {
+  actor: Actor;
+  /** Per-request memo (resolved access levels, loaded namespaces). */
+  cache: Map<string, unknown>;
+}
+
+export function contextFor(deps: Deps, actor: Actor): Ctx {
+  return { ...deps, actor, cache: new Map() };
+}
+
+/** `ctx.clock.now()` as ISO text, the stored timestamp format. */
+export function nowIso(ctx: { clock: Clock }): string {
+  return ctx.clock.now().toISOString();
+}

@@ -1,0 +1,70 @@
+/**
+ * Outbound HTTP for flow callbacks and migration sources. By default it refuses loopback,
+ * private, link-local and other non-public targets (checked on the resolved address, so a
+ * public name pointing at 127.0.0.1 is refused too); `allowLocal` lifts that for tests and
+ * local setups.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { Agent, fetch as undiciFetch, type RequestInit, type Response } from 'undici';
+
+export interface Egress {
+  fetch(url: string, init?: RequestInit): Promise<Response>;
+}
+
+export class EgressRefusedError extends Error {
+  constructor(readonly target: string) {
+    super(`refusing to connect to non-public address ${target}`);
+  }
+}
+
+function ipv4Private(ip: string): boolean {
+  const [a, b] = ip.split('.').map(Number) as [number, number];
+  return (
+    a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) ||
+    (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 198 && (b === 18 || b === 19)) || a >= 224
+  );
+}
+
+/** True for addresses an outbound call must not reach unless local egress is allowed. */
+export function isNonPublicAddress(ip: string): boolean {
+  const family = isIP(ip);
+  if (family === 4) return ipv4Private(ip);
+  if (family === 6) {
+    const v = ip.toLowerCase();
+    if (v === '::' || v === '::1') return true;
+    const mapped = v.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/);
+    if (mapped) return ipv4Private(mapped[1]!);
+    return v.startsWith('fc') || v.startsWith('fd') || v.startsWith('fe8') || v.startsWith('fe9') || v.startsWith('fea') || v.startsWith('feb') || v.startsWith('ff');
+  }
+  return true;
+}
+
+export function createEgress(options: { allowLocal: boolean; timeoutMs?: number }): Egress {
+  const agent = new Agent({
+    connect: {
+      timeout: options.timeoutMs ?? 10_000,
+      lookup(hostname, opts, callback) {
+        dnsLookup(hostname, { ...opts, all: true }, (err, addresses) => {
+          if (err) return callback(err, [] as never, 0 as never);
+          const list = addresses as unknown as LookupAddress[];
+          if (!options.allowLocal) {
+            const bad = list.find((a) => isNonPublicAddress(a.address));
+            if (bad) return callback(new EgressRefusedError(bad.address), [] as never, 0 as never);
+          }
+          if ((opts as { all?: boolean }).all) return (callback as (e: null, a: LookupAddress[]) => void)(null, list);
+          callback(null, list[0]!.address, list[0]!.family);
+        });
+      },
+    },
+    headersTimeout: options.timeoutMs ?? 10_000,
+    bodyTimeout: options.timeoutMs ?? 10_000,
+  });
+  return {
+    async fetch(url, init = {}) {
+      const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+      if (!options.allowLocal && isIP(host) && isNonPublicAddress(host)) throw new EgressRefusedError(host);
+      return undiciFetch(url, { ...init, dispatcher: agent });
+    },
+  };
+}

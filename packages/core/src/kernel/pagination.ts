@@ -1,0 +1,73 @@
+/**
+ * Offset pagination done in the database: one capped COUNT (GitLab stops counting past
+ * 10,000) and one LIMIT/OFFSET query. Handlers return a Page; the server writes the
+ * X-* and Link headers from it.
+ */
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { p } from './params.js';
+
+export const MAX_PER_PAGE = 100;
+export const COUNT_LIMIT = 10_000;
+
+/** `page` and `per_page`, to spread into a route's params. */
+export const paginationParams = {
+  page: p.integer().min(1).default(1),
+  per_page: p.integer().min(1).default(20),
+};
+
+export interface PageRequest {
+  page: number;
+  per_page: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  page: number;
+  perPage: number;
+  /** null when the count was skipped or is over COUNT_LIMIT. */
+  total: number | null;
+  /** Whether a next page exists (known without the count). */
+  hasNext: boolean;
+}
+
+export function clampPerPage(perPage: number): number {
+  return Math.min(Math.max(1, perPage), MAX_PER_PAGE);
+}
+
+/**
+ * Runs `query` for one page. `map` turns rows into entities (it may batch-load relations
+ * for the page). The query must carry its ORDER BY; the count drops it.
+ */
+export async function paginate<O, T>(
+  db: Kysely<any>,
+  query: SelectQueryBuilder<any, any, O>,
+  req: PageRequest,
+  map: (rows: O[]) => T[] | Promise<T[]>,
+  options: { count?: boolean } = {},
+): Promise<Page<T>> {
+  const perPage = clampPerPage(req.per_page);
+  const page = Math.max(1, req.page);
+  // One extra row tells whether a next page exists even when the count is skipped.
+  const fetched = await query
+    .limit(perPage + 1)
+    .offset((page - 1) * perPage)
+    .execute();
+  const hasNext = fetched.length > perPage;
+  const rows = hasNext ? fetched.slice(0, perPage) : fetched;
+  let total: number | null = null;
+  if (options.count !== false) {
+    const capped = query
+      .clearSelect()
+      .clearOrderBy()
+      .select(sql<number>`1`.as('one'))
+      .limit(COUNT_LIMIT + 1)
+      .as('capped');
+    const row = await db
+      .selectFrom(capped)
+      .select(sql<number | string>`count(*)`.as('n'))
+      .executeTakeFirstOrThrow();
+    const n = Number(row.n);
+    total = n > COUNT_LIMIT ? null : n;
+  }
+  return { items: await map(rows), page, perPage, total, hasNext };
+}

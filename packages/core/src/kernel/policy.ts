@@ -1,0 +1,173 @@
+/**
+ * The one place that answers "may this actor do this?". Inputs: the actor (admin, user,
+ * bot, job), memberships inherited down the group tree, visibility, and the instance tier.
+ * Endpoints never compare access levels themselves: they call `authorize`, which answers
+ * 404 when the actor cannot even see the subject (existence hidden) and 403 when it can
+ * see it but lacks the ability.
+ */
+import type { NamespaceRow } from '../domains/accounts/namespace.table.js';
+import type { ProjectRow } from '../domains/accounts/project.table.js';
+import { DEVELOPER, GUEST, MAINTAINER, NO_ACCESS, OWNER, REPORTER } from './access.js';
+import type { Ctx } from './context.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.js';
+
+export type Subject = { kind: 'project'; project: ProjectRow } | { kind: 'group'; group: NamespaceRow };
+
+/** A rule: `read` = may see the subject; a number = minimum access level; a function for settings-driven rules. */
+type Rule = 'read' | number | ((ctx: Ctx, subject: Subject, level: number) => boolean);
+
+const LEVEL_BY_SETTING: Record<string, number> = { noone: Infinity, owner: OWNER, maintainer: MAINTAINER, developer: DEVELOPER };
+
+const PROJECT_RULES: Record<string, Rule> = {
+  read_project: 'read',
+  read_project_member: 'read',
+  read_code: REPORTER,
+  admin_project_member: MAINTAINER,
+  admin_project: MAINTAINER,
+  remove_project: OWNER,
+  manage_resource_access_tokens: MAINTAINER,
+};
+
+const GROUP_RULES: Record<string, Rule> = {
+  read_group: 'read',
+  read_group_member: 'read',
+  admin_group_member: OWNER,
+  admin_group: OWNER,
+  remove_group: OWNER,
+  manage_resource_access_tokens: OWNER,
+  create_subgroup: (_ctx, s, level) => s.kind === 'group' && level >= (LEVEL_BY_SETTING[s.group.subgroup_creation_level] ?? MAINTAINER),
+  create_projects: (_ctx, s, level) => s.kind === 'group' && level >= (LEVEL_BY_SETTING[s.group.project_creation_level] ?? DEVELOPER),
+};
+
+export type ProjectAbility = keyof typeof PROJECT_RULES;
+export type GroupAbility = keyof typeof GROUP_RULES;
+export type Ability = ProjectAbility | GroupAbility;
+
+/** Namespace ids from the root down to `traversal`'s namespace. */
+export function traversalIds(traversal: string): number[] {
+  return traversal.split('/').filter(Boolean).map(Number);
+}
+
+async function namespaceOf(ctx: Ctx, id: number): Promise<NamespaceRow> {
+  const key = `ns:${id}`;
+  let ns = ctx.cache.get(key) as NamespaceRow | undefined;
+  if (!ns) {
+    ns = await ctx.db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    ctx.cache.set(key, ns);
+  }
+  return ns;
+}
+
+/** The actor's effective access level on the subject: max of direct and inherited memberships. */
+export async function accessLevel(ctx: Ctx, subject: Subject): Promise<number> {
+  const user = ctx.actor.user;
+  if (!user) return NO_ACCESS;
+  const key = subject.kind === 'project' ? `lvl:p:${subject.project.id}` : `lvl:g:${subject.group.id}`;
+  const cached = ctx.cache.get(key);
+  if (typeof cached === 'number') return cached;
+  const today = ctx.clock.now().toISOString().slice(0, 10);
+  const namespace = subject.kind === 'project' ? await namespaceOf(ctx, subject.project.namespace_id) : subject.group;
+  const groupIds = namespace.kind === 'group' ? traversalIds(namespace.traversal) : [];
+  let level = NO_ACCESS;
+  if (subject.kind === 'project' && namespace.kind === 'user' && namespace.owner_id === user.id) level = OWNER;
+  const row = await ctx.db
+    .selectFrom('members')
+    .select((eb) => eb.fn.max('access_level').as('level'))
+    .where('user_id', '=', user.id)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]))
+    .where((eb) => {
+      const ors = [];
+      if (subject.kind === 'project') ors.push(eb.and([eb('source_kind', '=', 'project'), eb('source_id', '=', subject.project.id)]));
+      if (groupIds.length) ors.push(eb.and([eb('source_kind', '=', 'namespace'), eb('source_id', 'in', groupIds)]));
+      return ors.length ? eb.or(ors) : eb.val(false);
+    })
+    .executeTakeFirst();
+  level = Math.max(level, Number(row?.level ?? 0));
+  ctx.cache.set(key, level);
+  return level;
+}
+
+/** True when the actor is a member of something inside the group (GitLab shows such ancestors). */
+async function hasDescendantMembership(ctx: Ctx, group: NamespaceRow): Promise<boolean> {
+  const user = ctx.actor.user;
+  if (!user) return false;
+  const prefix = `${group.traversal}%`;
+  const viaGroup = await ctx.db
+    .selectFrom('members')
+    .innerJoin('namespaces', 'namespaces.id', 'members.source_id')
+    .select('members.id')
+    .where('members.user_id', '=', user.id)
+    .where('members.source_kind', '=', 'namespace')
+    .where('namespaces.traversal', 'like', prefix)
+    .limit(1)
+    .executeTakeFirst();
+  if (viaGroup) return true;
+  const viaProject = await ctx.db
+    .selectFrom('members')
+    .innerJoin('projects', 'projects.id', 'members.source_id')
+    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+    .select('members.id')
+    .where('members.user_id', '=', user.id)
+    .where('members.source_kind', '=', 'project')
+    .where('namespaces.traversal', 'like', prefix)
+    .limit(1)
+    .executeTakeFirst();
+  return Boolean(viaProject);
+}
+
+function visibleByVisibility(ctx: Ctx, visibility: string): boolean {
+  if (visibility === 'public') return true;
+  if (visibility === 'internal') return ctx.actor.user !== null && ctx.actor.user.external === 0;
+  return false;
+}
+
+/** May the actor see the subject at all? */
+export async function canRead(ctx: Ctx, subject: Subject): Promise<boolean> {
+  if (ctx.actor.isAdmin) return true;
+  const visibility = subject.kind === 'project' ? subject.project.visibility : subject.group.visibility;
+  if (visibleByVisibility(ctx, visibility)) return true;
+  const level = await accessLevel(ctx, subject);
+  if (level >= GUEST) return true;
+  if (subject.kind === 'group') return hasDescendantMembership(ctx, subject.group);
+  return false;
+}
+
+export async function can(ctx: Ctx, ability: Ability, subject: Subject): Promise<boolean> {
+  const rules = subject.kind === 'project' ? PROJECT_RULES : GROUP_RULES;
+  const rule = rules[ability];
+  if (rule === undefined) throw new Error(`unknown ability ${ability} on ${subject.kind}`);
+  if (!(await canRead(ctx, subject))) return false;
+  if (rule === 'read') return true;
+  if (ctx.actor.isAdmin) return true;
+  const level = await accessLevel(ctx, subject);
+  return typeof rule === 'number' ? level >= rule : rule(ctx, subject, level);
+}
+
+function notFoundName(subject: Subject): string {
+  return subject.kind === 'project' ? 'Project' : 'Group';
+}
+
+/**
+ * Throws unless the actor has the ability: 404 when the subject is not visible to it
+ * (401 for anonymous callers on routes that need a user), 403 when it is visible.
+ */
+export async function authorize(ctx: Ctx, ability: Ability, subject: Subject): Promise<void> {
+  if (await can(ctx, ability, subject)) return;
+  if (!(await canRead(ctx, subject))) {
+    throw new NotFoundError(notFoundName(subject));
+  }
+  if (!ctx.actor.user) throw new UnauthorizedError();
+  throw new ForbiddenError();
+}
+
+/** Throws 403 unless the actor is an administrator. */
+export function requireAdmin(ctx: Ctx): void {
+  if (!ctx.actor.user) throw new UnauthorizedError();
+  if (!ctx.actor.isAdmin) throw new ForbiddenError();
+}
+
+/** Throws 401 unless there is an authenticated user. */
+export function requireUser(ctx: Ctx): NonNullable<Ctx['actor']['user']> {
+  if (!ctx.actor.user) throw new UnauthorizedError();
+  return ctx.actor.user;
+}

@@ -1,0 +1,82 @@
+/**
+ * The REST contract as data. Each domain declares its routes here-shaped (method, path,
+ * auth, parameter schema, handler) with no node:http types; the server serves the
+ * collected table, and the OpenAPI document and the client come from the same declarations.
+ */
+import type { Readable } from 'node:stream';
+import type { Ctx } from './context.js';
+import type { Page } from './pagination.js';
+import { params as declareParams, type InferShape, type ObjectField, type Shape } from './params.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
+
+/**
+ * none: credentials ignored; optional: anonymous allowed; required: a user or job;
+ * admin: an administrator.
+ */
+export type AuthMode = 'none' | 'optional' | 'required' | 'admin';
+
+export interface RouteRequest {
+  method: Method;
+  /** Path under /api/v4 as requested (still encoded). */
+  path: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  /** Client address. */
+  ip: string;
+  /** The raw body, for routes declared with `rawBody` (already gunzipped). */
+  body?: AsyncIterable<Uint8Array>;
+  /** Keys of blobs the server stored for multipart file parts; unclaimed ones are deleted after the handler. */
+  uploads?: string[];
+}
+
+export type Reply =
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'page'; status: number; page: Page<unknown>; headers?: Record<string, string> }
+  | { kind: 'empty'; status: number; headers?: Record<string, string> }
+  | { kind: 'text'; status: number; body: string; contentType: string; headers?: Record<string, string> }
+  | { kind: 'stream'; status: number; body: Readable; contentType: string; size?: number; headers?: Record<string, string> }
+  | { kind: 'redirect'; status: number; location: string };
+
+export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ kind: 'json', status: 200, body, headers });
+export const created = (body: unknown): Reply => ({ kind: 'json', status: 201, body });
+export const accepted = (body: unknown = { message: '202 Accepted' }): Reply => ({ kind: 'json', status: 202, body });
+export const noContent = (): Reply => ({ kind: 'empty', status: 204 });
+export const paged = (page: Page<unknown>): Reply => ({ kind: 'page', status: 200, page });
+export const text = (body: string, contentType = 'text/plain', status = 200): Reply => ({ kind: 'text', status, body, contentType });
+
+export interface RouteOptions<S extends Shape> {
+  auth: AuthMode;
+  params?: ObjectField<S>;
+  /** One line for the OpenAPI document. */
+  summary?: string;
+  /** Scopes any one of which allows the call; default: api, plus read_api for GET/HEAD. */
+  scopes?: readonly string[];
+  /** CI job tokens may call this route. */
+  jobToken?: boolean;
+  /** HTTP Basic with username + token (package feeds). */
+  basicAuth?: boolean;
+  /** Group in the OpenAPI document and client. */
+  tag?: string;
+  /** The handler reads the body itself (`req.body`); only query and path give params. */
+  rawBody?: boolean;
+  /** Largest accepted multipart upload in bytes (default: config.limits.uploadBytes). */
+  uploadLimit?: number;
+}
+
+export interface Route<S extends Shape = Shape> extends RouteOptions<S> {
+  method: Method;
+  path: string;
+  params: ObjectField<S>;
+  handler: (ctx: Ctx, params: InferShape<S>, req: RouteRequest) => Promise<Reply>;
+}
+
+export function route<S extends Shape = {}>(
+  method: Method,
+  path: string,
+  options: RouteOptions<S>,
+  handler: (ctx: Ctx, params: InferShape<S>, req: RouteRequest) => Promise<Reply>,
+): Route<Shape> {
+  const params = options.params ?? (declareParams({}) as unknown as ObjectField<S>);
+  return { ...options, method, path, params, handler } as unknown as Route<Shape>;
+}

@@ -1,0 +1,55 @@
+/**
+ * The only place that knows SQLite from PostgreSQL: connection, type parsing, and the few
+ * facts that differ (unique violations, row locking). Values read back are the same on
+ * both: timestamps are ISO text, booleans 0/1 integers, counts numbers.
+ */
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database } from './database.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  dialect: DialectName;
+  /** For SQLite file databases: the file path (snapshots copy it). */
+  file: string | null;
+  destroy(): Promise<void>;
+}
+
+export function dialectOf(url: string): DialectName {
+  return /^postgres(ql)?:\/\//i.test(url) ? 'postgres' : 'sqlite';
+}
+
+export function openDatabase(url: string, options: { poolSize?: number } = {}): DatabaseHandle {
+  if (dialectOf(url) === 'postgres') {
+    const types = {
+      getTypeParser(oid: number, format?: 'text' | 'binary') {
+        // int8 (counts, sums) and numeric come back as numbers, as on SQLite
+        if (oid === 20 || oid === 1700) return (v: string) => Number(v);
+        return pg.types.getTypeParser(oid, format as 'text');
+      },
+    };
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types: types as never });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return { db, dialect: 'postgres', file: null, destroy: () => db.destroy() };
+  }
+  const file = url.replace(/^sqlite:(\/\/)?/i, '') || ':memory:';
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', file: file === ':memory:' ? null : file, destroy: () => db.destroy() };
+}
+
+/** Insert-then-catch: true when `err` is a unique constraint violation. */
+export function isUniqueViolation(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Booleans are stored as 0/1 on both dialects. */
+export const bool = (v: boolean | number | null | undefined): number => (v ? 1 : 0);

@@ -1,0 +1,210 @@
+/**
+ * The node:http shell around the core: route, authenticate, parse parameters, call the
+ * handler, write the answer, log one line. Graceful shutdown finishes requests in flight.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  isDomainError,
+  parseParams,
+  STATUS_BY_CODE,
+  UnauthorizedError,
+  ForbiddenError,
+  type Actor,
+  type Credentials,
+  type Forge,
+  type Method,
+  type Route,
+  type RouteRequest,
+} from '@forgelet/core';
+import { bodyStream, parseBody } from './body.js';
+import { parseQuery } from './query.js';
+import { sendError, sendJson, sendReply } from './respond.js';
+import { Router } from './router.js';
+
+export interface Logger {
+  info(line: string): void;
+  error(line: string, err?: unknown): void;
+}
+
+export const consoleLogger: Logger = {
+  info: (line) => process.stdout.write(`${line}\n`),
+  error: (line, err) => process.stderr.write(`${line}${err ? ` ${err instanceof Error ? err.stack : String(err)}` : ''}\n`),
+};
+
+export const silentLogger: Logger = { info: () => {}, error: () => {} };
+
+export interface ServerOptions {
+  logger?: Logger;
+}
+
+const API_PREFIX = '/api/v4';
+const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
+const PACKAGES_REALM = 'Basic realm="GitLab Packages Registry"';
+
+function credentialsOf(req: IncomingMessage, query: Record<string, unknown>): Credentials {
+  const h = req.headers;
+  const creds: Credentials = {};
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  creds.privateToken = str(h['private-token']) ?? str(query.private_token);
+  creds.jobToken = str(h['job-token']) ?? str(query.job_token);
+  const auth = h.authorization ?? '';
+  const space = auth.indexOf(' ');
+  const scheme = space > 0 ? auth.slice(0, space).toLowerCase() : '';
+  const value = space > 0 ? auth.slice(space + 1).trim() : '';
+  if (scheme === 'bearer' && value) creds.bearer = value;
+  if (scheme === 'basic' && value) {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    if (colon >= 0) creds.basic = { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+  }
+  const apiKey = str(h['x-nuget-apikey']);
+  if (apiKey && !creds.privateToken && !creds.jobToken && !creds.bearer) creds.privateToken = apiKey;
+  creds.sudo = str(h.sudo) ?? str(query.sudo);
+  return creds;
+}
+
+function headersOf(req: IncomingMessage): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(', ') : v;
+  return out;
+}
+
+export class ForgeletServer {
+  readonly http: Server;
+  private readonly router: Router;
+  private readonly logger: Logger;
+  private inFlight = 0;
+  private closing = false;
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(
+    readonly forge: Forge,
+    options: ServerOptions = {},
+  ) {
+    this.router = new Router(forge.routes);
+    this.logger = options.logger ?? consoleLogger;
+    this.http = createServer({ keepAliveTimeout: 5000 }, (req, res) => void this.handle(req, res));
+  }
+
+  /** Starts listening; resolves with the base URL. */
+  async listen(port = 0, host = '127.0.0.1'): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.http.once('error', reject);
+      this.http.listen(port, host, () => {
+        this.http.off('error', reject);
+        resolve();
+      });
+    });
+    const addr = this.http.address() as AddressInfo;
+    const shownHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+    return `http://${shownHost}:${addr.port}`;
+  }
+
+  /** Stops accepting connections, waits for requests in flight, stops workers, closes the database. */
+  async close(): Promise<void> {
+    this.closing = true;
+    const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
+    this.http.closeIdleConnections();
+    if (this.inFlight > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.http.closeAllConnections();
+    await closed;
+    await this.forge.close();
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = process.hrtime.bigint();
+    this.inFlight++;
+    const incomingId = req.headers['x-request-id'];
+    const requestId = typeof incomingId === 'string' && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomBytes(8).toString('hex');
+    res.setHeader('X-Request-Id', requestId);
+    if (this.closing) res.setHeader('Connection', 'close');
+    let actor: Actor | null = null;
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    try {
+      await this.dispatch(req, res, path, q < 0 ? '' : url.slice(q + 1), (a) => (actor = a));
+    } catch (err) {
+      this.fail(res, err, req, path);
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const who = (actor as Actor | null)?.user?.username ?? '-';
+      this.logger.info(`${new Date().toISOString()} ${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms user=${who} rid=${requestId}`);
+      if (--this.inFlight === 0 && this.idleWaiters.length) this.idleWaiters.splice(0).forEach((w) => w());
+    }
+  }
+
+  private fail(res: ServerResponse, err: unknown, req: IncomingMessage, path: string) {
+    if (res.headersSent) {
+      this.logger.error(`error after headers sent on ${req.method} ${path}`, err);
+      res.destroy();
+      return;
+    }
+    if (isDomainError(err)) {
+      sendError(res, err);
+      return;
+    }
+    this.logger.error(`500 on ${req.method} ${path}`, err);
+    sendJson(res, 500, { message: '500 Internal Server Error' });
+  }
+
+  private async dispatch(req: IncomingMessage, res: ServerResponse, path: string, queryText: string, setActor: (a: Actor) => void) {
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (path === '/-/health') return void res.writeHead(200, { 'Content-Type': 'text/plain' }).end('GitLab OK');
+    if (path === '/-/liveness') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/-/readiness') {
+      const healthy = await this.forge.health();
+      return sendJson(res, healthy ? 200 : 503, { status: healthy ? 'ok' : 'failed', master_check: [{ status: healthy ? 'ok' : 'failed' }] });
+    }
+    if (!path.startsWith(`${API_PREFIX}/`) || !METHODS.has(method)) return sendJson(res, 404, { error: '404 Not Found' });
+    const apiPath = path.slice(API_PREFIX.length);
+    const match = this.router.match(method as Method, apiPath);
+    if (match.kind === 'not_found') return sendJson(res, 404, { error: '404 Not Found' });
+    if (match.kind === 'method_not_allowed') return sendJson(res, 405, { error: '405 Not Allowed' });
+    const route = match.route;
+    const query = parseQuery(queryText);
+
+    const actor = await this.authenticate(req, route, query);
+    setActor(actor);
+
+    let bodyParams: Record<string, unknown> = {};
+    let uploads: string[] = [];
+    const limits = this.forge.deps.config.limits;
+    if (!route.rawBody) {
+      const parsed = await parseBody(req, { bodyLimit: limits.bodyBytes, uploadLimit: route.uploadLimit ?? limits.uploadBytes, blobs: this.forge.deps.blobs });
+      bodyParams = parsed.params;
+      uploads = parsed.uploads;
+    }
+    try {
+      const params = parseParams(route.params, { ...query, ...bodyParams, ...match.params });
+      const request: RouteRequest = { method: method as Method, path: apiPath, headers: headersOf(req), ip: req.socket.remoteAddress ?? '', uploads };
+      if (route.rawBody) request.body = bodyStream(req);
+      const ctx = this.forge.context(actor);
+      const reply = await route.handler(ctx, params, request);
+      const linkBase = `${this.forge.deps.config.externalUrl}${path}`;
+      await sendReply(res, reply, { linkBase, query, head: method === 'HEAD' });
+    } finally {
+      if (uploads.length) await Promise.all(uploads.map((k) => this.forge.deps.blobs.delete(k)));
+    }
+  }
+
+  private async authenticate(req: IncomingMessage, route: Route, query: Record<string, unknown>): Promise<Actor> {
+    if (route.auth === 'none') return this.forge.context({ kind: 'anonymous', user: null, token: null, isAdmin: false }).actor;
+    const basicChallenge = (err: unknown) => {
+      if (route.basicAuth && isDomainError(err) && STATUS_BY_CODE[err.code] === 401) err.headers['WWW-Authenticate'] = PACKAGES_REALM;
+      return err;
+    };
+    let actor: Actor;
+    try {
+      actor = await this.forge.authenticate(credentialsOf(req, query), route);
+    } catch (err) {
+      throw basicChallenge(err);
+    }
+    if (route.auth !== 'optional' && !actor.user) throw basicChallenge(new UnauthorizedError());
+    if (route.auth === 'admin' && !actor.isAdmin) throw new ForbiddenError();
+    this.forge.checkScopes(actor, (req.method ?? 'GET').toUpperCase() as Method, route.scopes);
+    return actor;
+  }
+}

@@ -1,0 +1,183 @@
+// Test runner: `node scripts/test.mjs [files or dirs...]` (called by `npm test`).
+//
+// - collects *.test.ts / *.test.tsx under test/ and examples/ (or the given paths)
+// - TEST_DIALECTS (default "sqlite,postgres"); when postgres is requested and
+//   TEST_DATABASE_URL is unset, starts a throwaway cluster (scripts/pg-cluster.mjs)
+//   and passes its URL to the test processes
+// - runs node's test runner (one process per file) with tsx and the `source`
+//   export condition; exits with its exit code
+//
+// Env: TEST_DIALECTS, TEST_DATABASE_URL, TEST_CONCURRENCY.
+
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync, existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DEFAULT_ROOTS = ['test', 'examples'];
+const KNOWN_DIALECTS = ['sqlite', 'postgres'];
+const TEST_FILE = /\.test\.tsx?$/;
+const SKIP_DIRS = new Set(['node_modules', '.git']);
+
+function fail(msg) {
+  console.error(`scripts/test.mjs: ${msg}`);
+  process.exit(2);
+}
+
+function walk(dir, out) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      if (!SKIP_DIRS.has(e.name)) walk(p, out);
+    } else if ((e.isFile() || e.isSymbolicLink()) && TEST_FILE.test(e.name)) {
+      out.push(p);
+    }
+  }
+}
+
+function collectFiles(args) {
+  const found = [];
+  if (args.length === 0) {
+    for (const r of DEFAULT_ROOTS) walk(path.join(ROOT, r), found);
+  } else {
+    for (const a of args) {
+      const p = path.resolve(a);
+      if (!existsSync(p)) fail(`no such file or directory: ${a}`);
+      if (statSync(p).isDirectory()) walk(p, found);
+      else found.push(p); // explicitly named files are run even without the .test.ts suffix
+    }
+  }
+  // Relative to the repo root (the child's cwd) for readable reporter output.
+  return [...new Set(found.map((f) => path.relative(ROOT, f) || f))].sort();
+}
+
+const args = process.argv.slice(2).filter((a) => a !== '--');
+const files = collectFiles(args);
+if (files.length === 0) {
+  fail(
+    args.length
+      ? `no test files (*.test.ts, *.test.tsx) found in: ${args.join(' ')}`
+      : `no test files (*.test.ts, *.test.tsx) found under ${DEFAULT_ROOTS.join('/, ')}/`,
+  );
+}
+
+const dialects = (process.env.TEST_DIALECTS ?? 'sqlite,postgres')
+  .split(',')
+  .map((d) => d.trim().toLowerCase())
+  .filter(Boolean);
+if (dialects.length === 0) fail('TEST_DIALECTS is empty');
+for (const d of dialects) {
+  if (!KNOWN_DIALECTS.includes(d)) fail(`unknown dialect "${d}" in TEST_DIALECTS (known: ${KNOWN_DIALECTS.join(', ')})`);
+}
+
+const concurrencyEnv = process.env.TEST_CONCURRENCY;
+if (concurrencyEnv !== undefined && !/^\d+$/.test(concurrencyEnv.trim())) {
+  fail(`TEST_CONCURRENCY must be a positive integer, got "${concurrencyEnv}"`);
+}
+const concurrency = Math.max(2, Number(concurrencyEnv?.trim() || availableParallelism()));
+
+const env = { ...process.env, TEST_DIALECTS: [...new Set(dialects)].join(',') };
+
+let cluster = null;
+let clusterStarting = null; // promise while startCluster() is in flight
+let child = null;
+let exiting = false;
+let signalExitCode = null; // set when we were asked to stop
+
+async function stopCluster() {
+  // A signal during startup must not orphan the half-started cluster.
+  if (clusterStarting) await clusterStarting.catch(() => {});
+  if (!cluster) return;
+  const c = cluster;
+  cluster = null;
+  try {
+    await c.stop();
+  } catch (err) {
+    console.error(`scripts/test.mjs: failed to stop PostgreSQL cluster: ${err?.message ?? err}`);
+  }
+}
+
+async function finish(code) {
+  if (exiting) return;
+  exiting = true;
+  await stopCluster();
+  process.exit(code);
+}
+
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(sig, () => {
+    const code = 128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 }[sig]);
+    signalExitCode ??= code;
+    if (child && child.exitCode === null && child.signalCode === null) {
+      // Let the test runner shut down (it is usually signalled too, via the
+      // process group); the 'exit' handler then stops the cluster. Force it
+      // after a grace period.
+      try {
+        child.kill(sig);
+      } catch {}
+      setTimeout(() => {
+        try {
+          child.kill('SIGKILL');
+        } catch {}
+        void finish(code);
+      }, 5000).unref();
+    } else {
+      void finish(code);
+    }
+  });
+}
+
+let pgNote = '';
+if (dialects.includes('postgres')) {
+  if (process.env.TEST_DATABASE_URL) {
+    pgNote = ' (postgres: TEST_DATABASE_URL)';
+  } else {
+    const { startCluster } = await import('./pg-cluster.mjs');
+    const t0 = performance.now();
+    clusterStarting = startCluster().then((c) => (cluster = c));
+    try {
+      await clusterStarting;
+    } catch (err) {
+      // (initdb etc. also get Ctrl-C; don't print their noise when we're being interrupted)
+      if (signalExitCode === null) console.error(err?.message ?? err);
+      await finish(signalExitCode ?? 1);
+    } finally {
+      clusterStarting = null;
+    }
+    if (exiting) await new Promise(() => {}); // a signal arrived while starting; finish() exits
+    env.TEST_DATABASE_URL = cluster.url;
+    pgNote = ` (postgres: throwaway cluster on port ${cluster.port}, started in ${Math.round(performance.now() - t0)} ms)`;
+  }
+}
+
+console.log(
+  `forgelet tests: dialects=${env.TEST_DIALECTS}, ${files.length} file${files.length === 1 ? '' : 's'}, concurrency=${concurrency}${pgNote}`,
+);
+
+const nodeArgs = [
+  '--conditions=source',
+  '--import',
+  'tsx',
+  '--test',
+  `--test-concurrency=${concurrency}`,
+  '--test-reporter=spec',
+  ...files,
+];
+
+child = spawn(process.execPath, nodeArgs, { cwd: ROOT, env, stdio: 'inherit' });
+child.on('error', (err) => {
+  console.error(`scripts/test.mjs: failed to start node: ${err.message}`);
+  void finish(1);
+});
+child.on('exit', (code, signal) => {
+  if (signal) console.error(`scripts/test.mjs: test runner killed by ${signal}`);
+  void finish(signalExitCode ?? code ?? 1);
+});
