@@ -55,9 +55,9 @@ export async function startTestServer(dialect: Dialect, options: StartOptions = 
     rootToken,
     api,
     async createUser(username, opts = {}) {
-      const user = await api('POST', '/users', { body: { username, name: username, email: `${username}@example.com`, admin: opts.admin ?? false } });
+      const user = await api<any>('POST', '/users', { body: { username, name: username, email: `${username}@example.com`, admin: opts.admin ?? false } });
       if (user.status !== 201) throw new Error(`createUser ${username}: ${user.status} ${user.text}`);
-      const pat = await api('POST', `/users/${user.body.id}/personal_access_tokens`, { body: { name: 'test', scopes: opts.scopes ?? ['api'] } });
+      const pat = await api<any>('POST', `/users/${user.body.id}/personal_access_tokens`, { body: { name: 'test', scopes: opts.scopes ?? ['api'] } });
       if (pat.status !== 201) throw new Error(`token for ${username}: ${pat.status} ${pat.text}`);
       return { id: user.body.id, username, token: pat.body.token };
     },

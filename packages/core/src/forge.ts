@@ -51,6 +51,8 @@ export interface Forge {
   authenticate(creds: Credentials, route: Pick<Route, 'jobToken' | 'basicAuth'>): Promise<Actor>;
   checkScopes: typeof checkScopes;
   context(actor: Actor): Ctx;
+  /** A context acting as the named user (embedding and scripts); throws when unknown. */
+  contextFor(username: string): Promise<Ctx>;
   bootstrapRoot(options?: { token?: string }): Promise<BootstrapResult>;
   /** True when the database answers. */
   health(): Promise<boolean>;
@@ -99,6 +101,11 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
       authenticate(deps, creds, { allowJobToken: Boolean(route.jobToken), allowBasic: Boolean(route.basicAuth), jobTokenResolver: forge.jobTokenResolver }),
     checkScopes,
     context: (actor) => contextFor(deps, actor),
+    async contextFor(username) {
+      const user = await deps.db.selectFrom('users').selectAll().where(sql`lower(username)`, '=', username.toLowerCase()).executeTakeFirst();
+      if (!user) throw new Error(`no user ${username}`);
+      return contextFor(deps, { kind: 'user', user, token: null, isAdmin: user.is_admin === 1 });
+    },
     bootstrapRoot: (opts) => bootstrapRoot(deps, opts),
     async health() {
       try {

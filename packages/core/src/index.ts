@@ -38,3 +38,12 @@ export { Queue, type JobHandler } from './storage/queue.js';
 
 export type * from './domains/accounts/index.js';
 export type { Credentials } from './domains/accounts/index.js';
+/** Use cases, for embedding: call them with `await forge.contextFor(username)`. */
+export {
+  listUsers, getUser, currentUser, createUser, updateUser, deleteUser,
+  listGroups, listSubgroups, listDescendantGroups, getGroup, createGroup, updateGroup, deleteGroup,
+  listProjects, listGroupProjects, getProject, createProject, updateProject, deleteProject,
+  listMembers, listAllMembers, getMember, addMember, editMember, removeMember,
+  createPersonalAccessToken, listPersonalAccessTokens, getPersonalAccessToken, revokePersonalAccessToken, rotatePersonalAccessToken,
+  createResourceAccessToken, listResourceAccessTokens, getResourceAccessToken, revokeResourceAccessToken, rotateResourceAccessToken,
+} from './domains/accounts/index.js';

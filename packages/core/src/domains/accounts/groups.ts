@@ -148,7 +148,7 @@ export async function createGroup(ctx: Ctx, input: CreateGroupInput): Promise<Gr
   } else if (!ctx.actor.isAdmin && !user.can_create_group) {
     throw new ForbiddenError();
   }
-  const visibility = input.visibility ?? (parent && parent.visibility === 'private' ? 'private' : 'private');
+  const visibility = input.visibility ?? 'private';
   checkVisibilityUnderParent(visibility, parent);
   const now = nowIso(ctx);
   const fullPath = parent ? `${parent.full_path}/${input.path}` : input.path;

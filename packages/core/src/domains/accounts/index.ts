@@ -20,3 +20,11 @@ export type { CreatePersonalAccessTokenInput, ListPersonalAccessTokensInput, Cre
 export type { UserRow } from './user.table.js';
 export type { ProjectRow } from './project.table.js';
 export type { NamespaceRow } from './namespace.table.js';
+export { listUsers, getUser, currentUser, createUser, updateUser, deleteUser } from './users.js';
+export { listGroups, listSubgroups, listDescendantGroups, getGroup, createGroup, updateGroup, deleteGroup } from './groups.js';
+export { listProjects, listGroupProjects, getProject, createProject, updateProject, deleteProject } from './projects.js';
+export { listMembers, listAllMembers, getMember, addMember, editMember, removeMember } from './members.js';
+export {
+  createPersonalAccessToken, listPersonalAccessTokens, getPersonalAccessToken, revokePersonalAccessToken, rotatePersonalAccessToken,
+  createResourceAccessToken, listResourceAccessTokens, getResourceAccessToken, revokeResourceAccessToken, rotateResourceAccessToken,
+} from './tokens.js';

@@ -10,8 +10,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/err
 import { digestToken, randomToken } from '../../kernel/ids.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { authorize, requireAdmin, requireUser } from '../../kernel/policy.js';
-import { MAINTAINER, OWNER } from '../../kernel/access.js';
+import { accessLevel, authorize, requireAdmin, requireUser, type Subject } from '../../kernel/policy.js';
 import type { Database } from '../../storage/database.js';
 import type { AccessTokenRow } from './access-token.table.js';
 import { findGroup, findProject, findUser } from './lookup.js';
@@ -202,12 +201,14 @@ type ResourceKind = 'project' | 'group';
 async function resourceOf(ctx: Ctx, kind: ResourceKind, ref: string) {
   if (kind === 'project') {
     const project = await findProject(ctx, ref);
-    await authorize(ctx, 'manage_resource_access_tokens', { kind: 'project', project });
-    return { id: project.id, sourceKind: 'project' as const };
+    const subject: Subject = { kind: 'project', project };
+    await authorize(ctx, 'manage_resource_access_tokens', subject);
+    return { id: project.id, sourceKind: 'project' as const, subject };
   }
   const group = await findGroup(ctx, ref);
-  await authorize(ctx, 'manage_resource_access_tokens', { kind: 'group', group });
-  return { id: group.id, sourceKind: 'namespace' as const };
+  const subject: Subject = { kind: 'group', group };
+  await authorize(ctx, 'manage_resource_access_tokens', subject);
+  return { id: group.id, sourceKind: 'namespace' as const, subject };
 }
 
 /** POST /projects/:id/access_tokens, /groups/:id/access_tokens: creates the bot user, its membership and the token. */
@@ -215,10 +216,10 @@ export async function createResourceAccessToken(ctx: Ctx, kind: ResourceKind, in
   const resource = await resourceOf(ctx, kind, input.id);
   checkScopes(input.scopes);
   checkExpiry(ctx, input.expires_at);
-  if (input.access_level === OWNER && !ctx.actor.isAdmin && kind === 'project') {
-    throw new BadRequestError(`${kind === 'project' ? 'Project' : 'Group'} access token creation failed: access_level must not exceed the caller's`);
+  // A token may not hold more access than its creator has.
+  if (!ctx.actor.isAdmin && input.access_level > (await accessLevel(ctx, resource.subject))) {
+    throw new BadRequestError(`${kind === 'project' ? 'Project' : 'Group'} access token creation failed: access level of the token can't be greater than the access level of the user who created the token`, { raw: true });
   }
-  void MAINTAINER;
   const now = nowIso(ctx);
   const suffix = randomBytes(4).toString('hex');
   const { row, token } = await ctx.db.transaction().execute(async (trx) => {
