@@ -1,0 +1,67 @@
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { FsBlobStore, type UploadedFile } from '@forgelet/core';
+import { parseMultipart } from '../../packages/server/src/multipart.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'forgelet-mp-'));
+const blobs = new FsBlobStore(dir);
+
+/** Splits a body into small chunks so boundaries straddle chunk edges. */
+function chunked(body: Buffer, size = 7): AsyncIterable<Uint8Array> {
+  const parts: Buffer[] = [];
+  for (let i = 0; i < body.length; i += size) parts.push(body.subarray(i, i + size));
+  return Readable.from(parts);
+}
+
+describe('lenient streaming multipart', () => {
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('parses a well-formed body with a quoted boundary and unquoted name (NuGet 5.8)', async () => {
+    const b = 'b0c8-guid';
+    const body = Buffer.from(
+      `--${b}\r\nContent-Disposition: form-data; name=package; filename=package.nupkg; filename*=utf-8''package.nupkg\r\n\r\n` +
+        `PK\x03\x04payload\r\n--${b}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhi there\r\n--${b}--\r\n`,
+      'latin1',
+    );
+    const { fields, uploads } = await parseMultipart(chunked(body), b, blobs, { maxFileBytes: 1024 });
+    const file = fields.package as UploadedFile;
+    assert.equal(file.kind, 'file');
+    assert.equal(file.filename, 'package.nupkg');
+    assert.equal(file.size, 11);
+    assert.equal(await text(blobs.read(file.blobKey)), 'PK\x03\x04payload');
+    assert.equal(fields.note, 'hi there');
+    assert.deepEqual(uploads, [file.blobKey]);
+  });
+
+  it('accepts NuGet 2.8.7 bodies ending in LF --boundary-- with no final CRLF', async () => {
+    const b = '-----------------------8d7c4f';
+    const payload = Buffer.alloc(2059, 0x61);
+    const body = Buffer.concat([
+      Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="package"; filename="package"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+      payload,
+      Buffer.from(`\n--${b}--`),
+    ]);
+    const { fields } = await parseMultipart(chunked(body, 100), b, blobs, { maxFileBytes: 10_000 });
+    assert.equal((fields.package as UploadedFile).size, 2059);
+  });
+
+  it('refuses files over the limit with 413 and leaves no blob behind', async () => {
+    const b = 'x';
+    const body = Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\n${'z'.repeat(5000)}\r\n--${b}--\r\n`);
+    const count = () => (existsSync(join(dir, 'uploads')) ? readdirSync(join(dir, 'uploads')).length : 0);
+    const before = count();
+    await assert.rejects(parseMultipart(chunked(body, 512), b, blobs, { maxFileBytes: 1000 }), (err: { code?: string }) => err.code === 'too_large');
+    assert.equal(count(), before);
+  });
+
+  it('refuses a truncated body', async () => {
+    const b = 'x';
+    const body = Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="f"\r\n\r\nabc`);
+    await assert.rejects(parseMultipart(chunked(body), b, blobs, { maxFileBytes: 1000 }), (err: { code?: string }) => err.code === 'bad_request');
+  });
+});
