@@ -26,7 +26,9 @@ export function sendError(res: ServerResponse, err: DomainError) {
 export function paginationHeaders(page: Page<unknown>, linkBase: string, query: Record<string, unknown>): Record<string, string> {
   const totalPages = page.total === null ? null : Math.max(1, Math.ceil(page.total / page.perPage));
   const next = page.hasNext ? page.page + 1 : null;
-  const prev = page.page > 1 ? page.page - 1 : null;
+  // As Kaminari: a page past the end has no previous page.
+  const outOfRange = totalPages === null ? page.items.length === 0 : page.page > totalPages;
+  const prev = page.page > 1 && !outOfRange ? page.page - 1 : null;
   const headers: Record<string, string> = {
     'X-Page': String(page.page),
     'X-Per-Page': String(page.perPage),

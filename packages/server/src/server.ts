@@ -65,6 +65,12 @@ function credentialsOf(req: IncomingMessage, query: Record<string, unknown>): Cr
   return creds;
 }
 
+/** Query params minus credentials, so pagination links never repeat a token. */
+function withoutCredentials(query: Record<string, unknown>): Record<string, unknown> {
+  const { private_token: _p, job_token: _j, access_token: _a, sudo: _s, ...rest } = query;
+  return rest;
+}
+
 function headersOf(req: IncomingMessage): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(', ') : v;
@@ -184,7 +190,7 @@ export class ForgeletServer {
       const ctx = this.forge.context(actor);
       const reply = await route.handler(ctx, params, request);
       const linkBase = `${this.forge.deps.config.externalUrl}${path}`;
-      await sendReply(res, reply, { linkBase, query, head: method === 'HEAD' });
+      await sendReply(res, reply, { linkBase, query: withoutCredentials(query), head: method === 'HEAD' });
     } finally {
       if (uploads.length) await Promise.all(uploads.map((k) => this.forge.deps.blobs.delete(k)));
     }

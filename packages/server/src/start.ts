@@ -37,14 +37,34 @@ export interface RunningForgelet {
   url: string;
   /** The root token when this start created or was given it; null otherwise. */
   rootToken: string | null;
+  /** True when this start created the root user. */
+  rootCreated: boolean;
   forge: Forge;
   server: ForgeletServer;
   dataDir: string | null;
   stop(): Promise<void>;
 }
 
-function loadSecretKey(dataDir: string): Buffer {
-  const file = join(dataDir, 'secret.key');
+/** Where a data directory keeps things. */
+export interface DataDirLayout {
+  dir: string;
+  database: string;
+  blobs: string;
+  secretKey: string;
+}
+
+export function dataDirLayout(dir: string): DataDirLayout {
+  const abs = resolve(dir);
+  return { dir: abs, database: join(abs, 'forgelet.db'), blobs: join(abs, 'blobs'), secretKey: join(abs, 'secret.key') };
+}
+
+/** Creates the directory and its blob store. */
+export function ensureDataDir(layout: DataDirLayout): void {
+  mkdirSync(layout.blobs, { recursive: true });
+}
+
+/** Reads the 32-byte base64 key, creating it (mode 0600) on first use. */
+export function loadOrCreateSecretKey(file: string): Buffer {
   if (existsSync(file)) {
     const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
     if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
@@ -56,16 +76,17 @@ function loadSecretKey(dataDir: string): Buffer {
 }
 
 export async function startForgelet(options: StartOptions = {}): Promise<RunningForgelet> {
-  const dataDir = options.dataDir ? resolve(options.dataDir) : null;
+  const layout = options.dataDir ? dataDirLayout(options.dataDir) : null;
   let tempBlobDir: string | null = null;
-  if (dataDir) mkdirSync(join(dataDir, 'blobs'), { recursive: true });
+  if (layout) ensureDataDir(layout);
   else tempBlobDir = await mkdtemp(join(tmpdir(), 'forgelet-'));
-  const databaseUrl = options.databaseUrl ?? (dataDir ? join(dataDir, 'forgelet.db') : ':memory:');
+  const dataDir = layout?.dir ?? null;
+  const databaseUrl = options.databaseUrl ?? layout?.database ?? ':memory:';
   const forge = await createForge({
     databaseUrl,
     clock: options.clock,
-    blobs: new FsBlobStore(dataDir ? join(dataDir, 'blobs') : tempBlobDir!),
-    secretKey: options.secretKey ?? (dataDir ? loadSecretKey(dataDir) : randomBytes(32)),
+    blobs: new FsBlobStore(layout?.blobs ?? tempBlobDir!),
+    secretKey: options.secretKey ?? (layout ? loadOrCreateSecretKey(layout.secretKey) : randomBytes(32)),
     allowLocalEgress: options.allowLocalEgress,
     config: {
       externalUrl: options.externalUrl,
@@ -75,14 +96,24 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
     },
   });
   const wantedToken = options.rootToken ?? (dataDir ? undefined : randomToken('glpat-'));
-  const boot = await forge.bootstrapRoot({ token: wantedToken });
-  const server = new ForgeletServer(forge, { logger: options.logger ?? silentLogger });
-  const url = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  let boot;
+  let server: ForgeletServer;
+  let url: string;
+  try {
+    boot = await forge.bootstrapRoot({ token: wantedToken });
+    server = new ForgeletServer(forge, { logger: options.logger ?? silentLogger });
+    url = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  } catch (err) {
+    await forge.close();
+    if (tempBlobDir) await rm(tempBlobDir, { recursive: true, force: true });
+    throw err;
+  }
   if (!options.externalUrl) forge.deps.config.externalUrl = url;
   if (options.workers !== false) forge.deps.queue.start();
   return {
     url,
     rootToken: boot.token,
+    rootCreated: boot.createdUser,
     forge,
     server,
     dataDir,

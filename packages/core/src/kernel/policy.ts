@@ -92,12 +92,14 @@ async function hasDescendantMembership(ctx: Ctx, group: NamespaceRow): Promise<b
   const user = ctx.actor.user;
   if (!user) return false;
   const prefix = `${group.traversal}%`;
+  const today = ctx.clock.now().toISOString().slice(0, 10);
   const viaGroup = await ctx.db
     .selectFrom('members')
     .innerJoin('namespaces', 'namespaces.id', 'members.source_id')
     .select('members.id')
     .where('members.user_id', '=', user.id)
     .where('members.source_kind', '=', 'namespace')
+    .where((eb) => eb.or([eb('members.expires_at', 'is', null), eb('members.expires_at', '>', today)]))
     .where('namespaces.traversal', 'like', prefix)
     .limit(1)
     .executeTakeFirst();
@@ -109,6 +111,7 @@ async function hasDescendantMembership(ctx: Ctx, group: NamespaceRow): Promise<b
     .select('members.id')
     .where('members.user_id', '=', user.id)
     .where('members.source_kind', '=', 'project')
+    .where((eb) => eb.or([eb('members.expires_at', 'is', null), eb('members.expires_at', '>', today)]))
     .where('namespaces.traversal', 'like', prefix)
     .limit(1)
     .executeTakeFirst();

@@ -3,8 +3,9 @@
  * facts that differ (unique violations, row locking). Values read back are the same on
  * both: timestamps are ISO text, booleans 0/1 integers, counts numbers.
  */
+import { createRequire } from 'node:module';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
+import type PgModule from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './database.js';
 
@@ -24,6 +25,8 @@ export function dialectOf(url: string): DialectName {
 
 export function openDatabase(url: string, options: { poolSize?: number } = {}): DatabaseHandle {
   if (dialectOf(url) === 'postgres') {
+    // Loaded only for PostgreSQL: importing pg costs ~30 ms of startup on SQLite.
+    const pg = createRequire(import.meta.url)('pg') as typeof PgModule;
     const types = {
       getTypeParser(oid: number, format?: 'text' | 'binary') {
         // int8 (counts, sums) and numeric come back as numbers, as on SQLite
@@ -32,6 +35,9 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
       },
     };
     const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types: types as never });
+    // An idle connection that fails (server restart, terminated backend) is dropped by the
+    // pool; without a listener its 'error' event would crash the process.
+    pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', file: null, destroy: () => db.destroy() };
   }

@@ -1,6 +1,6 @@
 /**
  * The durable job queue. Jobs are claimed under a lease (FOR UPDATE SKIP LOCKED on
- * PostgreSQL, one write transaction on SQLite), so several processes on one database never
+ * PostgreSQL, one atomic UPDATE … RETURNING on SQLite), so several processes on one database never
  * run a job twice and an expired lease is claimed again after a crash. Tests and the test
  * clock drive it step by step with `runDue()`.
  */
@@ -78,6 +78,27 @@ export class Queue {
   async claim(now = this.clock.now()): Promise<QueueJobRow | null> {
     const at = now.toISOString();
     const leaseUntil = new Date(now.getTime() + LEASE_MS).toISOString();
+    if (this.dialect === 'sqlite') {
+      // One statement: a read-then-write transaction fails with SQLITE_BUSY when another
+      // connection (process) claims at the same time, and would not be retried.
+      const claimed = await this.db
+        .updateTable('queue_jobs')
+        .set((eb) => ({ lease_owner: this.owner, lease_expires_at: leaseUntil, attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', (eb) =>
+          eb
+            .selectFrom('queue_jobs')
+            .select('id')
+            .where('status', '=', 'pending')
+            .where('run_at', '<=', at)
+            .where((w) => w.or([w('lease_expires_at', 'is', null), w('lease_expires_at', '<', at)]))
+            .orderBy('run_at')
+            .orderBy('id')
+            .limit(1),
+        )
+        .returningAll()
+        .executeTakeFirst();
+      return claimed ?? null;
+    }
     return this.db.transaction().execute(async (trx) => {
       let q = trx
         .selectFrom('queue_jobs')
@@ -88,7 +109,7 @@ export class Queue {
         .orderBy('run_at')
         .orderBy('id')
         .limit(1);
-      if (this.dialect === 'postgres') q = q.forUpdate().skipLocked();
+      q = q.forUpdate().skipLocked();
       const job = await q.executeTakeFirst();
       if (!job) return null;
       await trx

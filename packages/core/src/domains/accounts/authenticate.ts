@@ -72,9 +72,9 @@ export async function authenticate(deps: Deps, creds: Credentials, options: Auth
     if (!job) throw new UnauthorizedError();
     return job;
   };
+  // Job tokens count only on routes that accept them; elsewhere GitLab ignores them.
   if (creds.privateToken) actor = await actorFromAccessToken(deps, creds.privateToken);
-  else if (creds.jobToken) {
-    if (!options.allowJobToken) throw new UnauthorizedError();
+  else if (creds.jobToken && options.allowJobToken) {
     actor = await resolveJob(creds.jobToken);
   } else if (creds.bearer) {
     // Bearer carries access tokens, and job tokens where the route allows them.

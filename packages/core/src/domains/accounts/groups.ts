@@ -2,6 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Ctx } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
+import { isoDate } from '../../kernel/clock.js';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../../kernel/errors.js';
 import { OWNER } from '../../kernel/access.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
@@ -11,6 +12,7 @@ import type { Database } from '../../storage/database.js';
 import { bool, isUniqueViolation } from '../../storage/dialect.js';
 import { toGroupEntity, type GroupEntity } from './group.entity.js';
 import { findGroup, selectNamespaceById } from './lookup.js';
+import { retireResourceTokens } from './tokens.js';
 import type { NamespaceRow } from './namespace.table.js';
 import { groupMembershipFilter, visibleGroupsFilter } from './visibility.queries.js';
 
@@ -67,15 +69,16 @@ export type UpdateGroupInput = InferShape<typeof UpdateGroupInput.shape>;
 
 function listQuery(ctx: Ctx, input: ListGroupsInput | ListSubgroupsInput) {
   let q = ctx.db.selectFrom('namespaces as g').selectAll('g').where('g.kind', '=', 'group');
-  q = q.where((eb) => visibleGroupsFilter(eb, ctx.actor));
+  const today = isoDate(ctx.clock.now());
+  q = q.where((eb) => visibleGroupsFilter(eb, ctx.actor, today));
   const user = ctx.actor.user;
   const minLevel = input.owned ? OWNER : input.min_access_level;
   if (minLevel !== undefined) {
     if (!user) return q.where(sql<boolean>`1 = 0`);
-    q = q.where((eb) => groupMembershipFilter(eb, user.id, minLevel));
+    q = q.where((eb) => groupMembershipFilter(eb, user.id, today, minLevel));
   } else if (user && !ctx.actor.isAdmin && !input.all_available && !('id' in input)) {
     // Authenticated users list their groups unless they ask for all available ones.
-    q = q.where((eb) => groupMembershipFilter(eb, user.id));
+    q = q.where((eb) => groupMembershipFilter(eb, user.id, today));
   }
   if (input.search) {
     const like = `%${input.search.toLowerCase()}%`;
@@ -275,6 +278,8 @@ export async function deleteGroup(ctx: Ctx, ref: string): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const inTree = trx.selectFrom('namespaces').select('id').where('traversal', 'like', prefix);
     const projectsInTree = trx.selectFrom('projects').select('id').where('namespace_id', 'in', inTree);
+    await retireResourceTokens(trx, 'group', (await inTree.execute()).map((r) => r.id));
+    await retireResourceTokens(trx, 'project', (await projectsInTree.execute()).map((r) => r.id));
     await trx.deleteFrom('members').where('source_kind', '=', 'project').where('source_id', 'in', projectsInTree).execute();
     await trx.deleteFrom('projects').where('namespace_id', 'in', inTree).execute();
     await trx.deleteFrom('members').where('source_kind', '=', 'namespace').where('source_id', 'in', inTree).execute();

@@ -2,14 +2,16 @@
 import { sql } from 'kysely';
 import type { Ctx } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
+import { isoDate } from '../../kernel/clock.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
-import { GUEST, MAINTAINER } from '../../kernel/access.js';
+import { GUEST, MAINTAINER, OWNER } from '../../kernel/access.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
 import { accessLevel, authorize, requireUser } from '../../kernel/policy.js';
 import { bool, isUniqueViolation } from '../../storage/dialect.js';
 import { PATH_RE } from './groups.js';
 import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from './lookup.js';
+import { retireResourceTokens } from './tokens.js';
 import type { NamespaceRow } from './namespace.table.js';
 import { toProjectEntity, toProjectSimpleEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
 import type { ProjectRow } from './project.table.js';
@@ -93,11 +95,12 @@ export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = fal
 
 function listQuery(ctx: Ctx, input: ListProjectsInput) {
   let q = ctx.db.selectFrom('projects as pr').innerJoin('namespaces as ns', 'ns.id', 'pr.namespace_id').selectAll('pr');
-  q = q.where((eb) => visibleProjectsFilter(eb, ctx.actor));
+  const today = isoDate(ctx.clock.now());
+  q = q.where((eb) => visibleProjectsFilter(eb, ctx.actor, today));
   const user = ctx.actor.user;
   if (input.owned) q = user ? q.where('ns.kind', '=', 'user').where('ns.owner_id', '=', user.id) : q.where(sql<boolean>`1 = 0`);
   if (input.membership || input.min_access_level !== undefined) {
-    q = user ? q.where((eb) => projectMembershipFilter(eb, user.id, input.min_access_level ?? GUEST)) : q.where(sql<boolean>`1 = 0`);
+    q = user ? q.where((eb) => projectMembershipFilter(eb, user.id, today, input.min_access_level ?? GUEST)) : q.where(sql<boolean>`1 = 0`);
   }
   if (input.search) {
     const like = `%${input.search.toLowerCase()}%`;
@@ -247,6 +250,16 @@ export async function createProject(ctx: Ctx, input: CreateProjectInput): Promis
           })
           .execute();
       }
+      // ...and the owner of a personal namespace an Owner member of its projects.
+      if (ns.kind === 'user' && ns.owner_id) {
+        await trx
+          .insertInto('members')
+          .values({
+            source_kind: 'project', source_id: project.id, user_id: ns.owner_id, access_level: OWNER, expires_at: null,
+            member_role_id: null, created_by_id: user.id, created_at: now, updated_at: now,
+          })
+          .execute();
+      }
       return project;
     }),
   );
@@ -307,6 +320,7 @@ export async function deleteProject(ctx: Ctx, ref: string): Promise<void> {
   const project = await findProject(ctx, ref);
   await authorize(ctx, 'remove_project', { kind: 'project', project });
   await ctx.db.transaction().execute(async (trx) => {
+    await retireResourceTokens(trx, 'project', [project.id]);
     await trx.deleteFrom('members').where('source_kind', '=', 'project').where('source_id', '=', project.id).execute();
     await trx.deleteFrom('redirect_routes').where('source_kind', '=', 'project').where('source_id', '=', project.id).execute();
     await trx.deleteFrom('projects').where('id', '=', project.id).execute();

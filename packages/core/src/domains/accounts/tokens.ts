@@ -211,6 +211,17 @@ async function resourceOf(ctx: Ctx, kind: ResourceKind, ref: string) {
   return { id: group.id, sourceKind: 'namespace' as const, subject };
 }
 
+/**
+ * Revokes the access tokens of projects or groups being deleted and blocks their bot users
+ * (call inside the deleting transaction, before the rows go), as GitLab removes those bots.
+ */
+export async function retireResourceTokens(trx: Kysely<Database>, kind: ResourceKind, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const bots = trx.selectFrom('access_tokens').select('user_id').where('resource_kind', '=', kind).where('resource_id', 'in', ids);
+  await trx.updateTable('users').set({ state: 'blocked' }).where('id', 'in', bots).where('bot_kind', 'is not', null).execute();
+  await trx.updateTable('access_tokens').set({ revoked: 1 }).where('resource_kind', '=', kind).where('resource_id', 'in', ids).execute();
+}
+
 /** POST /projects/:id/access_tokens, /groups/:id/access_tokens: creates the bot user, its membership and the token. */
 export async function createResourceAccessToken(ctx: Ctx, kind: ResourceKind, input: CreateResourceAccessTokenInput): Promise<ResourceAccessTokenEntity> {
   const resource = await resourceOf(ctx, kind, input.id);

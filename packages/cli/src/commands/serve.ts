@@ -1,0 +1,130 @@
+/** `forgelet serve`: the server on a data directory (SQLite by default) or PostgreSQL. */
+import type { Command } from 'commander';
+import type { StartOptions } from '@forgelet/server';
+import type { Tier } from '@forgelet/core';
+import { CliError } from '../errors.js';
+import { writeJson, type CliIo } from '../io.js';
+import {
+  parseChoice,
+  parseHttpUrl,
+  parsePort,
+  parsePositiveInteger,
+  pick,
+  pickSwitch,
+  resolveStorage,
+  STORAGE_OPTIONS,
+  type StorageFlags,
+} from '../options.js';
+
+export interface ServeFlags extends StorageFlags {
+  port?: string;
+  host?: string;
+  externalUrl?: string;
+  tier?: string;
+  bodyLimit?: string;
+  allowLocalEgress?: boolean;
+  testMode?: boolean;
+  json?: boolean;
+}
+
+export const DEFAULT_PORT = 8080;
+export const DEFAULT_HOST = '127.0.0.1';
+
+/** Flags over environment over defaults; throws UsageError for a bad value. */
+export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, tiers: readonly Tier[]): StartOptions & { port: number; host: string; dataDir: string } {
+  const storage = resolveStorage(flags, env);
+  const port = pick(flags.port, env, 'FORGELET_PORT');
+  const external = pick(flags.externalUrl, env, 'FORGELET_EXTERNAL_URL');
+  const tier = pick(flags.tier, env, 'FORGELET_TIER');
+  const bodyLimit = pick(flags.bodyLimit, env, 'FORGELET_BODY_LIMIT');
+  return {
+    port: port ? parsePort(port.value, port.from) : DEFAULT_PORT,
+    host: pick(flags.host, env, 'FORGELET_HOST')?.value ?? DEFAULT_HOST,
+    dataDir: storage.dataDir,
+    databaseUrl: storage.databaseUrl,
+    rootToken: storage.rootToken,
+    secretKey: storage.secretKey,
+    externalUrl: external && parseHttpUrl(external.value, external.from, '--external-url'),
+    tier: tier && parseChoice(tier.value, tier.from, '--tier', tiers),
+    bodyLimitBytes: bodyLimit && parsePositiveInteger(bodyLimit.value, bodyLimit.from, '--body-limit'),
+    allowLocalEgress: pickSwitch(flags.allowLocalEgress, env, 'FORGELET_ALLOW_LOCAL_EGRESS'),
+    testMode: pickSwitch(flags.testMode, env, 'FORGELET_TEST_MODE'),
+  };
+}
+
+export function registerServeCommand(program: Command, io: CliIo): void {
+  const cmd = program
+    .command('serve')
+    .description('start the server; creates the data directory and the root user on first start')
+    .option('-p, --port <port>', `port, 0 for any free one (env FORGELET_PORT, default ${DEFAULT_PORT})`)
+    .option('--host <host>', `interface to listen on (env FORGELET_HOST, default ${DEFAULT_HOST})`);
+  for (const [flags, description] of STORAGE_OPTIONS) cmd.option(flags, description);
+  cmd
+    .option('--external-url <url>', 'URL clients use, in links and clone URLs (env FORGELET_EXTERNAL_URL, default: the listening URL)')
+    .option('--tier <tier>', 'licensed tier: free, premium or ultimate (env FORGELET_TIER, default ultimate)')
+    .option('--body-limit <bytes>', 'largest JSON or form body (env FORGELET_BODY_LIMIT)')
+    .option('--allow-local-egress', 'allow webhooks and imports to reach loopback and private networks (env FORGELET_ALLOW_LOCAL_EGRESS=1)')
+    .option('--test-mode', 'enable test-only endpoints (env FORGELET_TEST_MODE=1)')
+    .option('--json', 'print one JSON line {"url","root_token","data_dir"} once ready')
+    .addHelpText('after', '\nFORGELET_SECRET_KEY (32 bytes, base64) replaces <data>/secret.key. SIGINT or SIGTERM stops gracefully.')
+    .action((flags: ServeFlags) => serve(flags, io));
+}
+
+async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
+  // Installed first: a signal during startup stops the server as soon as it is up.
+  const signals = catchStopSignals(io);
+  try {
+    // Loaded here, not at the top, so the other commands and --help stay fast.
+    const [{ startForgelet, consoleLogger }, { TIERS }] = await Promise.all([import('@forgelet/server'), import('@forgelet/core')]);
+    const options = resolveServeOptions(flags, io.env, TIERS);
+    const running = await startForgelet({ ...options, logger: consoleLogger, workers: true }).catch((err: unknown) => {
+      throw listenError(err, options.host, options.port) ?? err;
+    });
+    if (flags.json) {
+      writeJson(io.stdout, { url: running.url, root_token: running.rootToken, data_dir: running.dataDir });
+    } else {
+      if (running.rootCreated && running.rootToken && running.rootToken !== options.rootToken) {
+        io.stdout.write(`Root user created. Root token (shown only now): ${running.rootToken}\n`);
+      }
+      if (options.externalUrl) io.stdout.write(`External URL: ${options.externalUrl}\n`);
+      io.stdout.write(`Forgelet listening on ${running.url}\n`);
+    }
+    const signal = await signals.first;
+    signals.exitOnNext();
+    io.stderr.write(`${signal}: stopping (finishing requests in flight)\n`);
+    await running.stop();
+  } finally {
+    signals.release();
+  }
+}
+
+function catchStopSignals(io: CliIo) {
+  let resolveFirst!: (signal: NodeJS.Signals) => void;
+  const first = new Promise<NodeJS.Signals>((resolve) => (resolveFirst = resolve));
+  let onSignal: (signal: NodeJS.Signals) => void = (signal) => resolveFirst(signal);
+  const handler = (signal: NodeJS.Signals) => onSignal(signal);
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+  return {
+    first,
+    /** A second signal while stopping exits at once. */
+    exitOnNext() {
+      onSignal = (signal) => {
+        io.stderr.write(`${signal} again: exiting without waiting\n`);
+        process.exit(1);
+      };
+    },
+    release() {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    },
+  };
+}
+
+function listenError(err: unknown, host: string, port: number): CliError | null {
+  const code = (err as { code?: string } | null)?.code;
+  if (code === 'EADDRINUSE') return new CliError(`cannot listen on ${host}:${port}: the address is already in use`);
+  if (code === 'EACCES') return new CliError(`cannot listen on ${host}:${port}: permission denied`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new CliError(`cannot listen on ${host}:${port}: no such local address`);
+  return null;
+}

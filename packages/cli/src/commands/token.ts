@@ -1,0 +1,91 @@
+/** `forgelet token create|list|revoke`: personal access tokens on a running server (admin token). */
+import type { Command } from 'commander';
+import type { PersonalAccessTokenEntity, UserBasicEntity } from '@forgelet/core';
+import { CliError } from '../errors.js';
+import { writeJson, type CliIo } from '../io.js';
+import { DEFAULT_URL, endpoint, request, requestAll, resolveRemote, type Remote, type RemoteFlags } from '../remote.js';
+
+interface CreateFlags extends RemoteFlags {
+  user: string;
+  scopes: string;
+  name: string;
+  expiresAt?: string;
+  json?: boolean;
+}
+
+interface ListFlags extends RemoteFlags {
+  user?: string;
+  json?: boolean;
+}
+
+interface RevokeFlags extends RemoteFlags {
+  json?: boolean;
+}
+
+function remoteCommand(cmd: Command): Command {
+  return cmd
+    .option('--url <url>', `server URL (env FORGELET_URL, default ${DEFAULT_URL})`)
+    .option('--token <token>', 'an administrator token (env FORGELET_TOKEN)')
+    .option('--json', 'print JSON');
+}
+
+export function registerTokenCommands(program: Command, io: CliIo): void {
+  const token = program.command('token').description('manage personal access tokens on a running server');
+  remoteCommand(token.command('create'))
+    .description("create a personal access token for a user; prints the token")
+    .requiredOption('--user <username>', 'the user the token is for')
+    .requiredOption('--scopes <scopes>', 'comma-separated scopes, e.g. api or read_api,read_repository')
+    .option('--name <name>', 'token name', 'cli')
+    .option('--expires-at <date>', 'expiry date, YYYY-MM-DD')
+    .action((flags: CreateFlags) => createToken(flags, io));
+  remoteCommand(token.command('list'))
+    .description('list personal access tokens (all users, or one)')
+    .option('--user <username>', "only this user's tokens")
+    .action((flags: ListFlags) => listTokens(flags, io));
+  remoteCommand(token.command('revoke'))
+    .description('revoke a personal access token')
+    .argument('<id>', 'token id')
+    .action((id: string, flags: RevokeFlags) => revokeToken(id, flags, io));
+}
+
+async function findUser(remote: Remote, username: string): Promise<UserBasicEntity> {
+  const { body } = await request<UserBasicEntity[]>(remote, 'GET', '/users', { query: { username } });
+  const user = body.find((u) => u.username.toLowerCase() === username.toLowerCase());
+  if (!user) throw new CliError(`no user named "${username}" on ${remote.url}`);
+  return user;
+}
+
+async function createToken(flags: CreateFlags, io: CliIo): Promise<void> {
+  const remote = resolveRemote(flags, io.env);
+  const user = await findUser(remote, flags.user);
+  const scopes = flags.scopes.split(',').map((s) => s.trim()).filter(Boolean);
+  const { body } = await request<PersonalAccessTokenEntity>(remote, 'POST', endpoint`/users/${user.id}/personal_access_tokens`, {
+    body: { name: flags.name, scopes, expires_at: flags.expiresAt },
+  });
+  if (flags.json) writeJson(io.stdout, body);
+  else io.stdout.write(`${body.token}\n`);
+}
+
+async function listTokens(flags: ListFlags, io: CliIo): Promise<void> {
+  const remote = resolveRemote(flags, io.env);
+  const user = flags.user === undefined ? undefined : await findUser(remote, flags.user);
+  const tokens = await requestAll<PersonalAccessTokenEntity>(remote, '/personal_access_tokens', { user_id: user?.id });
+  if (flags.json) return writeJson(io.stdout, tokens);
+  const usernames = new Map<number, string>(user ? [[user.id, user.username]] : []);
+  const missing = [...new Set(tokens.map((t) => t.user_id))].filter((id) => !usernames.has(id));
+  await Promise.all(
+    missing.map(async (id) => {
+      const found = await request<UserBasicEntity>(remote, 'GET', endpoint`/users/${id}`).catch(() => null);
+      if (found) usernames.set(id, found.body.username);
+    }),
+  );
+  const { renderTokenTable } = await import('../ui/token-table.js');
+  io.stdout.write(renderTokenTable(tokens, usernames, io.stdout.columns));
+}
+
+async function revokeToken(id: string, flags: RevokeFlags, io: CliIo): Promise<void> {
+  const remote = resolveRemote(flags, io.env);
+  await request(remote, 'DELETE', endpoint`/personal_access_tokens/${id}`);
+  if (flags.json) writeJson(io.stdout, { id: /^\d+$/.test(id) ? Number(id) : id, revoked: true });
+  else io.stdout.write(`Revoked personal access token ${id}.\n`);
+}

@@ -1,0 +1,14 @@
+/** Data-directory helpers for the CLI; the layout itself belongs to `@forgelet/server`. */
+export { dataDirLayout, ensureDataDir, loadOrCreateSecretKey, type DataDirLayout } from '@forgelet/server';
+
+/** A database URL or path safe to print: the password is masked. */
+export function describeDatabase(url: string): string {
+  if (!/^postgres(ql)?:\/\//i.test(url)) return url;
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}

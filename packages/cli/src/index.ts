@@ -1,0 +1,3 @@
+/** @forgelet/cli: the `forgelet` command line. */
+export { buildProgram, run } from './program.js';
+export type { CliIo, OutputStream } from './io.js';

@@ -1,0 +1,58 @@
+import { Requester, type RequesterOptions } from './infrastructure/requester.js';
+import { GroupAccessTokens } from './resources/group-access-tokens.js';
+import { GroupMembers } from './resources/group-members.js';
+import { Groups } from './resources/groups.js';
+import { PersonalAccessTokens } from './resources/personal-access-tokens.js';
+import { ProjectAccessTokens } from './resources/project-access-tokens.js';
+import { ProjectMembers } from './resources/project-members.js';
+import { Projects } from './resources/projects.js';
+import { Users } from './resources/users.js';
+
+export type ForgeletOptions = RequesterOptions;
+
+/** `GET /version`. Core declares this answer inline, so its type lives here. */
+export interface VersionInfo {
+  version: string;
+  revision: string;
+  kas: { enabled: boolean; externalUrl: string | null; externalK8sProxyUrl: string | null; version: string | null };
+  enterprise: boolean;
+}
+
+/**
+ * A typed client for a Forgelet (or GitLab) `/api/v4`.
+ *
+ * ```ts
+ * const api = new Forgelet({ url: 'http://localhost:8080', token: process.env.FORGELET_TOKEN });
+ * const group = await api.groups.create({ name: 'Tools', path: 'tools' });
+ * for await (const project of api.groups.projects(group.id)) console.log(project.path_with_namespace);
+ * ```
+ *
+ * Failed calls throw `ApiError` with the status and GitLab's error body.
+ */
+export class Forgelet {
+  readonly requester: Requester;
+  readonly users: Users;
+  readonly groups: Groups;
+  readonly projects: Projects;
+  readonly projectMembers: ProjectMembers;
+  readonly groupMembers: GroupMembers;
+  readonly personalAccessTokens: PersonalAccessTokens;
+  readonly projectAccessTokens: ProjectAccessTokens;
+  readonly groupAccessTokens: GroupAccessTokens;
+
+  constructor(options: ForgeletOptions) {
+    this.requester = new Requester(options);
+    this.users = new Users(this.requester);
+    this.groups = new Groups(this.requester);
+    this.projects = new Projects(this.requester);
+    this.projectMembers = new ProjectMembers(this.requester);
+    this.groupMembers = new GroupMembers(this.requester);
+    this.personalAccessTokens = new PersonalAccessTokens(this.requester);
+    this.projectAccessTokens = new ProjectAccessTokens(this.requester);
+    this.groupAccessTokens = new GroupAccessTokens(this.requester);
+  }
+
+  version(): Promise<VersionInfo> {
+    return this.requester.get('version');
+  }
+}

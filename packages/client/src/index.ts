@@ -1,0 +1,49 @@
+/** @forgelet/client: a typed SDK for Forgelet's GitLab-compatible REST API, on undici. */
+export { Forgelet, type ForgeletOptions, type VersionInfo } from './forgelet.js';
+export { ApiError, type ApiErrorBody, type ApiErrorCause } from './infrastructure/api-error.js';
+export { endpoint } from './infrastructure/endpoint.js';
+export { Paginated, type Page, type PaginationInfo } from './infrastructure/paginated.js';
+export type { AtLeastOne, ExactlyOne, ListParams, PaginationParams, ResourceId, WithOptional } from './infrastructure/params.js';
+export { Requester, type ApiResponse, type FetchInit, type FetchLike, type FetchResponse, type RequesterOptions } from './infrastructure/requester.js';
+
+export { Users, type AnyUserEntity, type CreateUserParams, type EditUserParams, type ListUsersParams } from './resources/users.js';
+export {
+  Groups,
+  type CreateGroupParams,
+  type EditGroupParams,
+  type ListGroupProjectsParams,
+  type ListGroupsParams,
+  type ListSubgroupsParams,
+} from './resources/groups.js';
+export { Projects, type CreateProjectParams, type EditProjectParams, type ListProjectsParams } from './resources/projects.js';
+export { ResourceMembers, type AddMemberParams, type EditMemberParams, type ListMembersParams } from './templates/resource-members.js';
+export { ProjectMembers } from './resources/project-members.js';
+export { GroupMembers } from './resources/group-members.js';
+export {
+  PersonalAccessTokens,
+  type CreatePersonalAccessTokenParams,
+  type ListPersonalAccessTokensParams,
+  type RotatePersonalAccessTokenParams,
+} from './resources/personal-access-tokens.js';
+export {
+  ResourceAccessTokens,
+  type CreateAccessTokenParams,
+  type ListAccessTokensParams,
+  type RotateAccessTokenParams,
+} from './templates/resource-access-tokens.js';
+export { ProjectAccessTokens } from './resources/project-access-tokens.js';
+export { GroupAccessTokens } from './resources/group-access-tokens.js';
+
+// The wire shapes, from the core contract.
+export type {
+  GroupEntity,
+  MemberEntity,
+  NamespaceEntity,
+  PersonalAccessTokenEntity,
+  ProjectEntity,
+  ProjectSimpleEntity,
+  ResourceAccessTokenEntity,
+  UserBasicEntity,
+  UserDetailEntity,
+  UserEntity,
+} from '@forgelet/core';

@@ -1,0 +1,83 @@
+// bin/forgelet.js runs the built CLI (packages/cli/dist). These don't depend on the SQL
+// dialect, so they run once, only when DIALECTS includes 'sqlite'. Without a build newer than
+// packages/cli/src the dist checks are skipped with the reason (`npm test` does not build).
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIALECTS } from '../support/databases.js';
+import { BIN_CLI, ROOT, api, runCli, startServe, tempDir } from './cli-process.js';
+
+const DIST = join(ROOT, 'packages/cli/dist');
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+function distSkipReason(): string | false {
+  if (!existsSync(join(DIST, 'main.js'))) return 'packages/cli/dist is absent: run `npm run build` first';
+  const built = statSync(join(DIST, 'main.js')).mtimeMs;
+  // (core and server are bundled too, but change all day; a stale copy of them is fine here)
+  return built < newestSource(join(ROOT, 'packages/cli/src')) ? 'packages/cli/dist is older than packages/cli/src: run `npm run build` first' : false;
+}
+
+/** dist files `file` imports statically (`import … from "./x.js"`, `import "./x.js"`), transitively. */
+function staticGraph(file: string, seen = new Set<string>()): Set<string> {
+  if (seen.has(file)) return seen;
+  seen.add(file);
+  const text = readFileSync(join(DIST, file), 'utf8');
+  for (const m of text.matchAll(/^import\s+(?:[^'"]*?\s+from\s+)?["']\.\/([^"']+)["']/gm)) staticGraph(m[1]!, seen);
+  return seen;
+}
+
+describe('bin/forgelet.js', { skip: DIALECTS.includes('sqlite') ? false : 'runs once, with the sqlite dialect' }, () => {
+  it('says to run `npm run build` when the CLI is not built', async () => {
+    const dir = tempDir();
+    after(() => dir.remove());
+    mkdirSync(join(dir.path, 'bin'));
+    copyFileSync(join(ROOT, 'bin/forgelet.js'), join(dir.path, 'bin/forgelet.js'));
+    writeFileSync(join(dir.path, 'package.json'), '{ "type": "module" }\n'); // as in the repo root
+    const r = await runCli(['--help'], {}, [join(dir.path, 'bin/forgelet.js')]);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^forgelet: the CLI is not built \(.+packages\/cli\/dist\/main\.js is missing\)\.\nRun `npm run build` in .+ \(`npm install` runs it too, through the prepare script\)\.\n$/);
+  });
+
+  describe('with the built CLI', { skip: distSkipReason() }, () => {
+    it('--help lists the commands', async () => {
+      const r = await runCli(['--help'], {}, BIN_CLI);
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /^Usage: forgelet \[options\] \[command\][\s\S]+serve[\s\S]+init[\s\S]+token/);
+    });
+
+    it('loads Ink and React only through dynamic imports (serve stays fast)', () => {
+      for (const file of staticGraph('main.js')) {
+        assert.doesNotMatch(readFileSync(join(DIST, file), 'utf8'), /from ["'](ink|react)(\/[^"']*)?["']/, file);
+      }
+    });
+
+    it('serves from the bundle, then stops on SIGTERM with exit 0', async () => {
+      const data = tempDir();
+      try {
+        const server = await startServe(['--port', '0', '--data', data.path], {}, BIN_CLI);
+        const [created, listening] = server.output().stdout.split('\n');
+        const rootToken = /^Root user created\. Root token \(shown only now\): (glpat-\S+)$/.exec(created!)?.[1];
+        assert.ok(rootToken, created);
+        assert.equal(listening, `Forgelet listening on ${server.url}`);
+        assert.equal((await api(server.url, 'GET', '/user', rootToken)).status, 200);
+        const listed = await runCli(['token', 'list', '--user', 'root'], { FORGELET_URL: server.url, FORGELET_TOKEN: rootToken }, BIN_CLI);
+        assert.equal(listed.code, 0, listed.stderr);
+        assert.match(listed.stdout, /^ID\s+NAME\s+USER\s+STATE[^\n]+\n1\s+forgelet-root\s+root\s+active\s/);
+        const stopped = await server.stop('SIGTERM');
+        assert.deepEqual([stopped.code, stopped.signal], [0, null]);
+      } finally {
+        data.remove();
+      }
+    });
+  });
+});
