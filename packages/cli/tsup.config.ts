@@ -13,7 +13,7 @@ export default defineConfig({
   target: 'node20',
   clean: true,
   splitting: true,
-  noExternal: ['@forgelet/core', '@forgelet/server', 'kysely', 'undici', 'commander'],
+  noExternal: ['@forgelet/core', '@forgelet/server', '@forgelet/client', 'kysely', 'undici', 'commander'],
   external: ['better-sqlite3', 'pg', 'ink', 'react'],
   // bundled CommonJS (undici, commander) calls require()
   banner: { js: "import { createRequire as __forgeletRequire } from 'node:module'; const require = __forgeletRequire(import.meta.url);" },

@@ -1,8 +1,8 @@
 /**
- * A tiny REST helper for the admin commands until they move to @forgelet/client: one
- * server URL and token, path parameters encoded by `endpoint`, GitLab's error bodies turned
- * into the server's message.
+ * Remote commands talk to a server through @forgelet/client: one URL and admin token from
+ * flags or env, and the server's error message (or an unreachable server) as a CliError.
  */
+import { ApiError, Forgelet } from '@forgelet/client';
 import { CliError, UsageError } from './errors.js';
 
 export interface RemoteFlags {
@@ -12,7 +12,7 @@ export interface RemoteFlags {
 
 export interface Remote {
   url: string;
-  token: string;
+  api: Forgelet;
 }
 
 export const DEFAULT_URL = 'http://127.0.0.1:8080';
@@ -22,72 +22,22 @@ export function resolveRemote(flags: RemoteFlags, env: NodeJS.ProcessEnv): Remot
   const token = flags.token ?? env.FORGELET_TOKEN;
   if (!token) throw new UsageError('an admin token is needed: pass --token or set FORGELET_TOKEN');
   if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url (FORGELET_URL) must be an http:// or https:// URL, got "${url}"`);
-  return { url, token };
+  return { url, api: new Forgelet({ url, token }) };
 }
 
-/** A path with every interpolated value URL-encoded: endpoint`/users/${id}`. */
-export function endpoint(strings: TemplateStringsArray, ...values: (string | number)[]): string {
-  return strings.reduce((path, part, i) => path + part + (i < values.length ? encodeURIComponent(String(values[i])) : ''), '');
-}
-
-/** The server answered with an error status; the message is the server's. */
-export class ApiError extends CliError {
-  constructor(
-    readonly status: number,
-    readonly body: unknown,
-  ) {
-    super(messageOf(status, body));
-    this.name = 'ApiError';
-  }
-}
-
-function messageOf(status: number, body: unknown): string {
-  const b = (body ?? {}) as Record<string, unknown>;
-  const raw = typeof body === 'string' ? body : (b.message ?? b.error_description ?? b.error ?? '');
-  const text = typeof raw === 'string' ? raw : JSON.stringify(raw);
-  if (!text) return `${status} (no message)`;
-  return text.startsWith(String(status)) ? text : `${status} ${text}`;
-}
-
-export type Query = Record<string, string | number | boolean | undefined>;
-
-export interface RemoteResponse<T> {
-  body: T;
-  headers: Headers;
-}
-
-export async function request<T>(remote: Remote, method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<RemoteResponse<T>> {
-  const url = new URL(`${remote.url}/api/v4${path}`);
-  for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-  const headers: Record<string, string> = { 'PRIVATE-TOKEN': remote.token, Accept: 'application/json' };
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  let res: Response;
+/** Runs a client call, turning failures into messages for people. */
+export async function call<T>(remote: Remote, work: (api: Forgelet) => Promise<T>): Promise<T> {
   try {
-    res = await fetch(url, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    return await work(remote.api);
   } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new CliError(`cannot reach Forgelet at ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
-  }
-  const text = await res.text();
-  let body: unknown = text;
-  if (text && (res.headers.get('content-type') ?? '').includes('json')) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // keep the text
+    if (err instanceof ApiError) {
+      const text = err.message;
+      throw new CliError(text.startsWith(String(err.status)) ? text : `${err.status} ${text}`);
     }
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    if (err instanceof TypeError || cause?.code) {
+      throw new CliError(`cannot reach Forgelet at ${remote.url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`);
+    }
+    throw err;
   }
-  if (!res.ok) throw new ApiError(res.status, body);
-  return { body: body as T, headers: res.headers };
-}
-
-/** Every page of a list (follows X-Next-Page). */
-export async function requestAll<T>(remote: Remote, path: string, query: Query = {}): Promise<T[]> {
-  const all: T[] = [];
-  for (let page: string | null = '1'; page; ) {
-    const res: RemoteResponse<T[]> = await request<T[]>(remote, 'GET', path, { query: { ...query, per_page: 100, page } });
-    all.push(...res.body);
-    page = res.headers.get('x-next-page') || null;
-  }
-  return all;
 }

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { PersonalAccessTokenEntity, UserBasicEntity } from '@forgelet/core';
 import { CliError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
-import { DEFAULT_URL, endpoint, request, requestAll, resolveRemote, type Remote, type RemoteFlags } from '../remote.js';
+import { call, DEFAULT_URL, resolveRemote, type Remote, type RemoteFlags } from '../remote.js';
 
 interface CreateFlags extends RemoteFlags {
   user: string;
@@ -49,8 +49,8 @@ export function registerTokenCommands(program: Command, io: CliIo): void {
 }
 
 async function findUser(remote: Remote, username: string): Promise<UserBasicEntity> {
-  const { body } = await request<UserBasicEntity[]>(remote, 'GET', '/users', { query: { username } });
-  const user = body.find((u) => u.username.toLowerCase() === username.toLowerCase());
+  const users = await call(remote, (api) => api.users.all({ username }).toArray());
+  const user = users.find((u) => u.username.toLowerCase() === username.toLowerCase());
   if (!user) throw new CliError(`no user named "${username}" on ${remote.url}`);
   return user;
 }
@@ -59,9 +59,9 @@ async function createToken(flags: CreateFlags, io: CliIo): Promise<void> {
   const remote = resolveRemote(flags, io.env);
   const user = await findUser(remote, flags.user);
   const scopes = flags.scopes.split(',').map((s) => s.trim()).filter(Boolean);
-  const { body } = await request<PersonalAccessTokenEntity>(remote, 'POST', endpoint`/users/${user.id}/personal_access_tokens`, {
-    body: { name: flags.name, scopes, expires_at: flags.expiresAt },
-  });
+  const body = await call(remote, (api) =>
+    api.personalAccessTokens.createForUser(user.id, { name: flags.name, scopes: scopes as never, expires_at: flags.expiresAt }),
+  );
   if (flags.json) writeJson(io.stdout, body);
   else io.stdout.write(`${body.token}\n`);
 }
@@ -69,14 +69,14 @@ async function createToken(flags: CreateFlags, io: CliIo): Promise<void> {
 async function listTokens(flags: ListFlags, io: CliIo): Promise<void> {
   const remote = resolveRemote(flags, io.env);
   const user = flags.user === undefined ? undefined : await findUser(remote, flags.user);
-  const tokens = await requestAll<PersonalAccessTokenEntity>(remote, '/personal_access_tokens', { user_id: user?.id });
+  const tokens: PersonalAccessTokenEntity[] = await call(remote, (api) => api.personalAccessTokens.all({ user_id: user?.id, per_page: 100 }).toArray());
   if (flags.json) return writeJson(io.stdout, tokens);
   const usernames = new Map<number, string>(user ? [[user.id, user.username]] : []);
   const missing = [...new Set(tokens.map((t) => t.user_id))].filter((id) => !usernames.has(id));
   await Promise.all(
     missing.map(async (id) => {
-      const found = await request<UserBasicEntity>(remote, 'GET', endpoint`/users/${id}`).catch(() => null);
-      if (found) usernames.set(id, found.body.username);
+      const found = await remote.api.users.show(id).catch(() => null);
+      if (found) usernames.set(id, found.username);
     }),
   );
   const { renderTokenTable } = await import('../ui/token-table.js');
@@ -85,7 +85,8 @@ async function listTokens(flags: ListFlags, io: CliIo): Promise<void> {
 
 async function revokeToken(id: string, flags: RevokeFlags, io: CliIo): Promise<void> {
   const remote = resolveRemote(flags, io.env);
-  await request(remote, 'DELETE', endpoint`/personal_access_tokens/${id}`);
+  if (!/^\d+$/.test(id)) throw new CliError(`token id must be a number, got "${id}"`);
+  await call(remote, (api) => api.personalAccessTokens.revoke(Number(id)));
   if (flags.json) writeJson(io.stdout, { id: /^\d+$/.test(id) ? Number(id) : id, revoked: true });
   else io.stdout.write(`Revoked personal access token ${id}.\n`);
 }
