@@ -37,6 +37,11 @@ export const silentLogger: Logger = { info: () => {}, error: () => {} };
 
 export interface ServerOptions {
   logger?: Logger;
+  /**
+   * Build pagination links from the request's Host header instead of the external URL
+   * (when no external URL was configured, so clients see their own host back).
+   */
+  linksFromHost?: boolean;
 }
 
 const API_PREFIX = '/api/v4';
@@ -81,6 +86,7 @@ export class ForgeletServer {
   readonly http: Server;
   private readonly router: Router;
   private readonly logger: Logger;
+  private readonly linksFromHost: boolean;
   private inFlight = 0;
   private closing = false;
   private idleWaiters: (() => void)[] = [];
@@ -91,6 +97,7 @@ export class ForgeletServer {
   ) {
     this.router = new Router(forge.routes);
     this.logger = options.logger ?? consoleLogger;
+    this.linksFromHost = options.linksFromHost ?? false;
     this.http = createServer({ keepAliveTimeout: 5000 }, (req, res) => void this.handle(req, res));
   }
 
@@ -189,7 +196,9 @@ export class ForgeletServer {
       if (route.rawBody) request.body = bodyStream(req);
       const ctx = this.forge.context(actor);
       const reply = await route.handler(ctx, params, request);
-      const linkBase = `${this.forge.deps.config.externalUrl}${path}`;
+      const host = req.headers.host;
+      const base = this.linksFromHost && host && /^[\w.:[\]-]+$/.test(host) ? `http://${host}` : this.forge.deps.config.externalUrl;
+      const linkBase = `${base}${path}`;
       await sendReply(res, reply, { linkBase, query: withoutCredentials(query), head: method === 'HEAD' });
     } finally {
       if (uploads.length) await Promise.all(uploads.map((k) => this.forge.deps.blobs.delete(k)));

@@ -101,7 +101,7 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
   let url: string;
   try {
     boot = await forge.bootstrapRoot({ token: wantedToken });
-    server = new ForgeletServer(forge, { logger: options.logger ?? silentLogger });
+    server = new ForgeletServer(forge, { logger: options.logger ?? silentLogger, linksFromHost: !options.externalUrl });
     url = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (err) {
     await forge.close();
