@@ -179,6 +179,12 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(seen, [1, 3, 4]);
     });
 
+    it('concurrent enqueues with one unique_key make exactly one job (enforced by the database)', async () => {
+      const ids = await Promise.all(Array.from({ length: 8 }, (_, v) => queue.enqueue(forge.database.db, 'sync', { v }, { uniqueKey: 'race' })));
+      assert.equal(ids.filter((id) => id !== null).length, 1);
+      assert.equal((await jobs()).filter((j) => j.unique_key === 'race').length, 1);
+    });
+
     it('enqueues inside the caller transaction: a rollback leaves no job', async () => {
       await assert.rejects(
         forge.database.db.transaction().execute(async (trx) => {

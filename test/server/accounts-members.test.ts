@@ -81,6 +81,8 @@ for (const dialect of DIALECTS) {
       const r = await f.api('PUT', `/projects/${app.id}/members/${u.id}`, { token: maint.token, body: { access_level: 30, expires_at: '2099-06-01' } });
       expectStatus(r, 200);
       assert.deepEqual([r.body.access_level, r.body.expires_at], [30, '2099-06-01']);
+      const past = await f.api('PUT', `/projects/${app.id}/members/${u.id}`, { token: maint.token, body: { access_level: 30, expires_at: '2001-01-01' } });
+      assert.deepEqual([past.status, past.body], [400, { message: { expires_at: ['cannot be a date in the past'] } }]);
       const cleared = await f.api('PUT', `/projects/${app.id}/members/${u.id}`, { token: maint.token, body: { access_level: 30, expires_at: null } });
       assert.equal(cleared.body.expires_at, null);
       const one = await f.api('GET', `/projects/${app.id}/members/${u.id}`, { token: guest.token });

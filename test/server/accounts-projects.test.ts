@@ -255,7 +255,7 @@ for (const dialect of DIALECTS) {
       assert.equal(taken.path, 'editable', 'the old path is free for a new project');
     });
 
-    it('GET on a renamed path answers 301 to the id URL; other verbs 405', { skip: 'not implemented: renamed paths are followed directly (CONVENTIONS §1.3)' }, async () => {
+    it('GET on a renamed path answers 301 to the id URL; other verbs 405', async () => {
       const p = await createProject(f, gowner.token, { name: 'Moving', namespace_id: team.id });
       expectStatus(await f.api('PUT', `/projects/${p.id}`, { token: gowner.token, body: { path: 'moved' } }), 200);
       const get = await f.api('GET', '/projects/team%2Fmoving', { token: gowner.token });

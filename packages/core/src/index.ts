@@ -14,6 +14,7 @@ export {
   InsufficientScopeError,
   InvalidTokenError,
   isDomainError,
+  MovedError,
   NotFoundError,
   NotModifiedError,
   PreconditionError,

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import {
   isDomainError,
+  MovedError,
   parseParams,
   STATUS_BY_CODE,
   UnauthorizedError,
@@ -155,12 +156,31 @@ export class ForgeletServer {
       res.destroy();
       return;
     }
+    if (err instanceof MovedError && (req.method === 'GET' || req.method === 'HEAD')) {
+      res.writeHead(301, { Location: this.movedLocation(req, path, err) });
+      res.end();
+      return;
+    }
     if (isDomainError(err)) {
       sendError(res, err);
       return;
     }
     this.logger.error(`500 on ${req.method} ${path}`, err);
     sendJson(res, 500, { message: '500 Internal Server Error' });
+  }
+
+  /** The request URL with the segment that named the old path replaced by the project id. */
+  private movedLocation(req: IncomingMessage, path: string, err: MovedError): string {
+    const url = req.url ?? path;
+    const query = url.includes('?') ? url.slice(url.indexOf('?')) : '';
+    const segments = path.split('/').map((seg) => {
+      try {
+        return decodeURIComponent(seg).toLowerCase() === err.oldPath.toLowerCase() ? String(err.id) : seg;
+      } catch {
+        return seg;
+      }
+    });
+    return `${this.forge.deps.config.externalUrl}${segments.join('/')}${query}`;
   }
 
   private async dispatch(req: IncomingMessage, res: ServerResponse, path: string, queryText: string, setActor: (a: Actor) => void) {

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'insufficient_scope'
   | 'invalid_token'
   | 'method_not_allowed'
+  | 'moved'
   | 'unavailable';
 
 export type ErrorBody = Record<string, unknown>;
@@ -179,6 +180,22 @@ export class NotModifiedError extends DomainError {
   }
 }
 
+/**
+ * A project was reached by a path it has since been renamed from. GET answers 301 to the
+ * same URL with the numeric id; other verbs 405, as GitLab does.
+ */
+export class MovedError extends DomainError {
+  readonly code = 'moved';
+  readonly body: ErrorBody = { message: 'Non GET methods are not allowed for moved projects' };
+  constructor(
+    /** The path the caller used (decoded). */
+    readonly oldPath: string,
+    readonly id: number,
+  ) {
+    super(`moved to ${id}`);
+  }
+}
+
 /** The one table from error code to HTTP status, used by the server. */
 export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   not_found: 404,
@@ -195,6 +212,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   too_large: 413,
   rate_limited: 429,
   method_not_allowed: 405,
+  moved: 405,
   unavailable: 503,
 };
 

@@ -5,7 +5,7 @@
  * clock drive it step by step with `runDue()`.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Clock } from '../kernel/clock.js';
 import type { Database } from './database.js';
 import type { DialectName } from './dialect.js';
@@ -48,15 +48,6 @@ export class Queue {
   /** Enqueues a job; pass the transaction the triggering write runs in. */
   async enqueue(db: Kysely<Database>, kind: string, payload: unknown, options: EnqueueOptions = {}): Promise<number | null> {
     const now = this.clock.now().toISOString();
-    if (options.uniqueKey) {
-      const existing = await db
-        .selectFrom('queue_jobs')
-        .select('id')
-        .where('unique_key', '=', options.uniqueKey)
-        .where('status', '=', 'pending')
-        .executeTakeFirst();
-      if (existing) return null;
-    }
     const row = await db
       .insertInto('queue_jobs')
       .values({
@@ -69,9 +60,11 @@ export class Queue {
         max_attempts: options.maxAttempts ?? 5,
         created_at: now,
       })
+      // The conflict target must repeat the partial index's predicate literally (SQLite).
+      .onConflict((oc) => oc.column('unique_key').where(sql<boolean>`status = 'pending'`).doNothing())
       .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
+      .executeTakeFirst();
+    return row?.id ?? null;
   }
 
   /** Claims the next due job under a lease, or null. */

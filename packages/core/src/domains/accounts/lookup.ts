@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { Ctx } from '../../kernel/context.js';
-import { NotFoundError } from '../../kernel/errors.js';
+import { MovedError, NotFoundError } from '../../kernel/errors.js';
 import { canRead } from '../../kernel/policy.js';
 import type { NamespaceRow } from './namespace.table.js';
 import type { ProjectRow } from './project.table.js';
@@ -13,16 +13,19 @@ import type { UserRow } from './user.table.js';
 
 const NUMERIC = /^\d+$/;
 
+/** A project by id or current full path (case-insensitive). */
 export async function selectProjectByRef(ctx: Pick<Ctx, 'db'>, ref: string | number): Promise<ProjectRow | undefined> {
   const text = String(ref);
   const q = ctx.db.selectFrom('projects').selectAll();
   if (NUMERIC.test(text)) return q.where('id', '=', Number(text)).executeTakeFirst();
-  const found = await q.where(sql`lower(path_with_namespace)`, '=', text.toLowerCase()).executeTakeFirst();
-  if (found) return found;
+  return q.where(sql`lower(path_with_namespace)`, '=', text.toLowerCase()).executeTakeFirst();
+}
+
+async function selectRedirectedProject(ctx: Pick<Ctx, 'db'>, path: string): Promise<ProjectRow | undefined> {
   const redirect = await ctx.db
     .selectFrom('redirect_routes')
     .select('source_id')
-    .where('path_lower', '=', text.toLowerCase())
+    .where('path_lower', '=', path.toLowerCase())
     .where('source_kind', '=', 'project')
     .executeTakeFirst();
   return redirect ? ctx.db.selectFrom('projects').selectAll().where('id', '=', redirect.source_id).executeTakeFirst() : undefined;
@@ -38,7 +41,13 @@ export async function selectGroupByRef(ctx: Pick<Ctx, 'db'>, ref: string | numbe
 /** The project the caller can read, by id or full path; 404 otherwise. */
 export async function findProject(ctx: Ctx, ref: string | number): Promise<ProjectRow> {
   const project = await selectProjectByRef(ctx, ref);
-  if (!project || !(await canRead(ctx, { kind: 'project', project }))) throw new NotFoundError('Project');
+  if (!project) {
+    // A renamed project's old path: the server answers GET with 301 to the id URL.
+    const moved = NUMERIC.test(String(ref)) ? undefined : await selectRedirectedProject(ctx, String(ref));
+    if (moved && (await canRead(ctx, { kind: 'project', project: moved }))) throw new MovedError(String(ref), moved.id);
+    throw new NotFoundError('Project');
+  }
+  if (!(await canRead(ctx, { kind: 'project', project }))) throw new NotFoundError('Project');
   return project;
 }
 

@@ -167,6 +167,12 @@ async function inheritedLevel(ctx: Ctx, source: Source, userId: number): Promise
   return row ? { level: row.access_level, group: row.full_name } : null;
 }
 
+function checkExpiry(ctx: Ctx, expiresAt: string | null | undefined) {
+  if (expiresAt && expiresAt < ctx.clock.now().toISOString().slice(0, 10)) {
+    throw new BadRequestError({ expires_at: ['cannot be a date in the past'] }, { raw: true });
+  }
+}
+
 async function checkGrant(ctx: Ctx, source: Source, userId: number, level: number) {
   await authorize(ctx, adminAbility(source), source.subject);
   // Only Owners (and admins) may grant Owner.
@@ -189,6 +195,7 @@ export async function addMember(ctx: Ctx, sourceKind: SourceKind, input: AddMemb
   await authorize(ctx, adminAbility(source), source.subject);
   const user = await findUser(ctx, (input.user_id ?? input.username)!);
   await checkGrant(ctx, source, user.id, input.access_level);
+  checkExpiry(ctx, input.expires_at);
   const now = nowIso(ctx);
   try {
     await ctx.db
@@ -219,6 +226,7 @@ export async function editMember(ctx: Ctx, sourceKind: SourceKind, input: EditMe
     .executeTakeFirst();
   if (!existing) throw new NotFoundError('Member');
   await checkGrant(ctx, source, input.user_id, input.access_level);
+  checkExpiry(ctx, input.expires_at);
   if (existing.access_level === OWNER && !ctx.actor.isAdmin && (await accessLevel(ctx, source.subject)) < OWNER) throw new ForbiddenError();
   await ctx.db
     .updateTable('members')

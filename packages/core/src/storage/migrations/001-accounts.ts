@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { createLowerIndex, withId } from './helpers.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -129,7 +129,14 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('finished_at', 'text')
     .execute();
   await db.schema.createIndex('queue_jobs_due').on('queue_jobs').columns(['status', 'run_at', 'id']).execute();
-  await db.schema.createIndex('queue_jobs_unique').on('queue_jobs').columns(['unique_key', 'status']).execute();
+  // At most one pending job per unique_key, enforced by the database (no check-then-insert race).
+  await db.schema
+    .createIndex('queue_jobs_pending_unique')
+    .on('queue_jobs')
+    .column('unique_key')
+    .unique()
+    .where(sql<boolean>`status = 'pending'`)
+    .execute();
 
   await db.schema
     .createTable('internal_ids')
