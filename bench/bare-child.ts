@@ -1,0 +1,49 @@
+/**
+ * The baseline: a bare node:http server in its own process, answering JSON bodies shaped
+ * like Forgelet's (templates captured from Forgelet's own answers), built and serialized
+ * with JSON.stringify on every request:
+ *   node --conditions=source --import tsx bench/bare-child.ts <templates.json>
+ *   GET /project   -> one project entity (id varies per request)
+ *   GET /projects  -> an array of 100 project entities
+ * Prints `READY <json>`; exits on SIGTERM or when stdin closes.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+const templates = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { project: Record<string, unknown>; page: Record<string, unknown>[] };
+let n = 0;
+
+function send(res: import('node:http').ServerResponse, body: unknown, headers: Record<string, string> = {}) {
+  const text = JSON.stringify(body);
+  res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
+  const url = req.url ?? '/';
+  n++;
+  if (url.startsWith('/projects')) {
+    // a fresh object per element, as an entity mapper would produce
+    return send(
+      res,
+      templates.page.map((p, i) => ({ ...p, id: n * 100 + i })),
+      { 'X-Page': '1', 'X-Per-Page': '100', 'X-Total': '10000', 'X-Total-Pages': '100' },
+    );
+  }
+  if (url.startsWith('/project')) return send(res, { ...templates.project, id: n });
+  res.writeHead(404).end();
+});
+
+server.listen(0, '127.0.0.1', () => {
+  const port = (server.address() as AddressInfo).port;
+  process.stdout.write(`READY ${JSON.stringify({ url: `http://127.0.0.1:${port}`, pid: process.pid })}\n`);
+});
+const stop = () => {
+  server.close();
+  server.closeAllConnections();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.stdin.on('end', stop);
+process.stdin.resume();

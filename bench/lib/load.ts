@@ -1,0 +1,176 @@
+/**
+ * A small closed-loop HTTP load generator: `connections` workers, each with its own
+ * keep-alive connection, issue one request, read the whole body, then issue the next.
+ * A warmup period runs first and is not recorded; then requests completing inside the
+ * measured window are counted and their latencies kept.
+ *
+ * Client: undici's Pool (default; undici is a dependency of @forgelet/core) or node:http
+ * with a keep-alive Agent (BENCH_CLIENT=http, or automatically if undici can't load).
+ */
+import http from 'node:http';
+import { performance } from 'node:perf_hooks';
+
+export interface LoadOptions {
+  /** Origin, e.g. http://127.0.0.1:1234 */
+  origin: string;
+  /** Request paths (with query); rotated round-robin across requests. */
+  paths: string[];
+  headers?: Record<string, string>;
+  connections: number;
+  warmupSeconds: number;
+  seconds: number;
+  /** Status that counts as success (default 200). */
+  expectStatus?: number;
+}
+
+export interface LoadResult {
+  client: string;
+  connections: number;
+  seconds: number;
+  requests: number;
+  rps: number;
+  errors: number;
+  /** First unexpected status or error message, if any. */
+  firstError: string | null;
+  bytesPerResponse: number;
+  latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number };
+}
+
+type Requester = {
+  name: string;
+  /** Resolves with status and body length once the body is fully read. */
+  request(path: string): Promise<{ status: number; bytes: number }>;
+  close(): Promise<void>;
+};
+
+async function undiciRequester(origin: string, headers: Record<string, string>, connections: number): Promise<Requester> {
+  const { Pool } = await import('undici');
+  const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
+  return {
+    name: 'undici.Pool',
+    async request(path) {
+      const res = await pool.request({ path, method: 'GET', headers });
+      let bytes = 0;
+      for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+      return { status: res.statusCode, bytes };
+    },
+    close: () => pool.close(),
+  };
+}
+
+function httpRequester(origin: string, headers: Record<string, string>, connections: number): Requester {
+  const url = new URL(origin);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
+  return {
+    name: 'node:http Agent',
+    request(path) {
+      return new Promise((resolve, reject) => {
+        const req = http.request({ host: url.hostname, port: url.port, path, method: 'GET', headers, agent }, (res) => {
+          let bytes = 0;
+          res.on('data', (c: Buffer) => (bytes += c.length));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    },
+    async close() {
+      agent.destroy();
+    },
+  };
+}
+
+async function makeRequester(origin: string, headers: Record<string, string>, connections: number): Promise<Requester> {
+  if ((process.env.BENCH_CLIENT ?? 'undici') === 'http') return httpRequester(origin, headers, connections);
+  try {
+    return await undiciRequester(origin, headers, connections);
+  } catch {
+    return httpRequester(origin, headers, connections);
+  }
+}
+
+function percentile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i]!;
+}
+
+export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
+  const expect = opts.expectStatus ?? 200;
+  const requester = await makeRequester(opts.origin, opts.headers ?? {}, opts.connections);
+  const start = performance.now();
+  const measureStart = start + opts.warmupSeconds * 1000;
+  const end = measureStart + opts.seconds * 1000;
+  let next = 0;
+  let errors = 0;
+  let firstError: string | null = null;
+  let bytes = 0;
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  const record = (ms: number) => {
+    if (count === latencies.length) {
+      const bigger = new Float64Array(latencies.length * 2);
+      bigger.set(latencies);
+      latencies = bigger;
+    }
+    latencies[count++] = ms;
+  };
+
+  const worker = async () => {
+    while (performance.now() < end) {
+      const path = opts.paths[next++ % opts.paths.length]!;
+      const t0 = performance.now();
+      try {
+        const r = await requester.request(path);
+        const t1 = performance.now();
+        if (r.status !== expect) {
+          errors++;
+          firstError ??= `HTTP ${r.status} on ${path}`;
+          continue;
+        }
+        if (t1 >= measureStart && t1 <= end) {
+          record(t1 - t0);
+          bytes += r.bytes;
+        }
+      } catch (err) {
+        errors++;
+        firstError ??= `${(err as Error).message} on ${path}`;
+        // avoid a hot loop against a dead server
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: opts.connections }, worker));
+  await requester.close();
+
+  const sorted = latencies.slice(0, count).sort();
+  let sum = 0;
+  for (let i = 0; i < count; i++) sum += sorted[i]!;
+  return {
+    client: requester.name,
+    connections: opts.connections,
+    seconds: opts.seconds,
+    requests: count,
+    rps: count / opts.seconds,
+    errors,
+    firstError,
+    bytesPerResponse: count ? Math.round(bytes / count) : 0,
+    latencyMs: {
+      mean: count ? sum / count : NaN,
+      p50: percentile(sorted, 0.5),
+      p90: percentile(sorted, 0.9),
+      p99: percentile(sorted, 0.99),
+      max: count ? sorted[count - 1]! : NaN,
+    },
+  };
+}
+
+export function describeLoad(r: LoadResult): string {
+  const l = r.latencyMs;
+  const err = r.errors ? `, ERRORS ${r.errors} (first: ${r.firstError})` : '';
+  return (
+    `${r.rps.toFixed(0)} req/s (${r.requests} req in ${r.seconds}s, c=${r.connections}, ${r.bytesPerResponse} B/resp, ` +
+    `lat ms p50 ${l.p50.toFixed(2)} p90 ${l.p90.toFixed(2)} p99 ${l.p99.toFixed(2)} max ${l.max.toFixed(1)}${err})`
+  );
+}

@@ -1,0 +1,145 @@
+/** Child processes for the benchmark: spawn, line protocol, free ports, memory, shutdown. */
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { createServer } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const ROOT = resolve(BENCH_DIR, '..');
+
+/** Every child spawned by the bench, killed on exit if still alive. */
+const children = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null && c.pid) c.kill('SIGKILL');
+});
+
+export function track(child: ChildProcess): ChildProcess {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
+/** node arguments that run a TypeScript file with the `source` export condition. */
+export function tsxArgs(file: string, extraNodeArgs: string[] = []): string[] {
+  return ['--conditions=source', '--import', 'tsx', ...extraNodeArgs, file];
+}
+
+export interface LineChild {
+  child: ChildProcess;
+  /** Resolves with the first stdout line starting with `prefix` (the rest, trimmed). */
+  waitLine(prefix: string, timeoutMs?: number): Promise<string>;
+  send(line: string): void;
+  /** Everything written to stderr so far (last 8 KB), for error reports. */
+  stderr(): string;
+}
+
+/** Spawns a child whose stdout is read line by line (and always drained). */
+export function spawnLines(cmd: string, args: string[], options: SpawnOptions = {}): LineChild {
+  const child = track(spawn(cmd, args, { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'], ...options }));
+  const lines: string[] = [];
+  const waiters: { prefix: string; resolve: (s: string) => void }[] = [];
+  let buf = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8');
+  child.stdout!.on('data', (d: string) => {
+    buf += d;
+    let nl: number;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const w = waiters.findIndex((x) => line.startsWith(x.prefix));
+      if (w >= 0) {
+        const waiter = waiters.splice(w, 1)[0]!;
+        waiter.resolve(line.slice(waiter.prefix.length));
+      } else if (lines.length < 1000) lines.push(line);
+    }
+  });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (d: string) => {
+    err = (err + d).slice(-8192);
+  });
+  return {
+    child,
+    waitLine(prefix, timeoutMs = 120_000) {
+      const i = lines.findIndex((l) => l.startsWith(prefix));
+      if (i >= 0) return Promise.resolve(lines.splice(i, 1)[0]!.slice(prefix.length).trim());
+      return new Promise((resolveLine, reject) => {
+        const timer = setTimeout(() => reject(new Error(`timeout waiting for "${prefix}" from ${args.join(' ')}\n${err}`)), timeoutMs);
+        const onExit = (code: number | null, sig: string | null) => {
+          clearTimeout(timer);
+          reject(new Error(`child exited (${sig ?? code}) before "${prefix}": ${args.join(' ')}\n${err}`));
+        };
+        child.once('exit', onExit);
+        waiters.push({
+          prefix,
+          resolve: (s) => {
+            clearTimeout(timer);
+            child.off('exit', onExit);
+            resolveLine(s.trim());
+          },
+        });
+      });
+    },
+    send(line) {
+      child.stdin!.write(`${line}\n`);
+    },
+    stderr: () => err,
+  };
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface Mem {
+  rssMb: number;
+  hwmMb: number;
+}
+
+/** VmRSS and VmHWM (peak) of a process, from /proc/<pid>/status. */
+export function memoryOf(pid: number): Mem | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMb: kb('VmRSS') / 1024, hwmMb: kb('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+/** Sends a signal and waits for exit; SIGKILL after `graceMs`. */
+export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** One GET with a fresh connection; resolves with status and body, rejects on connection errors. */
+export function getOnce(url: string, headers: Record<string, string> = {}, timeoutMs = 2000): Promise<{ status: number; body: string }> {
+  return new Promise((resolveGet, reject) => {
+    const req = http.get(url, { agent: false, headers, timeout: timeoutMs }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+  });
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
