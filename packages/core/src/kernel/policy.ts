@@ -10,6 +10,8 @@ import type { ProjectRow } from '../domains/accounts/project.table.js';
 import { DEVELOPER, GUEST, MAINTAINER, NO_ACCESS, OWNER, REPORTER } from './access.js';
 import type { Ctx } from './context.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.js';
+import { sql } from 'kysely';
+import { preparedQuery } from '../storage/prepared.js';
 
 export type Subject = { kind: 'project'; project: ProjectRow } | { kind: 'group'; group: NamespaceRow };
 
@@ -48,43 +50,68 @@ export function traversalIds(traversal: string): number[] {
   return traversal.split('/').filter(Boolean).map(Number);
 }
 
-async function namespaceOf(ctx: Ctx, id: number): Promise<NamespaceRow> {
+const selectNamespace = preparedQuery((db, id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id));
+
+/** A namespace by id, loaded once per request. */
+export async function namespaceOf(ctx: Ctx, id: number): Promise<NamespaceRow> {
   const key = `ns:${id}`;
   let ns = ctx.cache.get(key) as NamespaceRow | undefined;
   if (!ns) {
-    ns = await ctx.db.selectFrom('namespaces').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    ns = (await selectNamespace(ctx.db, id))[0] as NamespaceRow | undefined;
+    if (!ns) throw new Error(`namespace ${id} is missing`);
     ctx.cache.set(key, ns);
   }
   return ns;
 }
 
-/** The actor's effective access level on the subject: max of direct and inherited memberships. */
-export async function accessLevel(ctx: Ctx, subject: Subject): Promise<number> {
+/**
+ * Highest unexpired membership levels of a user: directly on a project, and on the groups
+ * of a traversal path (`/1/5/`), in one query. `%/<id>/%` matches a group on the path.
+ */
+const selectMemberLevels = preparedQuery((db, userId: number, today: string, projectId: number, traversal: string) => ({
+  compile: () =>
+    sql<{ source_kind: string; level: number }>`
+      select source_kind, max(access_level) as level from members
+      where user_id = ${userId} and (expires_at is null or expires_at > ${today})
+        and ((source_kind = 'project' and source_id = ${projectId})
+          or (source_kind = 'namespace' and ${traversal} like '%/' || source_id || '/%'))
+      group by source_kind`.compile(db),
+}));
+
+export interface MemberLevels {
+  /** Direct membership of the project (0 for groups or none). */
+  direct: number;
+  /** Highest membership inherited from the subject's group and its ancestors. */
+  group: number;
+  /** The effective level: the larger of both, Owner for a personal namespace's owner. */
+  effective: number;
+}
+
+/** The actor's membership levels on the subject (cached per request). */
+export async function memberLevels(ctx: Ctx, subject: Subject): Promise<MemberLevels> {
   const user = ctx.actor.user;
-  if (!user) return NO_ACCESS;
+  if (!user) return { direct: NO_ACCESS, group: NO_ACCESS, effective: NO_ACCESS };
   const key = subject.kind === 'project' ? `lvl:p:${subject.project.id}` : `lvl:g:${subject.group.id}`;
-  const cached = ctx.cache.get(key);
-  if (typeof cached === 'number') return cached;
+  const cached = ctx.cache.get(key) as MemberLevels | undefined;
+  if (cached) return cached;
   const today = ctx.clock.now().toISOString().slice(0, 10);
   const namespace = subject.kind === 'project' ? await namespaceOf(ctx, subject.project.namespace_id) : subject.group;
-  const groupIds = namespace.kind === 'group' ? traversalIds(namespace.traversal) : [];
-  let level = NO_ACCESS;
-  if (subject.kind === 'project' && namespace.kind === 'user' && namespace.owner_id === user.id) level = OWNER;
-  const row = await ctx.db
-    .selectFrom('members')
-    .select((eb) => eb.fn.max('access_level').as('level'))
-    .where('user_id', '=', user.id)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', today)]))
-    .where((eb) => {
-      const ors = [];
-      if (subject.kind === 'project') ors.push(eb.and([eb('source_kind', '=', 'project'), eb('source_id', '=', subject.project.id)]));
-      if (groupIds.length) ors.push(eb.and([eb('source_kind', '=', 'namespace'), eb('source_id', 'in', groupIds)]));
-      return ors.length ? eb.or(ors) : eb.val(false);
-    })
-    .executeTakeFirst();
-  level = Math.max(level, Number(row?.level ?? 0));
-  ctx.cache.set(key, level);
-  return level;
+  const traversal = namespace.kind === 'group' ? namespace.traversal : '';
+  const rows = await selectMemberLevels(ctx.db, user.id, today, subject.kind === 'project' ? subject.project.id : 0, traversal);
+  const levels: MemberLevels = { direct: NO_ACCESS, group: NO_ACCESS, effective: NO_ACCESS };
+  for (const r of rows) {
+    if (r.source_kind === 'project') levels.direct = Number(r.level);
+    else levels.group = Number(r.level);
+  }
+  levels.effective = Math.max(levels.direct, levels.group);
+  if (subject.kind === 'project' && namespace.kind === 'user' && namespace.owner_id === user.id) levels.effective = OWNER;
+  ctx.cache.set(key, levels);
+  return levels;
+}
+
+/** The actor's effective access level on the subject: max of direct and inherited memberships. */
+export async function accessLevel(ctx: Ctx, subject: Subject): Promise<number> {
+  return (await memberLevels(ctx, subject)).effective;
 }
 
 /** True when the actor is a member of something inside the group (GitLab shows such ancestors). */

@@ -47,8 +47,33 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  cacheStatements(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, dialect: 'sqlite', file: file === ':memory:' ? null : file, destroy: () => db.destroy() };
+}
+
+/**
+ * Kysely prepares every query anew; on better-sqlite3 building the statement costs more
+ * than running it. Statements are reused by SQL text (bounded, least recently used out).
+ * A statement busy in an iteration is never handed out twice.
+ */
+function cacheStatements(sqlite: SqliteDatabase.Database, max = 512): void {
+  const prepare = sqlite.prepare.bind(sqlite);
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  sqlite.prepare = ((source: string) => {
+    const hit = cache.get(source);
+    if (hit && !hit.busy) {
+      cache.delete(source);
+      cache.set(source, hit);
+      return hit;
+    }
+    const stmt = prepare(source);
+    if (!hit) {
+      cache.set(source, stmt);
+      if (cache.size > max) cache.delete(cache.keys().next().value!);
+    }
+    return stmt;
+  }) as typeof sqlite.prepare;
 }
 
 /** Insert-then-catch: true when `err` is a unique constraint violation. */

@@ -8,6 +8,7 @@ import type { Actor, Deps } from '../../kernel/context.js';
 import { ANONYMOUS } from '../../kernel/context.js';
 import { ForbiddenError, InsufficientScopeError, InvalidTokenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
 import { digestToken } from '../../kernel/ids.js';
+import { preparedQuery } from '../../storage/prepared.js';
 import type { Method } from '../../kernel/route.js';
 import type { UserRow } from './user.table.js';
 
@@ -24,8 +25,8 @@ export type JobTokenResolver = (deps: Deps, token: string) => Promise<Actor | nu
 
 const LAST_USED_RESOLUTION_MS = 10 * 60_000;
 
-export async function actorFromAccessToken(deps: Deps, token: string, expectedUsername?: string): Promise<Actor> {
-  const row = await deps.db
+const selectTokenWithUser = preparedQuery((db, digest: string) =>
+  db
     .selectFrom('access_tokens')
     .innerJoin('users', 'users.id', 'access_tokens.user_id')
     .selectAll('users')
@@ -37,8 +38,11 @@ export async function actorFromAccessToken(deps: Deps, token: string, expectedUs
       'access_tokens.last_used_at as token_last_used_at',
       'access_tokens.resource_kind as token_resource_kind',
     ])
-    .where('access_tokens.token_digest', '=', digestToken(token))
-    .executeTakeFirst();
+    .where('access_tokens.token_digest', '=', digest),
+);
+
+export async function actorFromAccessToken(deps: Deps, token: string, expectedUsername?: string): Promise<Actor> {
+  const [row] = await selectTokenWithUser(deps.db, digestToken(token));
   if (!row) throw new UnauthorizedError();
   if (expectedUsername !== undefined && expectedUsername.toLowerCase() !== row.username.toLowerCase()) throw new UnauthorizedError();
   if (row.token_revoked) throw new InvalidTokenError('revoked');

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Ctx } from '../../kernel/context.js';
 import { MovedError, NotFoundError } from '../../kernel/errors.js';
 import { canRead } from '../../kernel/policy.js';
+import { preparedQuery } from '../../storage/prepared.js';
 import type { NamespaceRow } from './namespace.table.js';
 import type { ProjectRow } from './project.table.js';
 import type { UserRow } from './user.table.js';
@@ -14,11 +15,15 @@ import type { UserRow } from './user.table.js';
 const NUMERIC = /^\d+$/;
 
 /** A project by id or current full path (case-insensitive). */
+const selectProjectById = preparedQuery((db, id: number) => db.selectFrom('projects').selectAll().where('id', '=', id));
+const selectProjectByPath = preparedQuery((db, path: string) =>
+  db.selectFrom('projects').selectAll().where(sql`lower(path_with_namespace)`, '=', path),
+);
+
 export async function selectProjectByRef(ctx: Pick<Ctx, 'db'>, ref: string | number): Promise<ProjectRow | undefined> {
   const text = String(ref);
-  const q = ctx.db.selectFrom('projects').selectAll();
-  if (NUMERIC.test(text)) return q.where('id', '=', Number(text)).executeTakeFirst();
-  return q.where(sql`lower(path_with_namespace)`, '=', text.toLowerCase()).executeTakeFirst();
+  const rows = NUMERIC.test(text) ? await selectProjectById(ctx.db, Number(text)) : await selectProjectByPath(ctx.db, text.toLowerCase());
+  return rows[0] as ProjectRow | undefined;
 }
 
 async function selectRedirectedProject(ctx: Pick<Ctx, 'db'>, path: string): Promise<ProjectRow | undefined> {

@@ -7,7 +7,7 @@ import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import { GUEST, MAINTAINER, OWNER } from '../../kernel/access.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { accessLevel, authorize, requireUser } from '../../kernel/policy.js';
+import { accessLevel, authorize, memberLevels, namespaceOf, requireUser } from '../../kernel/policy.js';
 import { bool, isUniqueViolation } from '../../storage/dialect.js';
 import { PATH_RE } from './groups.js';
 import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from './lookup.js';
@@ -135,23 +135,17 @@ export async function listGroupProjects(ctx: Ctx, input: ListGroupProjectsInput)
 /** GET /projects/:id, with the caller's `permissions`. */
 export async function getProject(ctx: Ctx, ref: string): Promise<ProjectEntity> {
   const project = await findProject(ctx, ref);
-  const [entity] = (await presentProjects(ctx, [project])) as ProjectEntity[];
+  const ns = await namespaceOf(ctx, project.namespace_id);
+  const owner = ns.kind === 'user' && ns.owner_id ? await ctx.db.selectFrom('users').selectAll().where('id', '=', ns.owner_id).executeTakeFirst() : undefined;
+  const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined);
   if (ctx.actor.user) {
-    const ns = await selectNamespaceById(ctx, project.namespace_id);
-    const direct = await ctx.db
-      .selectFrom('members')
-      .select('access_level')
-      .where('source_kind', '=', 'project')
-      .where('source_id', '=', project.id)
-      .where('user_id', '=', ctx.actor.user.id)
-      .executeTakeFirst();
-    const groupLevel = ns.kind === 'group' ? await accessLevel(ctx, { kind: 'group', group: ns }) : 0;
-    entity!.permissions = {
-      project_access: direct ? { access_level: direct.access_level, notification_level: 3 } : null,
-      group_access: groupLevel ? { access_level: groupLevel, notification_level: 3 } : null,
+    const levels = await memberLevels(ctx, { kind: 'project', project });
+    entity.permissions = {
+      project_access: levels.direct ? { access_level: levels.direct, notification_level: 3 } : null,
+      group_access: levels.group ? { access_level: levels.group, notification_level: 3 } : null,
     };
   }
-  return entity!;
+  return entity;
 }
 
 function derivePath(name: string): string {

@@ -74,6 +74,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await createLowerIndex(db, 'projects_path_lower', 'projects', 'path_with_namespace', true);
   await db.schema.createIndex('projects_namespace').on('projects').columns(['namespace_id', 'id']).execute();
+  // Project lists sort by created_at by default, within a namespace or instance-wide.
+  await db.schema.createIndex('projects_namespace_created').on('projects').columns(['namespace_id', 'created_at', 'id']).execute();
+  await db.schema.createIndex('projects_created').on('projects').columns(['created_at', 'id']).execute();
 
   await withId(db, db.schema.createTable('redirect_routes'))
     .addColumn('path_lower', 'text', (c) => c.notNull())
