@@ -65,9 +65,15 @@ export interface Forge {
 export const DEFAULT_LIMITS: ForgeConfig['limits'] = { bodyBytes: 10 * 1024 * 1024, uploadBytes: 5 * 1024 * 1024 * 1024 };
 
 export function createUrlBuilder(config: Pick<ForgeConfig, 'externalUrl'>): UrlBuilder {
+  let hostOf = { url: '', host: '' };
   return {
     web: (path) => `${config.externalUrl}${path.startsWith('/') ? path : `/${path}`}`,
     api: (path) => `${config.externalUrl}/api/v4${path.startsWith('/') ? path : `/${path}`}`,
+    host: () => {
+      // The external URL may be set after listen; parse it once per value.
+      if (hostOf.url !== config.externalUrl) hostOf = { url: config.externalUrl, host: new URL(config.externalUrl).host };
+      return hostOf.host;
+    },
   };
 }
 

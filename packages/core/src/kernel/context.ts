@@ -27,6 +27,8 @@ export interface UrlBuilder {
   web(path: string): string;
   /** `<external>/api/v4<path>`. */
   api(path: string): string;
+  /** Host (and port) of the external URL. */
+  host(): string;
 }
 
 /** Everything with a side effect, injected into createForge. */
@@ -69,7 +71,11 @@ export interface Ctx extends Deps {
 }
 
 export function contextFor(deps: Deps, actor: Actor): Ctx {
-  return { ...deps, actor, cache: new Map() };
+  // The deps are the prototype: no copy per request.
+  const ctx = Object.create(deps) as Ctx;
+  ctx.actor = actor;
+  ctx.cache = new Map();
+  return ctx;
 }
 
 /** `ctx.clock.now()` as ISO text, the stored timestamp format. */

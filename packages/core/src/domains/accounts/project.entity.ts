@@ -46,7 +46,7 @@ export interface ProjectEntity extends ProjectSimpleEntity {
 
 export function toProjectSimpleEntity(row: ProjectRow, namespace: NamespaceRow, urls: UrlBuilder): ProjectSimpleEntity {
   const web = urls.web(`/${row.path_with_namespace}`);
-  const host = new URL(web).host;
+  const host = urls.host();
   const topics = JSON.parse(row.topics) as string[];
   return {
     id: row.id,
@@ -85,7 +85,7 @@ export function toProjectEntity(row: ProjectRow, namespace: NamespaceRow, urls: 
     wiki_enabled: row.wiki_enabled === 1,
     snippets_enabled: row.snippets_enabled === 1,
     open_issues_count: 0,
-    container_registry_image_prefix: `${new URL(urls.web('/')).host}/${row.path_with_namespace}`,
+    container_registry_image_prefix: `${urls.host()}/${row.path_with_namespace}`,
     _links: {
       self: api(''),
       issues: api('/issues'),
