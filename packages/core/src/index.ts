@@ -32,7 +32,7 @@ export { p, params, parseBoolean, parseParams, RepeatedValues, type Field, type 
 export type { AuthMode, Method, Reply, Route, RouteRequest } from './kernel/route.js';
 export { createSecretBox, type SecretBox } from './kernel/secrets.js';
 export { TIERS, type Tier } from './kernel/tiers.js';
-export { digestToken, randomToken } from './kernel/ids.js';
+export { digestToken, nextIid, randomToken } from './kernel/ids.js';
 export { FsBlobStore, type BlobStore, type StoredBlob } from './storage/blobs.js';
 export { dialectOf, openDatabase, type DatabaseHandle, type DialectName } from './storage/dialect.js';
 export { Queue, type JobHandler } from './storage/queue.js';

@@ -16,7 +16,6 @@ export type ErrorCode =
   | 'rate_limited'
   | 'insufficient_scope'
   | 'invalid_token'
-  | 'method_not_allowed'
   | 'moved'
   | 'unavailable';
 
@@ -211,7 +210,6 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   not_modified: 304,
   too_large: 413,
   rate_limited: 429,
-  method_not_allowed: 405,
   moved: 405,
   unavailable: 503,
 };
