@@ -9,14 +9,15 @@ import { paginate, paginationParams, type Page } from '../../kernel/pagination.j
 import { p, params, type InferShape } from '../../kernel/params.js';
 import { authorize, requireUser } from '../../kernel/policy.js';
 import type { Database } from '../../storage/database.js';
-import { bool, isUniqueViolation } from '../../storage/dialect.js';
+import { bool } from '../../storage/dialect.js';
 import { toGroupEntity, type GroupEntity } from './group.entity.js';
 import { findGroup, selectNamespaceById } from './lookup.js';
+import { insertMember } from './member.queries.js';
+import { checkPath, rethrowPathTaken } from './paths.js';
 import { retireResourceTokens } from './tokens.js';
 import type { NamespaceRow } from './namespace.table.js';
 import { groupMembershipFilter, visibleGroupsFilter } from './visibility.queries.js';
 
-export const PATH_RE = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 const VISIBILITY = ['private', 'internal', 'public'] as const;
 const VISIBILITY_RANK: Record<string, number> = { private: 0, internal: 10, public: 20 };
 
@@ -119,31 +120,16 @@ export async function getGroup(ctx: Ctx, ref: string): Promise<GroupEntity> {
   return toGroupEntity(await findGroup(ctx, ref), ctx.urls);
 }
 
-function checkPath(path: string) {
-  if (!PATH_RE.test(path) || /\.(git|atom)$/.test(path) || path.endsWith('.')) {
-    throw new BadRequestError({ path: ['can contain only letters, digits, \'_\', \'-\' and \'.\'. Cannot start with \'-\', end in \'.git\' or end in \'.atom\''] }, { raw: true });
-  }
-}
-
 function checkVisibilityUnderParent(visibility: string, parent: NamespaceRow | null) {
   if (parent && VISIBILITY_RANK[visibility]! > VISIBILITY_RANK[parent.visibility]!) {
     throw new BadRequestError({ visibility_level: [`${visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`] }, { raw: true });
   }
 }
 
-async function rethrowPathTaken<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new BadRequestError({ path: ['has already been taken'] }, { raw: true });
-    throw err;
-  }
-}
-
 /** POST /groups: the creator becomes Owner. */
 export async function createGroup(ctx: Ctx, input: CreateGroupInput): Promise<GroupEntity> {
   const user = requireUser(ctx);
-  checkPath(input.path);
+  checkPath(input.path, 'group');
   let parent: NamespaceRow | null = null;
   if (input.parent_id !== undefined) {
     parent = await findGroup(ctx, input.parent_id);
@@ -184,13 +170,7 @@ export async function createGroup(ctx: Ctx, input: CreateGroupInput): Promise<Gr
         .executeTakeFirstOrThrow();
       const traversal = `${parent ? parent.traversal : '/'}${inserted.id}/`;
       const group = await trx.updateTable('namespaces').set({ traversal }).where('id', '=', inserted.id).returningAll().executeTakeFirstOrThrow();
-      await trx
-        .insertInto('members')
-        .values({
-          source_kind: 'namespace', source_id: group.id, user_id: user.id, access_level: OWNER, expires_at: null,
-          member_role_id: null, created_by_id: user.id, created_at: now, updated_at: now,
-        })
-        .execute();
+      await insertMember(trx, { source_kind: 'namespace', source_id: group.id, user_id: user.id, access_level: OWNER, created_by_id: user.id }, now);
       return group;
     }),
   );
@@ -233,7 +213,7 @@ export async function cascadeRename(trx: Kysely<Database>, before: NamespaceRow,
 export async function updateGroup(ctx: Ctx, input: UpdateGroupInput): Promise<GroupEntity> {
   const group = await findGroup(ctx, input.id);
   await authorize(ctx, 'admin_group', { kind: 'group', group });
-  if (input.path !== undefined) checkPath(input.path);
+  if (input.path !== undefined) checkPath(input.path, 'group');
   const parent = group.parent_id ? await selectNamespaceById(ctx, group.parent_id) : null;
   if (input.visibility) checkVisibilityUnderParent(input.visibility, parent);
   const now = nowIso(ctx);

@@ -13,6 +13,7 @@ import { accessLevel, authorize, traversalIds } from '../../kernel/policy.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
 import { findGroup, findProject, findUser, selectNamespaceById } from './lookup.js';
 import { toMemberEntity, type MemberEntity } from './member.entity.js';
+import { insertMember } from './member.queries.js';
 import type { MemberRow } from './member.table.js';
 import type { NamespaceRow } from './namespace.table.js';
 import type { ProjectRow } from './project.table.js';
@@ -198,14 +199,11 @@ export async function addMember(ctx: Ctx, sourceKind: SourceKind, input: AddMemb
   checkExpiry(ctx, input.expires_at);
   const now = nowIso(ctx);
   try {
-    await ctx.db
-      .insertInto('members')
-      .values({
-        source_kind: source.kind, source_id: source.id, user_id: user.id, access_level: input.access_level,
-        expires_at: input.expires_at ?? null, member_role_id: null, created_by_id: ctx.actor.user?.id ?? null,
-        created_at: now, updated_at: now,
-      })
-      .execute();
+    await insertMember(
+      ctx.db,
+      { source_kind: source.kind, source_id: source.id, user_id: user.id, access_level: input.access_level, expires_at: input.expires_at ?? null, created_by_id: ctx.actor.user?.id ?? null },
+      now,
+    );
   } catch (err) {
     if (isUniqueViolation(err)) throw new ConflictError('Member already exists');
     throw err;

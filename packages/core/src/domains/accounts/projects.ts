@@ -8,10 +8,11 @@ import { GUEST, MAINTAINER, OWNER } from '../../kernel/access.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
 import { accessLevel, authorize, memberLevels, namespaceOf, requireUser } from '../../kernel/policy.js';
-import { bool, isUniqueViolation } from '../../storage/dialect.js';
-import { PATH_RE } from './groups.js';
+import { bool } from '../../storage/dialect.js';
 import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from './lookup.js';
 import { retireResourceTokens } from './tokens.js';
+import { insertMember } from './member.queries.js';
+import { checkPath, rethrowPathTaken } from './paths.js';
 import type { NamespaceRow } from './namespace.table.js';
 import { toProjectEntity, toProjectSimpleEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
 import type { ProjectRow } from './project.table.js';
@@ -152,24 +153,9 @@ function derivePath(name: string): string {
   return name.trim().toLowerCase().replace(/[^a-z0-9_.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'project';
 }
 
-function checkPath(path: string) {
-  if (!PATH_RE.test(path) || path.startsWith('-') || /\.(git|atom)$/.test(path)) {
-    throw new BadRequestError({ path: ["can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'"] }, { raw: true });
-  }
-}
-
 function checkVisibility(visibility: string, ns: NamespaceRow) {
   if (ns.kind === 'group' && VISIBILITY_RANK[visibility]! > VISIBILITY_RANK[ns.visibility]!) {
     throw new BadRequestError({ visibility_level: [`${visibility} is not allowed in a ${ns.visibility} group.`] }, { raw: true });
-  }
-}
-
-async function rethrowTaken<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new BadRequestError({ path: ['has already been taken'] }, { raw: true });
-    throw err;
   }
 }
 
@@ -199,7 +185,7 @@ export async function createProject(ctx: Ctx, input: CreateProjectInput): Promis
   }
   const name = input.name ?? input.path!;
   const path = input.path ?? derivePath(name);
-  checkPath(path);
+  checkPath(path, 'project');
   const visibility = input.visibility ?? 'private';
   checkVisibility(visibility, ns);
   const taken = await ctx.db.selectFrom('projects').select('id').where('namespace_id', '=', ns.id).where(sql`lower(name)`, '=', name.toLowerCase()).executeTakeFirst();
@@ -207,7 +193,7 @@ export async function createProject(ctx: Ctx, input: CreateProjectInput): Promis
   const inheritedLevel = ns.kind === 'group' ? await accessLevel(ctx, { kind: 'group', group: ns }) : 0;
   const now = nowIso(ctx);
   const topics = input.topics ?? input.tag_list ?? [];
-  const row = await rethrowTaken(() =>
+  const row = await rethrowPathTaken(() =>
     ctx.db.transaction().execute(async (trx) => {
       const project = await trx
         .insertInto('projects')
@@ -236,23 +222,11 @@ export async function createProject(ctx: Ctx, input: CreateProjectInput): Promis
         .executeTakeFirstOrThrow();
       // GitLab makes a group project's creator a Maintainer when they don't already inherit that.
       if (ns.kind === 'group' && inheritedLevel < MAINTAINER && !ctx.actor.isAdmin) {
-        await trx
-          .insertInto('members')
-          .values({
-            source_kind: 'project', source_id: project.id, user_id: user.id, access_level: MAINTAINER, expires_at: null,
-            member_role_id: null, created_by_id: user.id, created_at: now, updated_at: now,
-          })
-          .execute();
+        await insertMember(trx, { source_kind: 'project', source_id: project.id, user_id: user.id, access_level: MAINTAINER, created_by_id: user.id }, now);
       }
       // ...and the owner of a personal namespace an Owner member of its projects.
       if (ns.kind === 'user' && ns.owner_id) {
-        await trx
-          .insertInto('members')
-          .values({
-            source_kind: 'project', source_id: project.id, user_id: ns.owner_id, access_level: OWNER, expires_at: null,
-            member_role_id: null, created_by_id: user.id, created_at: now, updated_at: now,
-          })
-          .execute();
+        await insertMember(trx, { source_kind: 'project', source_id: project.id, user_id: ns.owner_id, access_level: OWNER, created_by_id: user.id }, now);
       }
       return project;
     }),
@@ -266,13 +240,13 @@ export async function updateProject(ctx: Ctx, input: UpdateProjectInput): Promis
   const project = await findProject(ctx, input.id);
   await authorize(ctx, 'admin_project', { kind: 'project', project });
   const ns = await selectNamespaceById(ctx, project.namespace_id);
-  if (input.path !== undefined) checkPath(input.path);
+  if (input.path !== undefined) checkPath(input.path, 'project');
   if (input.visibility) checkVisibility(input.visibility, ns);
   const now = nowIso(ctx);
   const name = input.name ?? project.name;
   const path = input.path ?? project.path;
   const topics = input.topics ?? input.tag_list;
-  const row = await rethrowTaken(() =>
+  const row = await rethrowPathTaken(() =>
     ctx.db.transaction().execute(async (trx) => {
       if (path !== project.path) {
         await trx

@@ -15,6 +15,7 @@ import type { Database } from '../../storage/database.js';
 import type { AccessTokenRow } from './access-token.table.js';
 import { findGroup, findProject, findUser } from './lookup.js';
 import { insertUserWithNamespace } from './user.queries.js';
+import { insertMember } from './member.queries.js';
 import {
   toPersonalAccessTokenEntity,
   toResourceAccessTokenEntity,
@@ -115,6 +116,17 @@ export async function insertTokenWithValue(
     .executeTakeFirstOrThrow();
 }
 
+/** Rotation: revokes `row` and issues a token like it (default expiry: one week), in one transaction. */
+async function reissueToken(ctx: Ctx, row: AccessTokenRow, expiresAt: string | undefined) {
+  checkExpiry(ctx, expiresAt);
+  const expires = expiresAt ?? new Date(ctx.clock.now().getTime() + 7 * 86400_000).toISOString().slice(0, 10);
+  return ctx.db.transaction().execute(async (trx) => {
+    await trx.updateTable('access_tokens').set({ revoked: 1 }).where('id', '=', row.id).execute();
+    const { id: _id, token_digest: _d, revoked: _r, last_used_at: _l, ...rest } = row;
+    return insertToken(trx, { ...rest, expires_at: expires, created_at: nowIso(ctx) });
+  });
+}
+
 /** POST /users/:user_id/personal_access_tokens (admin) */
 export async function createPersonalAccessToken(ctx: Ctx, input: CreatePersonalAccessTokenInput): Promise<PersonalAccessTokenEntity> {
   requireAdmin(ctx);
@@ -184,13 +196,7 @@ export async function revokePersonalAccessToken(ctx: Ctx, id: number | 'self'): 
 export async function rotatePersonalAccessToken(ctx: Ctx, id: number | 'self', expiresAt?: string): Promise<PersonalAccessTokenEntity> {
   const row = await findPersonalToken(ctx, id);
   if (row.revoked) throw new BadRequestError('Token already revoked');
-  checkExpiry(ctx, expiresAt);
-  const expires = expiresAt ?? new Date(ctx.clock.now().getTime() + 7 * 86400_000).toISOString().slice(0, 10);
-  const { row: next, token } = await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('access_tokens').set({ revoked: 1 }).where('id', '=', row.id).execute();
-    const { id: _id, token_digest: _d, revoked: _r, last_used_at: _l, ...rest } = row;
-    return insertToken(trx, { ...rest, expires_at: expires, created_at: nowIso(ctx) });
-  });
+  const { row: next, token } = await reissueToken(ctx, row, expiresAt);
   return toPersonalAccessTokenEntity(next, today(ctx), token);
 }
 
@@ -257,20 +263,11 @@ export async function createResourceAccessToken(ctx: Ctx, kind: ResourceKind, in
       },
       now,
     );
-    await trx
-      .insertInto('members')
-      .values({
-        source_kind: resource.sourceKind,
-        source_id: resource.id,
-        user_id: bot.id,
-        access_level: input.access_level,
-        expires_at: input.expires_at ?? null,
-        member_role_id: null,
-        created_by_id: ctx.actor.user?.id ?? null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await insertMember(
+      trx,
+      { source_kind: resource.sourceKind, source_id: resource.id, user_id: bot.id, access_level: input.access_level, expires_at: input.expires_at ?? null, created_by_id: ctx.actor.user?.id ?? null },
+      now,
+    );
     return insertToken(trx, {
       user_id: bot.id,
       name: input.name,
@@ -346,12 +343,6 @@ export async function rotateResourceAccessToken(ctx: Ctx, kind: ResourceKind, re
   const { row } = await findResourceToken(ctx, kind, ref, tokenId);
   if (row.revoked) throw new BadRequestError('Token already revoked');
   if (ctx.actor.token?.id === row.id) throw new ForbiddenError();
-  checkExpiry(ctx, expiresAt);
-  const expires = expiresAt ?? new Date(ctx.clock.now().getTime() + 7 * 86400_000).toISOString().slice(0, 10);
-  const { row: next, token } = await ctx.db.transaction().execute(async (trx) => {
-    await trx.updateTable('access_tokens').set({ revoked: 1 }).where('id', '=', row.id).execute();
-    const { id: _id, token_digest: _d, revoked: _r, last_used_at: _l, ...rest } = row;
-    return insertToken(trx, { ...rest, expires_at: expires, created_at: nowIso(ctx) });
-  });
+  const { row: next, token } = await reissueToken(ctx, row, expiresAt);
   return toResourceAccessTokenEntity(next, today(ctx), token);
 }
