@@ -49,6 +49,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma('busy_timeout = 5000');
   cacheStatements(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  sqliteHandles.set(db, sqlite);
   return { db, dialect: 'sqlite', file: file === ':memory:' ? null : file, destroy: () => db.destroy() };
 }
 
@@ -74,6 +75,13 @@ function cacheStatements(sqlite: SqliteDatabase.Database, max = 512): void {
     }
     return stmt;
   }) as typeof sqlite.prepare;
+}
+
+const sqliteHandles = new WeakMap<Kysely<any>, SqliteDatabase.Database>();
+
+/** The better-sqlite3 connection behind a Kysely instance opened here (not for transactions). */
+export function sqliteHandleOf(db: Kysely<any>): SqliteDatabase.Database | undefined {
+  return sqliteHandles.get(db);
 }
 
 /** Insert-then-catch: true when `err` is a unique constraint violation. */

@@ -5,6 +5,7 @@
  * queries whose SQL does not depend on the argument values (no `in (…)` lists).
  */
 import { CompiledQuery, type Kysely } from 'kysely';
+import { sqliteHandleOf } from './dialect.js';
 
 interface Compiled {
   sql: string;
@@ -30,6 +31,14 @@ export function preparedQuery<A extends unknown[], R>(
       compiled.set(db, c);
     }
     const parameters = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+    // On SQLite, a read while no transaction is open on the (single) connection runs
+    // synchronously: nothing can interleave with it, so Kysely's connection lock and its
+    // promise hops are skipped. Inside a transaction, the lock keeps reads isolated.
+    const sqlite = sqliteHandleOf(db);
+    if (sqlite && !sqlite.inTransaction) {
+      const stmt = sqlite.prepare(c.sql);
+      if (stmt.reader) return stmt.all(parameters) as R[];
+    }
     const result = await db.executeQuery<R>(CompiledQuery.raw(c.sql, parameters));
     return result.rows;
   };
