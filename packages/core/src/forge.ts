@@ -25,6 +25,12 @@ import {
   type JobTokenResolver,
 } from './domains/accounts/index.js';
 import { systemRoutes } from './domains/system/system.routes.js';
+import { issuesRoutes } from './domains/issues/index.js';
+import { mergeRequestsRoutes } from './domains/merge-requests/index.js';
+import { notesRoutes } from './domains/notes/index.js';
+import { snippetsRoutes } from './domains/snippets/index.js';
+import { awardEmojiRoutes } from './domains/award-emoji/index.js';
+import { stateEventsRoutes } from './domains/state-events/index.js';
 import { sql } from 'kysely';
 
 export interface ForgeOptions {
@@ -98,7 +104,10 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     queue: new Queue(database.db, database.dialect, clock),
     urls: createUrlBuilder(config),
   };
-  const routes: Route[] = [...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes];
+  const routes: Route[] = [
+    ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes,
+    ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes, ...stateEventsRoutes,
+  ];
   const forge: Forge = {
     deps,
     database,

@@ -20,10 +20,28 @@ type Rule = 'read' | number | ((ctx: Ctx, subject: Subject, level: number) => bo
 
 const LEVEL_BY_SETTING: Record<string, number> = { noone: Infinity, owner: OWNER, maintainer: MAINTAINER, developer: DEVELOPER };
 
+/** Merge requests of private projects need Reporter (they expose code); elsewhere reading the project is enough. */
+const readMergeRequests: Rule = (_ctx, s, level) => s.kind === 'project' && (s.project.visibility !== 'private' || level >= REPORTER);
+
 const PROJECT_RULES: Record<string, Rule> = {
   read_project: 'read',
   read_project_member: 'read',
   read_code: REPORTER,
+  // work items (author-specific rules, confidentiality and feature switches live in the domains)
+  read_issue: 'read',
+  create_issue: GUEST,
+  admin_issue: REPORTER,
+  read_confidential_issues: REPORTER,
+  destroy_issue: OWNER,
+  read_merge_request: readMergeRequests,
+  create_merge_request: DEVELOPER,
+  update_merge_request: DEVELOPER,
+  merge_merge_request: DEVELOPER,
+  read_snippet: 'read',
+  create_snippet: REPORTER,
+  admin_snippet: MAINTAINER,
+  create_note: GUEST,
+  admin_note: MAINTAINER,
   admin_project_member: MAINTAINER,
   admin_project: MAINTAINER,
   remove_project: OWNER,

@@ -5,6 +5,13 @@ import type { ProjectTable, RedirectRouteTable } from '../domains/accounts/proje
 import type { MemberTable } from '../domains/accounts/member.table.js';
 import type { AccessTokenTable } from '../domains/accounts/access-token.table.js';
 import type { InternalIdTable, QueueJobTable } from './queue.table.js';
+import type { IssueAssigneeTable, IssueTable } from '../domains/issues/issue.table.js';
+import type { LabelLinkTable, LabelTable } from '../domains/labels/label.table.js';
+import type { MergeRequestTable, MergeRequestUserTable } from '../domains/merge-requests/merge-request.table.js';
+import type { NoteTable } from '../domains/notes/note.table.js';
+import type { SnippetTable } from '../domains/snippets/snippet.table.js';
+import type { AwardEmojiTable } from '../domains/award-emoji/award-emoji.table.js';
+import type { ResourceStateEventTable } from '../domains/state-events/state-event.table.js';
 
 export interface Database {
   users: UserTable;
@@ -15,4 +22,15 @@ export interface Database {
   access_tokens: AccessTokenTable;
   queue_jobs: QueueJobTable;
   internal_ids: InternalIdTable;
+  issues: IssueTable;
+  issue_assignees: IssueAssigneeTable;
+  labels: LabelTable;
+  label_links: LabelLinkTable;
+  merge_requests: MergeRequestTable;
+  merge_request_assignees: MergeRequestUserTable;
+  merge_request_reviewers: MergeRequestUserTable;
+  snippets: SnippetTable;
+  notes: NoteTable;
+  award_emoji: AwardEmojiTable;
+  resource_state_events: ResourceStateEventTable;
 }

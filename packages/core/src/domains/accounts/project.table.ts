@@ -7,17 +7,17 @@ export interface ProjectTable {
   path: string;
   path_with_namespace: string;
   name_with_namespace: string;
-  description: string;
+  description: Generated<string>;
   visibility: string;
-  default_branch: string;
+  default_branch: Generated<string>;
   creator_id: number | null;
-  archived: number;
-  topics: string; // JSON array
-  issues_enabled: number;
-  merge_requests_enabled: number;
-  jobs_enabled: number;
-  wiki_enabled: number;
-  snippets_enabled: number;
+  archived: Generated<number>;
+  topics: Generated<string>; // JSON array
+  issues_enabled: Generated<number>;
+  merge_requests_enabled: Generated<number>;
+  jobs_enabled: Generated<number>;
+  wiki_enabled: Generated<number>;
+  snippets_enabled: Generated<number>;
   created_at: string;
   updated_at: string;
   last_activity_at: string;

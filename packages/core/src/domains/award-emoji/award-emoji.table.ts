@@ -1,0 +1,12 @@
+import type { Generated, Selectable } from 'kysely';
+
+export interface AwardEmojiTable {
+  id: Generated<number>;
+  name: string;
+  user_id: number;
+  awardable_type: string; // Issue | MergeRequest | Snippet | Note
+  awardable_id: number;
+  created_at: string;
+  updated_at: string;
+}
+export type AwardEmojiRow = Selectable<AwardEmojiTable>;

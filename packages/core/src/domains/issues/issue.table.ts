@@ -1,0 +1,30 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface IssueTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  title: string;
+  description: string | null;
+  state: string; // opened | closed
+  issue_type: string; // issue | incident
+  confidential: number;
+  discussion_locked: number;
+  author_id: number;
+  /** Set by the planning domain (milestones); null until then. */
+  milestone_id: number | null;
+  due_date: string | null; // YYYY-MM-DD
+  weight: number | null;
+  closed_at: string | null;
+  closed_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+export type IssueRow = Selectable<IssueTable>;
+export type NewIssueRow = Insertable<IssueTable>;
+export type IssueUpdate = Updateable<IssueTable>;
+
+export interface IssueAssigneeTable {
+  issue_id: number;
+  user_id: number;
+}

@@ -1,0 +1,1 @@
+export type { LabelRow } from './label.table.js';

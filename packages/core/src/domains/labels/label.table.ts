@@ -1,0 +1,27 @@
+import type { Generated, Selectable } from 'kysely';
+
+/**
+ * Project and group labels. Work items attach them by title (an unknown title on an issue
+ * creates a project label, as GitLab does); the planning domain adds the label API.
+ */
+export interface LabelTable {
+  id: Generated<number>;
+  /** Exactly one of project_id / group_id is set. */
+  project_id: number | null;
+  group_id: number | null;
+  title: string;
+  color: string; // #RRGGBB
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type LabelRow = Selectable<LabelTable>;
+
+/** A label on an issue or merge request. */
+export interface LabelLinkTable {
+  id: Generated<number>;
+  label_id: number;
+  target_type: string; // Issue | MergeRequest
+  target_id: number;
+  created_at: string;
+}

@@ -1,0 +1,38 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export interface MergeRequestTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  title: string;
+  description: string | null;
+  state: string; // opened | closed | merged | locked
+  source_branch: string;
+  target_branch: string;
+  source_project_id: number;
+  author_id: number;
+  milestone_id: number | null;
+  /** Head commit of the source branch. */
+  sha: string;
+  merge_commit_sha: string | null;
+  squash_commit_sha: string | null;
+  draft: number;
+  squash: number;
+  should_remove_source_branch: number;
+  discussion_locked: number;
+  merged_at: string | null;
+  merged_by_id: number | null;
+  closed_at: string | null;
+  closed_by_id: number | null;
+  created_at: string;
+  updated_at: string;
+}
+export type MergeRequestRow = Selectable<MergeRequestTable>;
+export type NewMergeRequestRow = Insertable<MergeRequestTable>;
+export type MergeRequestUpdate = Updateable<MergeRequestTable>;
+
+/** Assignees and reviewers of merge requests. */
+export interface MergeRequestUserTable {
+  merge_request_id: number;
+  user_id: number;
+}

@@ -1,0 +1,17 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+export interface NoteTable {
+  id: Generated<number>;
+  project_id: number;
+  noteable_type: string; // Issue | MergeRequest | Snippet
+  noteable_id: number;
+  body: string;
+  author_id: number;
+  /** System notes record actions ("closed"); users cannot edit them. */
+  system: number;
+  internal: number;
+  created_at: string;
+  updated_at: string;
+}
+export type NoteRow = Selectable<NoteTable>;
+export type NewNoteRow = Insertable<NoteTable>;
