@@ -1,0 +1,51 @@
+/** Noteables (issues, merge requests, snippets) and their notes, as the notes and reaction routes address them. */
+import type { Ctx } from '../../kernel/context.js';
+import { NotFoundError } from '../../kernel/errors.js';
+import { can } from '../../kernel/policy.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import { findIssue } from '../issues/find-issue.js';
+import { findMergeRequest } from '../merge-requests/find-merge-request.js';
+import { findSnippet } from '../snippets/find-snippet.js';
+import type { NoteRow } from './note.table.js';
+
+export type NoteableType = 'Issue' | 'MergeRequest' | 'Snippet';
+
+/** The path segment of each noteable kind: issues/:issue_iid, merge_requests/:merge_request_iid, snippets/:snippet_id. */
+export const NOTEABLE_SEGMENTS = { issues: 'Issue', merge_requests: 'MergeRequest', snippets: 'Snippet' } as const;
+export type NoteableSegment = keyof typeof NOTEABLE_SEGMENTS;
+
+export interface Noteable {
+  type: NoteableType;
+  /** Database id (notes and reactions point at it). */
+  id: number;
+  project: ProjectRow;
+  authorId: number;
+}
+
+/** Resolves `/projects/:id/<segment>/:iid-or-id` to a readable noteable (404 otherwise). */
+export async function findNoteable(ctx: Ctx, projectRef: string, segment: NoteableSegment, ref: number): Promise<Noteable> {
+  if (segment === 'issues') {
+    const { project, issue } = await findIssue(ctx, projectRef, ref);
+    return { type: 'Issue', id: issue.id, project, authorId: issue.author_id };
+  }
+  if (segment === 'merge_requests') {
+    const { project, mergeRequest } = await findMergeRequest(ctx, projectRef, ref);
+    return { type: 'MergeRequest', id: mergeRequest.id, project, authorId: mergeRequest.author_id };
+  }
+  const { project, snippet } = await findSnippet(ctx, projectRef, ref);
+  return { type: 'Snippet', id: snippet.id, project, authorId: snippet.author_id };
+}
+
+/** A note of the noteable; internal notes need Reporter. 404 `Note Not Found`. */
+export async function findNote(ctx: Ctx, noteable: Noteable, noteId: number): Promise<NoteRow> {
+  const note = await ctx.db
+    .selectFrom('notes')
+    .selectAll()
+    .where('noteable_type', '=', noteable.type)
+    .where('noteable_id', '=', noteable.id)
+    .where('id', '=', noteId)
+    .executeTakeFirst();
+  if (!note) throw new NotFoundError('Note');
+  if (note.internal && !(await can(ctx, 'read_confidential_issues', { kind: 'project', project: noteable.project }))) throw new NotFoundError('Note');
+  return note;
+}

@@ -1,0 +1,25 @@
+/** The project snippet lookup shared by snippets, notes and reactions. */
+import { GUEST } from '../../kernel/access.js';
+import type { Ctx } from '../../kernel/context.js';
+import { NotFoundError } from '../../kernel/errors.js';
+import { accessLevel, authorize } from '../../kernel/policy.js';
+import { findProject } from '../accounts/lookup.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import type { SnippetRow } from './snippet.table.js';
+
+/** A private snippet is for project members; internal ones for signed-in users; public for all who see the project. */
+export async function canReadSnippet(ctx: Ctx, project: ProjectRow, snippet: SnippetRow): Promise<boolean> {
+  if (ctx.actor.isAdmin || snippet.visibility === 'public') return true;
+  if (snippet.visibility === 'internal' && ctx.actor.user && !ctx.actor.user.external) return true;
+  return (await accessLevel(ctx, { kind: 'project', project })) >= GUEST;
+}
+
+/** `/projects/:id/snippets/:snippet_id`: 404 `Snippet Not Found` when missing or hidden. */
+export async function findSnippet(ctx: Ctx, projectRef: string, id: number): Promise<{ project: ProjectRow; snippet: SnippetRow }> {
+  const project = await findProject(ctx, projectRef);
+  await authorize(ctx, 'read_snippet', { kind: 'project', project });
+  if (!project.snippets_enabled) throw new NotFoundError('Snippet');
+  const snippet = await ctx.db.selectFrom('snippets').selectAll().where('project_id', '=', project.id).where('id', '=', id).executeTakeFirst();
+  if (!snippet || !(await canReadSnippet(ctx, project, snippet))) throw new NotFoundError('Snippet');
+  return { project, snippet };
+}
