@@ -7,6 +7,15 @@ import { ProjectAccessTokens } from './resources/project-access-tokens.js';
 import { ProjectMembers } from './resources/project-members.js';
 import { Projects } from './resources/projects.js';
 import { Users } from './resources/users.js';
+import {
+  IssueAwardEmoji,
+  IssueNoteAwardEmoji,
+  MergeRequestAwardEmoji,
+  MergeRequestNoteAwardEmoji,
+  SnippetAwardEmoji,
+  SnippetNoteAwardEmoji,
+} from './resources/award-emoji.js';
+import { IssueStateEvents, MergeRequestStateEvents } from './resources/state-events.js';
 
 export type ForgeletOptions = RequesterOptions;
 
@@ -39,6 +48,14 @@ export class Forgelet {
   readonly personalAccessTokens: PersonalAccessTokens;
   readonly projectAccessTokens: ProjectAccessTokens;
   readonly groupAccessTokens: GroupAccessTokens;
+  readonly issueAwardEmoji: IssueAwardEmoji;
+  readonly issueNoteAwardEmoji: IssueNoteAwardEmoji;
+  readonly mergeRequestAwardEmoji: MergeRequestAwardEmoji;
+  readonly mergeRequestNoteAwardEmoji: MergeRequestNoteAwardEmoji;
+  readonly snippetAwardEmoji: SnippetAwardEmoji;
+  readonly snippetNoteAwardEmoji: SnippetNoteAwardEmoji;
+  readonly issueStateEvents: IssueStateEvents;
+  readonly mergeRequestStateEvents: MergeRequestStateEvents;
 
   constructor(options: ForgeletOptions) {
     this.requester = new Requester(options);
@@ -50,6 +67,14 @@ export class Forgelet {
     this.personalAccessTokens = new PersonalAccessTokens(this.requester);
     this.projectAccessTokens = new ProjectAccessTokens(this.requester);
     this.groupAccessTokens = new GroupAccessTokens(this.requester);
+    this.issueAwardEmoji = new IssueAwardEmoji(this.requester);
+    this.issueNoteAwardEmoji = new IssueNoteAwardEmoji(this.requester);
+    this.mergeRequestAwardEmoji = new MergeRequestAwardEmoji(this.requester);
+    this.mergeRequestNoteAwardEmoji = new MergeRequestNoteAwardEmoji(this.requester);
+    this.snippetAwardEmoji = new SnippetAwardEmoji(this.requester);
+    this.snippetNoteAwardEmoji = new SnippetNoteAwardEmoji(this.requester);
+    this.issueStateEvents = new IssueStateEvents(this.requester);
+    this.mergeRequestStateEvents = new MergeRequestStateEvents(this.requester);
   }
 
   version(): Promise<VersionInfo> {

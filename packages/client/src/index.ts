@@ -33,9 +33,24 @@ export {
 } from './templates/resource-access-tokens.js';
 export { ProjectAccessTokens } from './resources/project-access-tokens.js';
 export { GroupAccessTokens } from './resources/group-access-tokens.js';
+export { ResourceAwardEmoji, ResourceNoteAwardEmoji, type AwardableSegment, type ListAwardEmojiParams } from './templates/resource-award-emoji.js';
+export {
+  IssueAwardEmoji,
+  IssueNoteAwardEmoji,
+  MergeRequestAwardEmoji,
+  MergeRequestNoteAwardEmoji,
+  SnippetAwardEmoji,
+  SnippetNoteAwardEmoji,
+} from './resources/award-emoji.js';
+export { ResourceStateEvents, type ListStateEventsParams } from './templates/resource-state-events.js';
+export { IssueStateEvents, MergeRequestStateEvents } from './resources/state-events.js';
 
 // The wire shapes, from the core contract.
 export type {
+  AwardEmojiEntity,
+  AwardableType,
+  ResourceStateEventEntity,
+  StateEventResourceType,
   GroupEntity,
   MemberEntity,
   NamespaceEntity,

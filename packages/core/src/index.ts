@@ -48,3 +48,8 @@ export {
   createPersonalAccessToken, listPersonalAccessTokens, getPersonalAccessToken, revokePersonalAccessToken, rotatePersonalAccessToken,
   createResourceAccessToken, listResourceAccessTokens, getResourceAccessToken, revokeResourceAccessToken, rotateResourceAccessToken,
 } from './domains/accounts/index.js';
+
+export type * from './domains/award-emoji/index.js';
+export { listAwardEmoji, getAwardEmoji, awardEmoji, removeAwardEmoji } from './domains/award-emoji/index.js';
+export type * from './domains/state-events/index.js';
+export { listStateEvents, getStateEvent } from './domains/state-events/index.js';

@@ -1,4 +1,5 @@
-import type { Route } from '../../kernel/route.js';
-
-/** Routes of this domain (filled in as the domain lands). */
-export const stateEventsRoutes: Route[] = [];
+export { stateEventsRoutes } from './state-events.routes.js';
+export { listStateEvents, getStateEvent, type StateEventSegment } from './state-events.js';
+export type { ListStateEventsInput } from './state-events.js';
+export type { ResourceStateEventEntity, StateEventResourceType } from './state-event.entity.js';
+export type { ResourceStateEventRow, NewResourceStateEventRow } from './state-event.table.js';

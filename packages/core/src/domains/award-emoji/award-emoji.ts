@@ -1,0 +1,118 @@
+/**
+ * Emoji reactions on issues, merge requests, snippets and their notes (GitLab's
+ * `lib/api/award_emoji.rb`). Reading needs only the awardable to be readable; awarding a
+ * signed-in user who can read it; removing the reaction's author or an admin.
+ */
+import type { Ctx } from '../../kernel/context.js';
+import { nowIso } from '../../kernel/context.js';
+import { NotFoundError, PreconditionError, UnauthorizedError } from '../../kernel/errors.js';
+import { paginate, paginationParams, type Page, type PageRequest } from '../../kernel/pagination.js';
+import { p, params, type InferShape } from '../../kernel/params.js';
+import { requireUser } from '../../kernel/policy.js';
+import { isUniqueViolation } from '../../storage/dialect.js';
+import { findNote, findNoteable, type NoteableSegment } from '../notes/find-note.js';
+import { toAwardEmojiEntity, type AwardEmojiEntity } from './award-emoji.entity.js';
+import { deleteAwardEmojiById, insertAwardEmoji, selectAwardEmojiById, selectAwardEmojiOf, type AwardableKey } from './award-emoji.queries.js';
+import type { AwardEmojiRow } from './award-emoji.table.js';
+import { isValidEmojiName, normalizeEmojiName } from './emoji-names.js';
+
+/** Where a reaction route points: `/projects/:id/<segment>/:ref[/notes/:note_id]`. */
+export interface AwardableTarget {
+  /** Project id or full path. */
+  project: string;
+  segment: NoteableSegment;
+  /** iid of the issue or merge request, id of the snippet. */
+  ref: number;
+  /** Set on the routes for reactions on a note of the noteable. */
+  noteId?: number;
+}
+
+export const ListAwardEmojiInput = params({ ...paginationParams });
+export type ListAwardEmojiInput = InferShape<typeof ListAwardEmojiInput.shape>;
+
+export const CreateAwardEmojiInput = params({ name: p.string().describe('Emoji name without colons (thumbsup)') });
+export type CreateAwardEmojiInput = InferShape<typeof CreateAwardEmojiInput.shape>;
+
+/** The noteable (or its note) the caller can read: 404 otherwise, as the shared finders answer. */
+async function findAwardable(ctx: Ctx, target: AwardableTarget): Promise<AwardableKey> {
+  const noteable = await findNoteable(ctx, target.project, target.segment, target.ref);
+  if (target.noteId === undefined) return { type: noteable.type, id: noteable.id };
+  const note = await findNote(ctx, noteable, target.noteId);
+  return { type: 'Note', id: note.id };
+}
+
+/** ActiveRecord's `find` miss: GitLab answers `404 Not found`. */
+const awardNotFound = () => new NotFoundError(null, { exact: '404 Not found' });
+
+async function present(ctx: Ctx, rows: AwardEmojiRow[]): Promise<AwardEmojiEntity[]> {
+  if (rows.length === 0) return [];
+  const ids = [...new Set(rows.map((r) => r.user_id))];
+  const users = new Map((await ctx.db.selectFrom('users').selectAll().where('id', 'in', ids).execute()).map((u) => [u.id, u]));
+  return rows.map((r) => toAwardEmojiEntity(r, users.get(r.user_id)!, ctx.urls));
+}
+
+/** GET …/award_emoji: oldest first. */
+export async function listAwardEmoji(ctx: Ctx, target: AwardableTarget, page: PageRequest): Promise<Page<AwardEmojiEntity>> {
+  const awardable = await findAwardable(ctx, target);
+  return paginate(ctx.db, selectAwardEmojiOf(ctx.db, awardable), page, (rows) => present(ctx, rows));
+}
+
+/** GET …/award_emoji/:award_id */
+export async function getAwardEmoji(ctx: Ctx, target: AwardableTarget, awardId: number): Promise<AwardEmojiEntity> {
+  const awardable = await findAwardable(ctx, target);
+  const row = await selectAwardEmojiById(ctx.db, awardable, awardId);
+  if (!row) throw awardNotFound();
+  return (await present(ctx, [row]))[0]!;
+}
+
+/** Rails' `Array#to_sentence`: `a`, `a and b`, `a, b, and c`. */
+function toSentence(items: string[]): string {
+  if (items.length <= 2) return items.join(' and ');
+  return `${items.slice(0, -1).join(', ')}, and ${items[items.length - 1]}`;
+}
+
+/**
+ * A refused award. GitLab's AddService returns the model's `errors.full_messages` joined by
+ * `to_sentence`, and the API answers `not_found!("Award Emoji #{message}")`, whose helper
+ * builds `404 <resource> Not Found`; so an unknown name reads
+ * `404 Award Emoji Name is not a valid emoji name Not Found` and a second identical award
+ * `404 Award Emoji Name has already been taken Not Found` (both 404).
+ */
+function refused(errors: string[]): NotFoundError {
+  return new NotFoundError(`Award Emoji ${toSentence(errors)}`);
+}
+
+/** POST …/award_emoji `name`: 201 with the reaction. */
+export async function awardEmoji(ctx: Ctx, target: AwardableTarget, input: CreateAwardEmojiInput): Promise<AwardEmojiEntity> {
+  const user = requireUser(ctx);
+  const awardable = await findAwardable(ctx, target);
+  const name = normalizeEmojiName(input.name);
+  // The model's validations in order: presence, then the emoji name validator.
+  const errors: string[] = [];
+  if (name.trim() === '') errors.push("Name can't be blank");
+  if (!isValidEmojiName(name)) errors.push('Name is not a valid emoji name');
+  if (errors.length) throw refused(errors);
+  let row: AwardEmojiRow;
+  try {
+    row = await insertAwardEmoji(ctx.db, { name, user_id: user.id, ...awardable }, nowIso(ctx));
+  } catch (err) {
+    if (isUniqueViolation(err)) throw refused(['Name has already been taken']);
+    throw err;
+  }
+  return (await present(ctx, [row]))[0]!;
+}
+
+/**
+ * DELETE …/award_emoji/:award_id: 204. GitLab answers `unauthorized!` (401) to anyone but
+ * the reaction's author or an admin, and 412 when `If-Unmodified-Since` is older than the
+ * reaction (`destroy_conditionally!`).
+ */
+export async function removeAwardEmoji(ctx: Ctx, target: AwardableTarget, awardId: number, options: { unmodifiedSince?: Date } = {}): Promise<void> {
+  const user = requireUser(ctx);
+  const awardable = await findAwardable(ctx, target);
+  const row = await selectAwardEmojiById(ctx.db, awardable, awardId);
+  if (!row) throw awardNotFound();
+  if (row.user_id !== user.id && !ctx.actor.isAdmin) throw new UnauthorizedError();
+  if (options.unmodifiedSince && new Date(row.updated_at).getTime() > options.unmodifiedSince.getTime()) throw new PreconditionError();
+  await deleteAwardEmojiById(ctx.db, row.id);
+}

@@ -1,0 +1,23 @@
+/**
+ * Which reaction names are valid. GitLab checks names against its emoji index (TanukiEmoji
+ * alpha codes) after mapping aliases (`fixtures/emojis/aliases.json`); we check against the
+ * names of GitHub's gemoji dataset, which covers the names clients send (thumbsup, tada …).
+ */
+import { gemoji } from 'gemoji';
+
+const NAMES: ReadonlySet<string> = new Set(gemoji.flatMap((e) => e.names));
+
+/**
+ * GitLab stores up- and downvotes as `thumbsup`/`thumbsdown` (AwardEmoji::UPVOTE_NAME) and
+ * maps `+1`/`-1` to them (aliases.json) before validating; gemoji lists `+1` first.
+ */
+const ALIASES: Readonly<Record<string, string>> = { '+1': 'thumbsup', '-1': 'thumbsdown' };
+
+/** The name GitLab would store for `name` (aliases resolved). */
+export function normalizeEmojiName(name: string): string {
+  return ALIASES[name] ?? name;
+}
+
+export function isValidEmojiName(name: string): boolean {
+  return NAMES.has(name);
+}
