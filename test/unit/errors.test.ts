@@ -1,7 +1,7 @@
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  BadRequestError, ConflictError, ForbiddenError, InsufficientScopeError, InvalidTokenError, MovedError, NotFoundError,
+  BadRequestError, ConflictError, ForbiddenError, MethodNotAllowedError, InsufficientScopeError, InvalidTokenError, MovedError, NotFoundError,
   NotModifiedError, PreconditionError, RateLimitedError, STATUS_BY_CODE, TooLargeError, UnauthorizedError, UnavailableError,
   UnprocessableError, ValidationError, type DomainError, type ErrorCode,
 } from '@forgelet/core';
@@ -28,6 +28,8 @@ const CASES: [DomainError, ErrorCode, number, unknown][] = [
   [new UnavailableError(), 'unavailable', 503, { message: '503 Service Unavailable' }],
   [new NotModifiedError(), 'not_modified', 304, {}],
   [new MovedError('a/b', 7), 'moved', 405, { message: 'Non GET methods are not allowed for moved projects' }],
+  [new MethodNotAllowedError(), 'method_not_allowed', 405, { message: '405 Method Not Allowed' }],
+  [new ConflictError(['Another open merge request already exists for this source branch: !1']), 'conflict', 409, { message: ['Another open merge request already exists for this source branch: !1'] }],
 ];
 
 it('every error code maps to one status and GitLab body', () => {

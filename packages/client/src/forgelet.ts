@@ -16,6 +16,7 @@ import {
   SnippetNoteAwardEmoji,
 } from './resources/award-emoji.js';
 import { IssueStateEvents, MergeRequestStateEvents } from './resources/state-events.js';
+import { MergeRequests } from './resources/merge-requests.js';
 
 export type ForgeletOptions = RequesterOptions;
 
@@ -48,6 +49,7 @@ export class Forgelet {
   readonly personalAccessTokens: PersonalAccessTokens;
   readonly projectAccessTokens: ProjectAccessTokens;
   readonly groupAccessTokens: GroupAccessTokens;
+  readonly mergeRequests: MergeRequests;
   readonly issueAwardEmoji: IssueAwardEmoji;
   readonly issueNoteAwardEmoji: IssueNoteAwardEmoji;
   readonly mergeRequestAwardEmoji: MergeRequestAwardEmoji;
@@ -67,6 +69,7 @@ export class Forgelet {
     this.personalAccessTokens = new PersonalAccessTokens(this.requester);
     this.projectAccessTokens = new ProjectAccessTokens(this.requester);
     this.groupAccessTokens = new GroupAccessTokens(this.requester);
+    this.mergeRequests = new MergeRequests(this.requester);
     this.issueAwardEmoji = new IssueAwardEmoji(this.requester);
     this.issueNoteAwardEmoji = new IssueNoteAwardEmoji(this.requester);
     this.mergeRequestAwardEmoji = new MergeRequestAwardEmoji(this.requester);

@@ -33,6 +33,15 @@ export {
 } from './templates/resource-access-tokens.js';
 export { ProjectAccessTokens } from './resources/project-access-tokens.js';
 export { GroupAccessTokens } from './resources/group-access-tokens.js';
+export {
+  MergeRequests,
+  type CreateMergeRequestParams,
+  type EditMergeRequestParams,
+  type ListGroupMergeRequestsParams,
+  type ListMergeRequestsParams,
+  type ListProjectMergeRequestsParams,
+  type MergeMergeRequestParams,
+} from './resources/merge-requests.js';
 export { ResourceAwardEmoji, ResourceNoteAwardEmoji, type AwardableSegment, type ListAwardEmojiParams } from './templates/resource-award-emoji.js';
 export {
   IssueAwardEmoji,
@@ -49,6 +58,9 @@ export { IssueStateEvents, MergeRequestStateEvents } from './resources/state-eve
 export type {
   AwardEmojiEntity,
   AwardableType,
+  MergeRequestDetailEntity,
+  MergeRequestEntity,
+  MergeRequestReferences,
   ResourceStateEventEntity,
   StateEventResourceType,
   GroupEntity,

@@ -14,6 +14,7 @@ export {
   InsufficientScopeError,
   InvalidTokenError,
   isDomainError,
+  MethodNotAllowedError,
   MovedError,
   NotFoundError,
   NotModifiedError,
@@ -53,3 +54,8 @@ export type * from './domains/award-emoji/index.js';
 export { listAwardEmoji, getAwardEmoji, awardEmoji, removeAwardEmoji } from './domains/award-emoji/index.js';
 export type * from './domains/state-events/index.js';
 export { listStateEvents, getStateEvent } from './domains/state-events/index.js';
+export type * from './domains/merge-requests/index.js';
+export {
+  createMergeRequest, getMergeRequest, updateMergeRequest, mergeMergeRequest, deleteMergeRequest,
+  listMergeRequests, listGroupMergeRequests, listProjectMergeRequests,
+} from './domains/merge-requests/index.js';

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'insufficient_scope'
   | 'invalid_token'
   | 'moved'
+  | 'method_not_allowed'
   | 'unavailable';
 
 export type ErrorBody = Record<string, unknown>;
@@ -109,11 +110,11 @@ export class BadRequestError extends DomainError {
   }
 }
 
-/** 409 `{"message":"409 Conflict"}` or a custom message. */
+/** 409 `{"message":"409 Conflict"}`, a custom message, or GitLab's model-error list. */
 export class ConflictError extends DomainError {
   readonly code = 'conflict';
   readonly body: ErrorBody;
-  constructor(message: string | Record<string, string[]> = '409 Conflict') {
+  constructor(message: string | string[] | Record<string, string[]> = '409 Conflict') {
     super(typeof message === 'string' ? message : JSON.stringify(message));
     this.body = { message };
   }
@@ -126,6 +127,15 @@ export class UnprocessableError extends DomainError {
   constructor(message: unknown) {
     super(typeof message === 'string' ? message : JSON.stringify(message));
     this.body = { message };
+  }
+}
+
+/** 405 `{"message":"405 Method Not Allowed"}`: GitLab's `not_allowed!` (e.g. merging what is not mergeable). */
+export class MethodNotAllowedError extends DomainError {
+  readonly code = 'method_not_allowed';
+  readonly body: ErrorBody = { message: '405 Method Not Allowed' };
+  constructor() {
+    super('405 Method Not Allowed');
   }
 }
 
@@ -211,6 +221,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   too_large: 413,
   rate_limited: 429,
   moved: 405,
+  method_not_allowed: 405,
   unavailable: 503,
 };
 

@@ -37,6 +37,7 @@ const PROJECT_RULES: Record<string, Rule> = {
   create_merge_request: DEVELOPER,
   update_merge_request: DEVELOPER,
   merge_merge_request: DEVELOPER,
+  destroy_merge_request: OWNER,
   read_snippet: 'read',
   create_snippet: REPORTER,
   admin_snippet: MAINTAINER,

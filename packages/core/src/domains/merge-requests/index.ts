@@ -1,4 +1,23 @@
 import type { Route } from '../../kernel/route.js';
+import { mergeRequestsRoutes as routes } from './merge-requests.routes.js';
 
-/** Routes of this domain (filled in as the domain lands). */
-export const mergeRequestsRoutes: Route[] = [];
+/** Routes of this domain. */
+export const mergeRequestsRoutes: Route[] = routes;
+
+export { findMergeRequest } from './find-merge-request.js';
+export { createMergeRequest } from './create-merge-request.js';
+export { getMergeRequest, deleteMergeRequest } from './get-merge-request.js';
+export { updateMergeRequest } from './update-merge-request.js';
+export { mergeMergeRequest } from './merge-merge-request.js';
+export { listMergeRequests, listGroupMergeRequests, listProjectMergeRequests } from './list-merge-requests.js';
+export type { MergeRequestEntity, MergeRequestDetailEntity, MergeRequestReferences } from './merge-request.entity.js';
+export type {
+  CreateMergeRequestInput,
+  UpdateMergeRequestInput,
+  MergeMergeRequestInput,
+  MergeRequestRefInput,
+  ListMergeRequestsInput,
+  ListProjectMergeRequestsInput,
+  ListGroupMergeRequestsInput,
+} from './merge-request.schema.js';
+export type { MergeRequestRow } from './merge-request.table.js';

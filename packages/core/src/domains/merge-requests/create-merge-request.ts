@@ -1,0 +1,95 @@
+import type { Ctx } from '../../kernel/context.js';
+import { nowIso } from '../../kernel/context.js';
+import { ConflictError, ForbiddenError, UnprocessableError } from '../../kernel/errors.js';
+import { nextIid } from '../../kernel/ids.js';
+import { authorize, canRead, requireUser } from '../../kernel/policy.js';
+import { bool } from '../../storage/dialect.js';
+import { findProject, selectProjectByRef } from '../accounts/lookup.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import type { MergeRequestDetailEntity } from './merge-request.entity.js';
+import { labelGroupIds, replaceMergeRequestLabels, resolveLabels } from './merge-request-labels.js';
+import { insertMergeRequest, replaceMergeRequestUsers, selectOpenMergeRequestByBranches } from './merge-request.queries.js';
+import { checkDistinctBranches, checkMergeRequestFields, isDraftTitle, nextLabelTitles } from './merge-request.rules.js';
+import type { CreateMergeRequestInput } from './merge-request.schema.js';
+import { eligibleUserIds } from './merge-request-users.js';
+import { presentMergeRequest } from './present-merge-requests.js';
+import { sourceBranchHead } from './source-branch.js';
+
+/** GitLab's message when an open merge request already joins the same branches. */
+export function duplicateMessage(iid: number): string {
+  return `Another open merge request already exists for this source branch: !${iid}`;
+}
+
+/**
+ * Only same-project merge requests exist (no forks): another project the caller can see is
+ * refused as GitLab refuses a non-fork target (422); one it cannot see is ignored, as
+ * GitLab's target finder then falls back to the source project.
+ */
+async function checkTargetProject(ctx: Ctx, project: ProjectRow, targetProjectId: number | undefined): Promise<void> {
+  if (targetProjectId === undefined || targetProjectId === project.id) return;
+  const target = await selectProjectByRef(ctx, targetProjectId);
+  if (target && (await canRead(ctx, { kind: 'project', project: target }))) {
+    throw new UnprocessableError(['Source project is not a fork of the target project']);
+  }
+}
+
+/**
+ * POST /projects/:id/merge_requests (Developer). The source branch gets a head commit (see
+ * source-branch.ts); unknown label titles become project labels.
+ * source == target → 422; an open merge request for the same branches → 409.
+ */
+export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInput): Promise<MergeRequestDetailEntity> {
+  const user = requireUser(ctx);
+  const project = await findProject(ctx, input.id);
+  await authorize(ctx, 'create_merge_request', { kind: 'project', project });
+  if (!project.merge_requests_enabled) throw new ForbiddenError();
+  await checkTargetProject(ctx, project, input.target_project_id);
+  const title = input.title.trim();
+  checkDistinctBranches(input.source_branch, input.target_branch);
+  checkMergeRequestFields({ title, description: input.description, source_branch: input.source_branch, target_branch: input.target_branch });
+
+  const assigneeIds = await eligibleUserIds(ctx, project, input.assignee_ids ?? (input.assignee_id !== undefined ? [input.assignee_id] : []));
+  const reviewerIds = await eligibleUserIds(ctx, project, input.reviewer_ids ?? []);
+  const labelTitles = nextLabelTitles([], input);
+  const groupIds = await labelGroupIds(ctx, project);
+  const now = nowIso(ctx);
+
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    // Taking the iid first locks the project's counter row until commit (PostgreSQL), so two
+    // creators of the same branches cannot both pass the duplicate check.
+    const iid = await nextIid(trx, 'merge_requests', String(project.id));
+    const open = await selectOpenMergeRequestByBranches(trx, project.id, input.source_branch, input.target_branch);
+    if (open) throw new ConflictError([duplicateMessage(open.iid)]);
+    const mr = await insertMergeRequest(trx, {
+      project_id: project.id,
+      iid,
+      title,
+      description: input.description ?? null,
+      state: 'opened',
+      source_branch: input.source_branch,
+      target_branch: input.target_branch,
+      source_project_id: project.id,
+      author_id: user.id,
+      milestone_id: null,
+      sha: await sourceBranchHead(trx, project, input.source_branch),
+      merge_commit_sha: null,
+      squash_commit_sha: null,
+      draft: bool(isDraftTitle(title)),
+      squash: bool(input.squash),
+      should_remove_source_branch: bool(input.remove_source_branch),
+      discussion_locked: 0,
+      merged_at: null,
+      merged_by_id: null,
+      closed_at: null,
+      closed_by_id: null,
+      created_at: now,
+      updated_at: now,
+    });
+    await replaceMergeRequestUsers(trx, 'merge_request_assignees', mr.id, assigneeIds);
+    await replaceMergeRequestUsers(trx, 'merge_request_reviewers', mr.id, reviewerIds);
+    const labels = await resolveLabels(trx, project, groupIds, labelTitles, { create: true, now });
+    await replaceMergeRequestLabels(trx, mr.id, labels.map((l) => l.id), now);
+    return mr;
+  });
+  return presentMergeRequest(ctx, row, project);
+}

@@ -1,0 +1,23 @@
+import type { Ctx } from '../../kernel/context.js';
+import { authorize } from '../../kernel/policy.js';
+import { findMergeRequest } from './find-merge-request.js';
+import type { MergeRequestDetailEntity } from './merge-request.entity.js';
+import { deleteMergeRequestById } from './merge-request.queries.js';
+import type { MergeRequestRefInput } from './merge-request.schema.js';
+import { presentMergeRequest } from './present-merge-requests.js';
+
+/** GET /projects/:id/merge_requests/:merge_request_iid, with `user.can_merge` for the caller. */
+export async function getMergeRequest(ctx: Ctx, input: MergeRequestRefInput): Promise<MergeRequestDetailEntity> {
+  const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
+  return presentMergeRequest(ctx, mergeRequest, project);
+}
+
+/**
+ * DELETE /projects/:id/merge_requests/:merge_request_iid: Owners and admins, with its
+ * labels, notes and reactions.
+ */
+export async function deleteMergeRequest(ctx: Ctx, input: MergeRequestRefInput): Promise<void> {
+  const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
+  await authorize(ctx, 'destroy_merge_request', { kind: 'project', project });
+  await ctx.db.transaction().execute((trx) => deleteMergeRequestById(trx, mergeRequest.id));
+}

@@ -1,0 +1,192 @@
+/** GitLab's MergeRequestBasic (lists) and MergeRequest (one merge request) entities. */
+import type { UrlBuilder } from '../../kernel/context.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import type { UserBasicEntity } from '../accounts/user.entity.js';
+import type { MergeRequestRow } from './merge-request.table.js';
+
+export interface MergeRequestReferences {
+  short: string;
+  relative: string;
+  full: string;
+}
+
+export interface MergeRequestEntity {
+  id: number;
+  iid: number;
+  project_id: number;
+  title: string;
+  description: string | null;
+  state: string;
+  imported: boolean;
+  imported_from: string;
+  created_at: string;
+  updated_at: string;
+  merged_by: UserBasicEntity | null;
+  merge_user: UserBasicEntity | null;
+  merged_at: string | null;
+  merge_after: string | null;
+  prepared_at: string;
+  closed_by: UserBasicEntity | null;
+  closed_at: string | null;
+  target_branch: string;
+  source_branch: string;
+  user_notes_count: number;
+  upvotes: number;
+  downvotes: number;
+  author: UserBasicEntity | null;
+  assignees: UserBasicEntity[];
+  assignee: UserBasicEntity | null;
+  reviewers: UserBasicEntity[];
+  source_project_id: number;
+  target_project_id: number;
+  labels: string[];
+  draft: boolean;
+  work_in_progress: boolean;
+  milestone: null;
+  merge_when_pipeline_succeeds: boolean;
+  merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked';
+  detailed_merge_status: 'mergeable' | 'draft_status' | 'not_open';
+  sha: string;
+  merge_commit_sha: string | null;
+  squash_commit_sha: string | null;
+  discussion_locked: boolean;
+  should_remove_source_branch: boolean;
+  force_remove_source_branch: boolean;
+  reference: string;
+  references: MergeRequestReferences;
+  web_url: string;
+  time_stats: { time_estimate: number; total_time_spent: number; human_time_estimate: string | null; human_total_time_spent: string | null };
+  squash: boolean;
+  squash_on_merge: boolean;
+  task_completion_status: { count: number; completed_count: number };
+  has_conflicts: boolean;
+  blocking_discussions_resolved: boolean;
+  approvals_before_merge: number | null;
+}
+
+/** The single merge request (GET one, create, update, merge) adds these to the list shape. */
+export interface MergeRequestDetailEntity extends MergeRequestEntity {
+  subscribed: boolean;
+  changes_count: string | null;
+  latest_build_started_at: string | null;
+  latest_build_finished_at: string | null;
+  first_deployed_to_production_at: string | null;
+  pipeline: null;
+  head_pipeline: null;
+  diff_refs: { base_sha: string | null; head_sha: string; start_sha: string | null };
+  merge_error: string | null;
+  first_contribution: boolean;
+  user: { can_merge: boolean };
+}
+
+/** What a merge request's entity needs beside its row, loaded in batches by the presenter. */
+export interface MergeRequestRelations {
+  project: ProjectRow;
+  /** Where `references.relative` is relative to: the listing project, a group id, or nothing (full path). */
+  from: { project: number } | { group: number } | null;
+  author: UserBasicEntity | null;
+  mergedBy: UserBasicEntity | null;
+  closedBy: UserBasicEntity | null;
+  assignees: UserBasicEntity[];
+  reviewers: UserBasicEntity[];
+  labels: string[];
+  userNotesCount: number;
+  upvotes: number;
+  downvotes: number;
+}
+
+function references(row: MergeRequestRow, rel: MergeRequestRelations): MergeRequestReferences {
+  const short = `!${row.iid}`;
+  const full = `${rel.project.path_with_namespace}${short}`;
+  let relative = full;
+  if (rel.from && 'project' in rel.from && rel.from.project === rel.project.id) relative = short;
+  // Within a group, a project directly in it is named by its path alone, as GitLab's to_reference(group) does.
+  else if (rel.from && 'group' in rel.from && rel.from.group === rel.project.namespace_id) relative = `${rel.project.path}${short}`;
+  return { short, relative, full };
+}
+
+function detailedMergeStatus(row: MergeRequestRow): MergeRequestEntity['detailed_merge_status'] {
+  if (row.state !== 'opened') return 'not_open';
+  return row.draft ? 'draft_status' : 'mergeable';
+}
+
+export function toMergeRequestEntity(row: MergeRequestRow, rel: MergeRequestRelations, urls: UrlBuilder): MergeRequestEntity {
+  const refs = references(row, rel);
+  const draft = row.draft === 1;
+  return {
+    id: row.id,
+    iid: row.iid,
+    project_id: row.project_id,
+    title: row.title,
+    description: row.description,
+    state: row.state,
+    imported: false,
+    imported_from: 'none',
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    merged_by: rel.mergedBy,
+    merge_user: rel.mergedBy,
+    merged_at: row.merged_at,
+    merge_after: null,
+    prepared_at: row.created_at,
+    closed_by: rel.closedBy,
+    closed_at: row.closed_at,
+    target_branch: row.target_branch,
+    source_branch: row.source_branch,
+    user_notes_count: rel.userNotesCount,
+    upvotes: rel.upvotes,
+    downvotes: rel.downvotes,
+    author: rel.author,
+    assignees: rel.assignees,
+    assignee: rel.assignees[0] ?? null,
+    reviewers: rel.reviewers,
+    source_project_id: row.source_project_id,
+    target_project_id: row.project_id,
+    labels: rel.labels,
+    draft,
+    work_in_progress: draft,
+    milestone: null,
+    merge_when_pipeline_succeeds: false,
+    // There is no repository to conflict in yet: every merge request can be merged.
+    merge_status: 'can_be_merged',
+    detailed_merge_status: detailedMergeStatus(row),
+    sha: row.sha,
+    merge_commit_sha: row.merge_commit_sha,
+    squash_commit_sha: row.squash_commit_sha,
+    discussion_locked: row.discussion_locked === 1,
+    should_remove_source_branch: row.should_remove_source_branch === 1,
+    force_remove_source_branch: row.should_remove_source_branch === 1,
+    reference: refs.relative,
+    references: refs,
+    web_url: urls.web(`/${rel.project.path_with_namespace}/-/merge_requests/${row.iid}`),
+    time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
+    squash: row.squash === 1,
+    squash_on_merge: row.squash === 1,
+    task_completion_status: { count: 0, completed_count: 0 },
+    has_conflicts: false,
+    blocking_discussions_resolved: true,
+    approvals_before_merge: null,
+  };
+}
+
+export function toMergeRequestDetailEntity(
+  row: MergeRequestRow,
+  rel: MergeRequestRelations,
+  urls: UrlBuilder,
+  viewer: { canMerge: boolean },
+): MergeRequestDetailEntity {
+  return {
+    ...toMergeRequestEntity(row, rel, urls),
+    subscribed: false,
+    changes_count: null,
+    latest_build_started_at: null,
+    latest_build_finished_at: null,
+    first_deployed_to_production_at: null,
+    pipeline: null,
+    head_pipeline: null,
+    diff_refs: { base_sha: null, head_sha: row.sha, start_sha: null },
+    merge_error: null,
+    first_contribution: false,
+    user: { can_merge: viewer.canMerge },
+  };
+}

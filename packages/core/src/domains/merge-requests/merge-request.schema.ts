@@ -1,0 +1,120 @@
+/** Parameters of the merge request endpoints, as GitLab's `lib/api/merge_requests.rb` declares them. */
+import { paginationParams } from '../../kernel/pagination.js';
+import { p, params, type InferShape } from '../../kernel/params.js';
+
+export const MERGE_REQUEST_STATES = ['opened', 'closed', 'locked', 'merged'] as const;
+
+/** Comma-separated or array label titles (`labels=a,b`, `labels[]=a`); an empty string clears them. */
+const labelTitles = () => p.array(p.string()).commaSeparated();
+/** User id lists: `1,2`, arrays, `0` or empty to clear. */
+const userIds = () => p.array(p.integer()).commaSeparated();
+
+/** Fields shared by create and update (GitLab's `optional_params`). */
+const optionalFields = {
+  description: p.string().optional(),
+  assignee_id: p.integer().optional(),
+  assignee_ids: userIds().optional(),
+  reviewer_ids: userIds().optional(),
+  labels: labelTitles().optional(),
+  add_labels: labelTitles().optional(),
+  remove_labels: labelTitles().optional(),
+  /** Milestones do not exist yet: any id finds nothing, and GitLab then leaves the milestone unset. */
+  milestone_id: p.integer().optional(),
+  remove_source_branch: p.boolean().optional(),
+  /** Only meaningful for merge requests from forks, which Forgelet does not have. */
+  allow_collaboration: p.boolean().optional(),
+  allow_maintainer_to_push: p.boolean().optional(),
+  squash: p.boolean().optional(),
+};
+
+export const CreateMergeRequestInput = params({
+  id: p.string(),
+  title: p.string(),
+  source_branch: p.string(),
+  target_branch: p.string(),
+  target_project_id: p.integer().optional(),
+  ...optionalFields,
+});
+export type CreateMergeRequestInput = InferShape<typeof CreateMergeRequestInput.shape>;
+
+export const UpdateMergeRequestInput = params(
+  {
+    id: p.string(),
+    merge_request_iid: p.integer(),
+    title: p.string().nonBlank().optional(),
+    target_branch: p.string().nonBlank().optional(),
+    state_event: p.enum(['close', 'reopen']).optional(),
+    discussion_locked: p.boolean().optional(),
+    ...optionalFields,
+  },
+  {
+    atLeastOneOf: [
+      [
+        'assignee_id', 'assignee_ids', 'reviewer_ids', 'description', 'labels', 'add_labels', 'remove_labels', 'milestone_id',
+        'remove_source_branch', 'allow_collaboration', 'allow_maintainer_to_push', 'squash', 'target_branch', 'title',
+        'state_event', 'discussion_locked',
+      ],
+    ],
+  },
+);
+export type UpdateMergeRequestInput = InferShape<typeof UpdateMergeRequestInput.shape>;
+
+export const MergeMergeRequestInput = params({
+  id: p.string(),
+  merge_request_iid: p.integer(),
+  /** Must equal the head of the source branch when given. */
+  sha: p.string().optional(),
+  squash: p.boolean().optional(),
+  should_remove_source_branch: p.boolean().optional(),
+  /** Accepted for compatibility; there is no repository to write a message into yet. */
+  merge_commit_message: p.string().optional(),
+  squash_commit_message: p.string().optional(),
+});
+export type MergeMergeRequestInput = InferShape<typeof MergeMergeRequestInput.shape>;
+
+export const MergeRequestRefInput = params({ id: p.string(), merge_request_iid: p.integer() });
+export type MergeRequestRefInput = InferShape<typeof MergeRequestRefInput.shape>;
+
+/** `None`, `Any` or a user id (GitLab's `integer_none_any`). */
+const userFilter = () => p.string().regex(/^(\d+|none|any)$/i);
+
+const SCOPES = ['created_by_me', 'created-by-me', 'assigned_to_me', 'assigned-to-me', 'reviews_for_me', 'all'] as const;
+
+/** Filters every merge request list takes (GitLab's `merge_requests_base_params`). */
+const listFields = {
+  state: p.enum([...MERGE_REQUEST_STATES, 'all']).default('all'),
+  order_by: p.enum(['created_at', 'updated_at', 'title']).default('created_at'),
+  sort: p.enum(['asc', 'desc']).default('desc'),
+  labels: labelTitles().optional(),
+  author_id: p.integer().optional(),
+  author_username: p.string().optional(),
+  assignee_id: userFilter().optional(),
+  reviewer_id: userFilter().optional(),
+  reviewer_username: p.string().optional(),
+  source_branch: p.string().optional(),
+  target_branch: p.string().optional(),
+  search: p.string().optional(),
+  in: p.string().regex(/^\s*(title|description)(\s*,\s*(title|description))?\s*$/).optional(),
+  wip: p.enum(['yes', 'no']).optional(),
+  /** Forgelet's boolean spelling of `wip`. */
+  draft: p.boolean().optional(),
+  created_after: p.datetime().optional(),
+  created_before: p.datetime().optional(),
+  updated_after: p.datetime().optional(),
+  updated_before: p.datetime().optional(),
+  scope: p.enum(SCOPES).optional(),
+  ...paginationParams,
+};
+const listRules = { mutuallyExclusive: [['author_id', 'author_username'], ['reviewer_id', 'reviewer_username']] };
+
+export const ListMergeRequestsInput = params({ ...listFields, scope: p.enum(SCOPES).default('created_by_me') }, listRules);
+export type ListMergeRequestsInput = InferShape<typeof ListMergeRequestsInput.shape>;
+
+export const ListProjectMergeRequestsInput = params({ id: p.string(), iids: p.array(p.integer()).commaSeparated().optional(), ...listFields }, listRules);
+export type ListProjectMergeRequestsInput = InferShape<typeof ListProjectMergeRequestsInput.shape>;
+
+export const ListGroupMergeRequestsInput = params({ id: p.string(), non_archived: p.boolean().default(true), ...listFields }, listRules);
+export type ListGroupMergeRequestsInput = InferShape<typeof ListGroupMergeRequestsInput.shape>;
+
+/** The filters of any of the three lists (what the shared query builder reads). */
+export type MergeRequestFilters = InferShape<typeof ListProjectMergeRequestsInput.shape> | ListMergeRequestsInput | ListGroupMergeRequestsInput;

@@ -1,0 +1,39 @@
+import { created, noContent, ok, paged, route } from '../../kernel/route.js';
+import { createMergeRequest } from './create-merge-request.js';
+import { deleteMergeRequest, getMergeRequest } from './get-merge-request.js';
+import { listGroupMergeRequests, listMergeRequests, listProjectMergeRequests } from './list-merge-requests.js';
+import { mergeMergeRequest } from './merge-merge-request.js';
+import {
+  CreateMergeRequestInput,
+  ListGroupMergeRequestsInput,
+  ListMergeRequestsInput,
+  ListProjectMergeRequestsInput,
+  MergeMergeRequestInput,
+  MergeRequestRefInput,
+  UpdateMergeRequestInput,
+} from './merge-request.schema.js';
+import { updateMergeRequest } from './update-merge-request.js';
+
+const tag = 'merge_requests';
+
+export const mergeRequestsRoutes = [
+  route('GET', '/merge_requests', { auth: 'optional', params: ListMergeRequestsInput, tag, summary: "List the caller's merge requests" },
+    async (ctx, input) => paged(await listMergeRequests(ctx, input))),
+  route('GET', '/groups/:id/merge_requests', { auth: 'optional', params: ListGroupMergeRequestsInput, tag, summary: "List merge requests of a group's projects" },
+    async (ctx, input) => paged(await listGroupMergeRequests(ctx, input))),
+  route('GET', '/projects/:id/merge_requests', { auth: 'optional', params: ListProjectMergeRequestsInput, tag, summary: 'List project merge requests' },
+    async (ctx, input) => paged(await listProjectMergeRequests(ctx, input))),
+  route('POST', '/projects/:id/merge_requests', { auth: 'required', params: CreateMergeRequestInput, tag, summary: 'Create a merge request' },
+    async (ctx, input) => created(await createMergeRequest(ctx, input))),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid', { auth: 'optional', params: MergeRequestRefInput, tag, summary: 'Get a merge request' },
+    async (ctx, input) => ok(await getMergeRequest(ctx, input))),
+  route('PUT', '/projects/:id/merge_requests/:merge_request_iid', { auth: 'required', params: UpdateMergeRequestInput, tag, summary: 'Update, close or reopen a merge request' },
+    async (ctx, input) => ok(await updateMergeRequest(ctx, input))),
+  route('DELETE', '/projects/:id/merge_requests/:merge_request_iid', { auth: 'required', params: MergeRequestRefInput, tag, summary: 'Delete a merge request' },
+    async (ctx, input) => {
+      await deleteMergeRequest(ctx, input);
+      return noContent();
+    }),
+  route('PUT', '/projects/:id/merge_requests/:merge_request_iid/merge', { auth: 'required', params: MergeMergeRequestInput, tag, summary: 'Merge a merge request' },
+    async (ctx, input) => ok(await mergeMergeRequest(ctx, input))),
+];

@@ -1,0 +1,84 @@
+/** Builds merge request entities for a page with one query per relation, never one per row. */
+import type { Ctx } from '../../kernel/context.js';
+import { can } from '../../kernel/policy.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
+import {
+  toMergeRequestDetailEntity,
+  toMergeRequestEntity,
+  type MergeRequestDetailEntity,
+  type MergeRequestEntity,
+  type MergeRequestRelations,
+} from './merge-request.entity.js';
+import {
+  countUserNotes,
+  countVotes,
+  selectLabelTitlesOfMergeRequests,
+  selectUsersByIds,
+  selectUsersOfMergeRequests,
+} from './merge-request.queries.js';
+import type { MergeRequestRow } from './merge-request.table.js';
+
+type From = MergeRequestRelations['from'];
+
+function groupBy<T>(rows: T[], key: (row: T) => number): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = out.get(k);
+    if (list) list.push(row);
+    else out.set(k, [row]);
+  }
+  return out;
+}
+
+async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<number, ProjectRow>, from: From): Promise<MergeRequestRelations[]> {
+  const ids = rows.map((r) => r.id);
+  const [assignees, reviewers, labels, notes, votes] = await Promise.all([
+    selectUsersOfMergeRequests(ctx.db, 'merge_request_assignees', ids),
+    selectUsersOfMergeRequests(ctx.db, 'merge_request_reviewers', ids),
+    selectLabelTitlesOfMergeRequests(ctx.db, ids),
+    countUserNotes(ctx.db, ids),
+    countVotes(ctx.db, ids),
+  ]);
+  const userIds = new Set<number>();
+  for (const r of rows) for (const id of [r.author_id, r.merged_by_id, r.closed_by_id]) if (id !== null) userIds.add(id);
+  for (const link of [...assignees, ...reviewers]) userIds.add(link.user_id);
+  const users = new Map<number, UserBasicEntity>((await selectUsersByIds(ctx.db, [...userIds])).map((u) => [u.id, toUserBasicEntity(u, ctx.urls)]));
+  const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));
+  const assigneesOf = groupBy(assignees, (a) => a.merge_request_id);
+  const reviewersOf = groupBy(reviewers, (a) => a.merge_request_id);
+  const labelsOf = groupBy(labels, (l) => l.target_id);
+  const notesOf = new Map(notes.map((n) => [n.noteable_id, Number(n.n)]));
+  const votesOf = new Map(votes.map((v) => [`${v.awardable_id}:${v.name}`, Number(v.n)]));
+  return rows.map((r) => ({
+    project: projects.get(r.project_id)!,
+    from,
+    author: user(r.author_id),
+    mergedBy: user(r.merged_by_id),
+    closedBy: user(r.closed_by_id),
+    assignees: (assigneesOf.get(r.id) ?? []).map((a) => user(a.user_id)).filter((u): u is UserBasicEntity => u !== null),
+    reviewers: (reviewersOf.get(r.id) ?? []).map((a) => user(a.user_id)).filter((u): u is UserBasicEntity => u !== null),
+    labels: (labelsOf.get(r.id) ?? []).map((l) => l.title).sort(),
+    userNotesCount: notesOf.get(r.id) ?? 0,
+    upvotes: votesOf.get(`${r.id}:thumbsup`) ?? 0,
+    downvotes: votesOf.get(`${r.id}:thumbsdown`) ?? 0,
+  }));
+}
+
+/** List entities. `projects` may hold the one project of a project list; others are loaded. */
+export async function presentMergeRequests(ctx: Ctx, rows: MergeRequestRow[], from: From, known: ProjectRow[] = []): Promise<MergeRequestEntity[]> {
+  if (rows.length === 0) return [];
+  const projects = new Map(known.map((p) => [p.id, p]));
+  const missing = [...new Set(rows.map((r) => r.project_id))].filter((id) => !projects.has(id));
+  if (missing.length) for (const p of await ctx.db.selectFrom('projects').selectAll().where('id', 'in', missing).execute()) projects.set(p.id, p);
+  const relations = await loadRelations(ctx, rows, projects, from);
+  return rows.map((r, i) => toMergeRequestEntity(r, relations[i]!, ctx.urls));
+}
+
+/** The single merge request shape, with whether the caller may merge it. */
+export async function presentMergeRequest(ctx: Ctx, row: MergeRequestRow, project: ProjectRow): Promise<MergeRequestDetailEntity> {
+  const [relations] = await loadRelations(ctx, [row], new Map([[project.id, project]]), { project: project.id });
+  const canMerge = ctx.actor.user !== null && (await can(ctx, 'merge_merge_request', { kind: 'project', project }));
+  return toMergeRequestDetailEntity(row, relations!, ctx.urls, { canMerge });
+}

@@ -1,0 +1,121 @@
+import type { Kysely } from 'kysely';
+import type { Ctx } from '../../kernel/context.js';
+import { ConflictError } from '../../kernel/errors.js';
+import { nowIso } from '../../kernel/context.js';
+import { authorize, requireUser } from '../../kernel/policy.js';
+import type { Database } from '../../storage/database.js';
+import { bool } from '../../storage/dialect.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import { insertStateEvent } from '../state-events/state-event.queries.js';
+import { duplicateMessage } from './create-merge-request.js';
+import { findMergeRequest } from './find-merge-request.js';
+import type { MergeRequestDetailEntity } from './merge-request.entity.js';
+import { labelGroupIds, replaceMergeRequestLabels, resolveLabels, selectMergeRequestLabelIds } from './merge-request-labels.js';
+import {
+  replaceMergeRequestUsers,
+  selectMergeRequestUserIds,
+  selectOpenMergeRequestByBranches,
+  updateMergeRequestById,
+  type MergeRequestUserTableName,
+} from './merge-request.queries.js';
+import { checkDistinctBranches, checkMergeRequestFields, isDraftTitle, nextLabelTitles } from './merge-request.rules.js';
+import type { UpdateMergeRequestInput } from './merge-request.schema.js';
+import type { MergeRequestRow, MergeRequestUpdate } from './merge-request.table.js';
+import { eligibleUserIds } from './merge-request-users.js';
+import { presentMergeRequest } from './present-merge-requests.js';
+
+/** May the actor edit this merge request? Its author may, besides Developers. */
+async function authorizeUpdate(ctx: Ctx, project: ProjectRow, mr: MergeRequestRow): Promise<void> {
+  const user = requireUser(ctx);
+  if (mr.author_id === user.id) return;
+  await authorize(ctx, 'update_merge_request', { kind: 'project', project });
+}
+
+/** The new state and its event for `state_event`; null when it changes nothing (closing a closed one, reopening a merged one). */
+function stateChange(mr: MergeRequestRow, event: UpdateMergeRequestInput['state_event'], userId: number, now: string) {
+  if (event === 'close' && (mr.state === 'opened' || mr.state === 'locked')) {
+    return { set: { state: 'closed', closed_at: now, closed_by_id: userId } satisfies MergeRequestUpdate, event: 'closed' };
+  }
+  if (event === 'reopen' && mr.state === 'closed') {
+    return { set: { state: 'opened', closed_at: null, closed_by_id: null } satisfies MergeRequestUpdate, event: 'reopened' };
+  }
+  return null;
+}
+
+/** Replaces assignees or reviewers when asked; true when they changed. */
+async function syncUsers(trx: Kysely<Database>, table: MergeRequestUserTableName, mrId: number, next: number[] | undefined): Promise<boolean> {
+  if (next === undefined) return false;
+  const current = await selectMergeRequestUserIds(trx, table, mrId);
+  if (current.length === next.length && [...next].sort((a, b) => a - b).every((id, i) => id === current[i])) return false;
+  await replaceMergeRequestUsers(trx, table, mrId, next);
+  return true;
+}
+
+function sameIds(a: number[], b: number[]): boolean {
+  const sa = new Set(a);
+  return sa.size === new Set(b).size && b.every((id) => sa.has(id));
+}
+
+/**
+ * PUT /projects/:id/merge_requests/:merge_request_iid (author or Developer).
+ * `state_event` close/reopen records a state event in the same transaction; a no-op records
+ * nothing. Reopening while another open merge request joins the same branches leaves it
+ * closed, as GitLab's failed transition does; changing the target onto such a pair is 409.
+ */
+export async function updateMergeRequest(ctx: Ctx, input: UpdateMergeRequestInput): Promise<MergeRequestDetailEntity> {
+  const { project, mergeRequest: mr } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
+  await authorizeUpdate(ctx, project, mr);
+  const user = requireUser(ctx);
+  const title = input.title?.trim();
+  const targetBranch = input.target_branch ?? mr.target_branch;
+  if (input.target_branch !== undefined) checkDistinctBranches(mr.source_branch, input.target_branch);
+  checkMergeRequestFields({ title, description: input.description, target_branch: input.target_branch });
+
+  const assigneeIds =
+    input.assignee_ids !== undefined || input.assignee_id !== undefined
+      ? await eligibleUserIds(ctx, project, input.assignee_ids ?? [input.assignee_id!])
+      : undefined;
+  const reviewerIds = input.reviewer_ids !== undefined ? await eligibleUserIds(ctx, project, input.reviewer_ids) : undefined;
+  const labelsGiven = input.labels !== undefined || input.add_labels !== undefined || input.remove_labels !== undefined;
+  const groupIds = labelsGiven ? await labelGroupIds(ctx, project) : [];
+  const now = nowIso(ctx);
+
+  const set: MergeRequestUpdate = {};
+  if (title !== undefined && title !== mr.title) Object.assign(set, { title, draft: bool(isDraftTitle(title)) });
+  if (input.description !== undefined && input.description !== mr.description) set.description = input.description;
+  if (targetBranch !== mr.target_branch) set.target_branch = targetBranch;
+  if (input.discussion_locked !== undefined && bool(input.discussion_locked) !== mr.discussion_locked) set.discussion_locked = bool(input.discussion_locked);
+  if (input.squash !== undefined && bool(input.squash) !== mr.squash) set.squash = bool(input.squash);
+  if (input.remove_source_branch !== undefined && bool(input.remove_source_branch) !== mr.should_remove_source_branch) {
+    set.should_remove_source_branch = bool(input.remove_source_branch);
+  }
+
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    let change = stateChange(mr, input.state_event, user.id, now);
+    const staysOpen = change ? change.set.state === 'opened' : mr.state === 'opened';
+    if (staysOpen && (set.target_branch !== undefined || change)) {
+      const open = await selectOpenMergeRequestByBranches(trx, project.id, mr.source_branch, targetBranch, mr.id);
+      if (open && set.target_branch !== undefined) throw new ConflictError([duplicateMessage(open.iid)]);
+      if (open) change = null;
+    }
+    let touched = Object.keys(set).length > 0 || change !== null;
+    touched = (await syncUsers(trx, 'merge_request_assignees', mr.id, assigneeIds)) || touched;
+    touched = (await syncUsers(trx, 'merge_request_reviewers', mr.id, reviewerIds)) || touched;
+    if (labelsGiven) {
+      const current = await selectMergeRequestLabelIds(trx, mr.id);
+      const currentTitles = current.length ? (await trx.selectFrom('labels').select('title').where('id', 'in', current).execute()).map((l) => l.title) : [];
+      const labels = await resolveLabels(trx, project, groupIds, nextLabelTitles(currentTitles, input), { create: true, now });
+      const next = labels.map((l) => l.id);
+      if (!sameIds(current, next)) {
+        await replaceMergeRequestLabels(trx, mr.id, next, now);
+        touched = true;
+      }
+    }
+    if (!touched) return mr;
+    const updated = await updateMergeRequestById(trx, mr.id, { ...set, ...change?.set, updated_at: now });
+    if (change) await insertStateEvent(trx, { user_id: user.id, merge_request_id: mr.id, issue_id: null, epic_id: null, state: change.event, source_commit: null, source_merge_request_id: null, created_at: now });
+    return updated;
+  });
+  return presentMergeRequest(ctx, row, project);
+}
+
