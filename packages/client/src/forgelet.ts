@@ -17,6 +17,10 @@ import {
 } from './resources/award-emoji.js';
 import { IssueStateEvents, MergeRequestStateEvents } from './resources/state-events.js';
 import { MergeRequests } from './resources/merge-requests.js';
+import { GroupIssues } from './resources/group-issues.js';
+import { Issues } from './resources/issues.js';
+import { IssueNotes, MergeRequestNotes, ProjectSnippetNotes } from './resources/notes.js';
+import { ProjectSnippets } from './resources/snippets.js';
 
 export type ForgeletOptions = RequesterOptions;
 
@@ -49,7 +53,13 @@ export class Forgelet {
   readonly personalAccessTokens: PersonalAccessTokens;
   readonly projectAccessTokens: ProjectAccessTokens;
   readonly groupAccessTokens: GroupAccessTokens;
+  readonly issues: Issues;
+  readonly groupIssues: GroupIssues;
   readonly mergeRequests: MergeRequests;
+  readonly issueNotes: IssueNotes;
+  readonly mergeRequestNotes: MergeRequestNotes;
+  readonly projectSnippetNotes: ProjectSnippetNotes;
+  readonly projectSnippets: ProjectSnippets;
   readonly issueAwardEmoji: IssueAwardEmoji;
   readonly issueNoteAwardEmoji: IssueNoteAwardEmoji;
   readonly mergeRequestAwardEmoji: MergeRequestAwardEmoji;
@@ -69,7 +79,13 @@ export class Forgelet {
     this.personalAccessTokens = new PersonalAccessTokens(this.requester);
     this.projectAccessTokens = new ProjectAccessTokens(this.requester);
     this.groupAccessTokens = new GroupAccessTokens(this.requester);
+    this.issues = new Issues(this.requester);
+    this.groupIssues = new GroupIssues(this.requester);
     this.mergeRequests = new MergeRequests(this.requester);
+    this.issueNotes = new IssueNotes(this.requester);
+    this.mergeRequestNotes = new MergeRequestNotes(this.requester);
+    this.projectSnippetNotes = new ProjectSnippetNotes(this.requester);
+    this.projectSnippets = new ProjectSnippets(this.requester);
     this.issueAwardEmoji = new IssueAwardEmoji(this.requester);
     this.issueNoteAwardEmoji = new IssueNoteAwardEmoji(this.requester);
     this.mergeRequestAwardEmoji = new MergeRequestAwardEmoji(this.requester);

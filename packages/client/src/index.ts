@@ -33,6 +33,8 @@ export {
 } from './templates/resource-access-tokens.js';
 export { ProjectAccessTokens } from './resources/project-access-tokens.js';
 export { GroupAccessTokens } from './resources/group-access-tokens.js';
+export { Issues, type CreateIssueParams, type EditIssueParams, type IssueListParams, type ListAccessibleIssuesParams, type ListProjectIssuesParams } from './resources/issues.js';
+export { GroupIssues, type ListGroupIssuesParams } from './resources/group-issues.js';
 export {
   MergeRequests,
   type CreateMergeRequestParams,
@@ -42,6 +44,8 @@ export {
   type ListProjectMergeRequestsParams,
   type MergeMergeRequestParams,
 } from './resources/merge-requests.js';
+export { ResourceNotes, IssueNotes, MergeRequestNotes, ProjectSnippetNotes, type CreateNoteParams, type EditNoteParams, type ListNotesParams } from './resources/notes.js';
+export { ProjectSnippets, type CreateSnippetParams, type EditSnippetParams, type ListSnippetsParams } from './resources/snippets.js';
 export { ResourceAwardEmoji, ResourceNoteAwardEmoji, type AwardableSegment, type ListAwardEmojiParams } from './templates/resource-award-emoji.js';
 export {
   IssueAwardEmoji,
@@ -58,9 +62,13 @@ export { IssueStateEvents, MergeRequestStateEvents } from './resources/state-eve
 export type {
   AwardEmojiEntity,
   AwardableType,
+  IssueEntity,
   MergeRequestDetailEntity,
   MergeRequestEntity,
   MergeRequestReferences,
+  NoteEntity,
+  SnippetEntity,
+  SnippetFileEntity,
   ResourceStateEventEntity,
   StateEventResourceType,
   GroupEntity,

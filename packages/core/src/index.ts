@@ -59,3 +59,9 @@ export {
   createMergeRequest, getMergeRequest, updateMergeRequest, mergeMergeRequest, deleteMergeRequest,
   listMergeRequests, listGroupMergeRequests, listProjectMergeRequests,
 } from './domains/merge-requests/index.js';
+export type { NoteEntity, CreateNoteInput, ListNotesInput, NoteRefInput, UpdateNoteInput, NoteableType, NoteableSegment } from './domains/notes/index.js';
+export type { SnippetEntity, SnippetFileEntity, CreateSnippetInput, ListSnippetsInput, SnippetRefInput, UpdateSnippetInput, SnippetVisibility } from './domains/snippets/index.js';
+export { listNotes, getNote, createNote, updateNote, deleteNote, insertSystemNote } from './domains/notes/index.js';
+export { listSnippets, getSnippet, getSnippetContent, createSnippet, updateSnippet, deleteSnippet } from './domains/snippets/index.js';
+export type * from './domains/issues/index.js';
+export { listIssues, listGroupIssues, listProjectIssues, getIssue, createIssue, updateIssue, deleteIssue } from './domains/issues/index.js';

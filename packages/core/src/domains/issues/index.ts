@@ -1,4 +1,19 @@
-import type { Route } from '../../kernel/route.js';
-
-/** Routes of this domain (filled in as the domain lands). */
-export const issuesRoutes: Route[] = [];
+export { issuesRoutes } from './issues.routes.js';
+export { findIssue, canReadIssue } from './find-issue.js';
+export { listIssues, listGroupIssues, listProjectIssues } from './list-issues.js';
+export { getIssue } from './get-issue.js';
+export { createIssue } from './create-issue.js';
+export { updateIssue } from './update-issue.js';
+export { deleteIssue } from './delete-issue.js';
+export { presentIssues } from './present-issues.js';
+export type { IssueEntity } from './issue.entity.js';
+export type { IssueRow } from './issue.table.js';
+export type {
+  CreateIssueInput,
+  IssueType,
+  ListGroupIssuesInput,
+  ListIssuesInput,
+  ListProjectIssuesInput,
+  UpdateIssueInput,
+  UserFilter,
+} from './issue.schema.js';

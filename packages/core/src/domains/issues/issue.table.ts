@@ -7,9 +7,9 @@ export interface IssueTable {
   title: string;
   description: string | null;
   state: string; // opened | closed
-  issue_type: string; // issue | incident
-  confidential: number;
-  discussion_locked: number;
+  issue_type: Generated<string>; // issue | incident
+  confidential: Generated<number>;
+  discussion_locked: Generated<number>;
   author_id: number;
   /** Set by the planning domain (milestones); null until then. */
   milestone_id: number | null;

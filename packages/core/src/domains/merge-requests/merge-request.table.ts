@@ -16,10 +16,10 @@ export interface MergeRequestTable {
   sha: string;
   merge_commit_sha: string | null;
   squash_commit_sha: string | null;
-  draft: number;
-  squash: number;
-  should_remove_source_branch: number;
-  discussion_locked: number;
+  draft: Generated<number>;
+  squash: Generated<number>;
+  should_remove_source_branch: Generated<number>;
+  discussion_locked: Generated<number>;
   merged_at: string | null;
   merged_by_id: number | null;
   closed_at: string | null;

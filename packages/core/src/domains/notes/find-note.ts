@@ -20,20 +20,31 @@ export interface Noteable {
   id: number;
   project: ProjectRow;
   authorId: number;
+  /** The iid of an issue or merge request; null for snippets. */
+  iid: number | null;
+  /** Issues and merge requests may lock their discussion (snippets never do). */
+  discussionLocked: boolean;
 }
 
 /** Resolves `/projects/:id/<segment>/:iid-or-id` to a readable noteable (404 otherwise). */
 export async function findNoteable(ctx: Ctx, projectRef: string, segment: NoteableSegment, ref: number): Promise<Noteable> {
   if (segment === 'issues') {
     const { project, issue } = await findIssue(ctx, projectRef, ref);
-    return { type: 'Issue', id: issue.id, project, authorId: issue.author_id };
+    return { type: 'Issue', id: issue.id, project, authorId: issue.author_id, iid: issue.iid, discussionLocked: issue.discussion_locked === 1 };
   }
   if (segment === 'merge_requests') {
     const { project, mergeRequest } = await findMergeRequest(ctx, projectRef, ref);
-    return { type: 'MergeRequest', id: mergeRequest.id, project, authorId: mergeRequest.author_id };
+    return {
+      type: 'MergeRequest',
+      id: mergeRequest.id,
+      project,
+      authorId: mergeRequest.author_id,
+      iid: mergeRequest.iid,
+      discussionLocked: mergeRequest.discussion_locked === 1,
+    };
   }
   const { project, snippet } = await findSnippet(ctx, projectRef, ref);
-  return { type: 'Snippet', id: snippet.id, project, authorId: snippet.author_id };
+  return { type: 'Snippet', id: snippet.id, project, authorId: snippet.author_id, iid: null, discussionLocked: false };
 }
 
 /** A note of the noteable; internal notes need Reporter. 404 `Note Not Found`. */
@@ -46,6 +57,6 @@ export async function findNote(ctx: Ctx, noteable: Noteable, noteId: number): Pr
     .where('id', '=', noteId)
     .executeTakeFirst();
   if (!note) throw new NotFoundError('Note');
-  if (note.internal && !(await can(ctx, 'read_confidential_issues', { kind: 'project', project: noteable.project }))) throw new NotFoundError('Note');
+  if (note.internal && !(await can(ctx, 'read_internal_note', { kind: 'project', project: noteable.project }))) throw new NotFoundError('Note');
   return note;
 }

@@ -1,4 +1,13 @@
 import type { Route } from '../../kernel/route.js';
+import { noteRoutes } from './notes.routes.js';
 
-/** Routes of this domain (filled in as the domain lands). */
-export const notesRoutes: Route[] = [];
+/** Routes of this domain. */
+export const notesRoutes: Route[] = [...noteRoutes];
+
+export { listNotes, getNote, createNote, updateNote, deleteNote, MAX_NOTE_LENGTH } from './notes.js';
+export { findNoteable, findNote, NOTEABLE_SEGMENTS, type Noteable, type NoteableSegment, type NoteableType } from './find-note.js';
+/** For other domains: record an action as a system note, drop the notes of deleted noteables (inside their transaction). */
+export { insertSystemNote, deleteNoteableNotes } from './note.queries.js';
+export type { NoteEntity } from './note.entity.js';
+export type { CreateNoteInput, ListNotesInput, NoteRefInput, UpdateNoteInput } from './note.schema.js';
+export type { NoteRow } from './note.table.js';

@@ -8,8 +8,8 @@ export interface NoteTable {
   body: string;
   author_id: number;
   /** System notes record actions ("closed"); users cannot edit them. */
-  system: number;
-  internal: number;
+  system: Generated<number>;
+  internal: Generated<number>;
   created_at: string;
   updated_at: string;
 }

@@ -14,6 +14,13 @@ export async function canReadSnippet(ctx: Ctx, project: ProjectRow, snippet: Sni
   return (await accessLevel(ctx, { kind: 'project', project })) >= GUEST;
 }
 
+/** The snippet visibilities the actor may read in the project, by the rules of `canReadSnippet` (lists filter on them in SQL). */
+export async function readableSnippetVisibilities(ctx: Ctx, project: ProjectRow): Promise<string[]> {
+  if (ctx.actor.isAdmin || (await accessLevel(ctx, { kind: 'project', project })) >= GUEST) return ['private', 'internal', 'public'];
+  if (ctx.actor.user && !ctx.actor.user.external) return ['internal', 'public'];
+  return ['public'];
+}
+
 /** `/projects/:id/snippets/:snippet_id`: 404 `Snippet Not Found` when missing or hidden. */
 export async function findSnippet(ctx: Ctx, projectRef: string, id: number): Promise<{ project: ProjectRow; snippet: SnippetRow }> {
   const project = await findProject(ctx, projectRef);

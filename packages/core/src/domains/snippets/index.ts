@@ -1,4 +1,11 @@
 import type { Route } from '../../kernel/route.js';
+import { snippetRoutes } from './snippets.routes.js';
 
-/** Routes of this domain (filled in as the domain lands). */
-export const snippetsRoutes: Route[] = [];
+/** Routes of this domain. */
+export const snippetsRoutes: Route[] = [...snippetRoutes];
+
+export { listSnippets, getSnippet, getSnippetContent, createSnippet, updateSnippet, deleteSnippet } from './snippets.js';
+export { canReadSnippet, findSnippet, readableSnippetVisibilities } from './find-snippet.js';
+export type { SnippetEntity, SnippetFileEntity } from './snippet.entity.js';
+export type { CreateSnippetInput, ListSnippetsInput, SnippetRefInput, UpdateSnippetInput, SnippetVisibility } from './snippet.schema.js';
+export type { SnippetRow } from './snippet.table.js';

@@ -1,0 +1,63 @@
+import type { Ctx } from '../../kernel/context.js';
+import { nowIso } from '../../kernel/context.js';
+import { ForbiddenError } from '../../kernel/errors.js';
+import { nextIid } from '../../kernel/ids.js';
+import { authorize, can, requireUser } from '../../kernel/policy.js';
+import { tierAtLeast } from '../../kernel/tiers.js';
+import { bool } from '../../storage/dialect.js';
+import { findProject } from '../accounts/lookup.js';
+import { findOrCreateLabels, normalizeLabelTitles, replaceTargetLabels } from '../labels/label-links.js';
+import type { IssueEntity } from './issue.entity.js';
+import { assignableUserIds, checkIssueText, labelScopeOf, requestedAssignees } from './issue-fields.js';
+import { insertIssue, replaceAssignees } from './issue.queries.js';
+import type { CreateIssueInput } from './issue.schema.js';
+import { presentIssues } from './present-issues.js';
+
+/**
+ * POST /projects/:id/issues. Needs create_issue (Guest); a new issue's author may set its
+ * labels, assignees and confidentiality (GitLab lets Guests set metadata on creation).
+ * Unknown label titles become project labels in the same transaction. `created_at` is
+ * honoured for admins and owners only; an incident by someone below Reporter is an issue.
+ */
+export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<IssueEntity> {
+  const user = requireUser(ctx);
+  const project = await findProject(ctx, input.id);
+  const subject = { kind: 'project', project } as const;
+  await authorize(ctx, 'create_issue', subject);
+  if (!project.issues_enabled) throw new ForbiddenError();
+  checkIssueText(input);
+  const issueType = input.issue_type === 'incident' && !(await can(ctx, 'admin_issue', subject)) ? 'issue' : (input.issue_type ?? 'issue');
+  const mayBackdate = input.created_at !== undefined && (await can(ctx, 'set_issue_created_at', subject));
+  const requested = requestedAssignees(input);
+  const assignees = requested ? await assignableUserIds(ctx, project, requested) : [];
+  const titles = normalizeLabelTitles(input.labels ?? []);
+  const scope = await labelScopeOf(ctx, project);
+  const now = nowIso(ctx);
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const iid = await nextIid(trx, 'issues', `project:${project.id}`);
+    const issue = await insertIssue(trx, {
+      project_id: project.id,
+      iid,
+      title: input.title,
+      description: input.description ?? null,
+      state: 'opened',
+      issue_type: issueType,
+      confidential: bool(input.confidential),
+      discussion_locked: bool(input.discussion_locked),
+      author_id: user.id,
+      milestone_id: null,
+      due_date: input.due_date ?? null,
+      weight: tierAtLeast(ctx.config.tier, 'premium') ? (input.weight ?? null) : null,
+      closed_at: null,
+      closed_by_id: null,
+      created_at: mayBackdate ? input.created_at!.toISOString() : now,
+      updated_at: now,
+    });
+    const labels = await findOrCreateLabels(trx, scope, titles, { create: true, now });
+    await replaceTargetLabels(trx, 'Issue', issue.id, labels.map((l) => l.id), now);
+    await replaceAssignees(trx, issue.id, assignees);
+    return issue;
+  });
+  const [entity] = await presentIssues(ctx, [row], [project]);
+  return entity!;
+}

@@ -1,0 +1,15 @@
+import type { Ctx } from '../../kernel/context.js';
+import { authorize } from '../../kernel/policy.js';
+import { deleteTargetLabelLinks } from '../labels/label-links.js';
+import { findIssue } from './find-issue.js';
+import { deleteIssueById } from './issue.queries.js';
+
+/** DELETE /projects/:id/issues/:issue_iid: Owners and admins (destroy_issue), with the issue's notes, reactions and label links. */
+export async function deleteIssue(ctx: Ctx, projectRef: string, iid: number): Promise<void> {
+  const { project, issue } = await findIssue(ctx, projectRef, iid);
+  await authorize(ctx, 'destroy_issue', { kind: 'project', project });
+  await ctx.db.transaction().execute(async (trx) => {
+    await deleteTargetLabelLinks(trx, 'Issue', issue.id);
+    await deleteIssueById(trx, issue.id);
+  });
+}

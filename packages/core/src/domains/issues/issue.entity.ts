@@ -1,0 +1,120 @@
+import type { UrlBuilder } from '../../kernel/context.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import type { UserBasicEntity } from '../accounts/user.entity.js';
+import type { IssueRow } from './issue.table.js';
+
+/** GitLab's Issue entity (lists and single issues share it). */
+export interface IssueEntity {
+  id: number;
+  iid: number;
+  project_id: number;
+  title: string;
+  description: string | null;
+  state: string;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  closed_by: UserBasicEntity | null;
+  /** Label titles, sorted. */
+  labels: string[];
+  milestone: null;
+  assignees: UserBasicEntity[];
+  author: UserBasicEntity;
+  /** `issue_type` upper-cased: ISSUE, INCIDENT, TEST_CASE, TASK. */
+  type: string;
+  assignee: UserBasicEntity | null;
+  user_notes_count: number;
+  merge_requests_count: number;
+  upvotes: number;
+  downvotes: number;
+  due_date: string | null;
+  confidential: boolean;
+  discussion_locked: boolean;
+  issue_type: string;
+  web_url: string;
+  time_stats: { time_estimate: number; total_time_spent: number; human_time_estimate: string | null; human_total_time_spent: string | null };
+  task_completion_status: { count: number; completed_count: number };
+  weight: number | null;
+  has_tasks: boolean;
+  _links: { self: string; notes: string; award_emoji: string; project: string };
+  references: { short: string; relative: string; full: string };
+  severity: string;
+  subscribed: boolean;
+  moved_to_id: number | null;
+}
+
+/** What an issue entity needs besides its row, batch-loaded for a page. */
+export interface IssueRelations {
+  project: ProjectRow;
+  author: UserBasicEntity;
+  closedBy: UserBasicEntity | null;
+  assignees: UserBasicEntity[];
+  labels: string[];
+  userNotesCount: number;
+  upvotes: number;
+  downvotes: number;
+  /** Weight is a Premium feature: null on lower tiers. */
+  showWeight: boolean;
+}
+
+// GitLab's TaskList item: a list marker, then `[ ]` or `[x]`, then text.
+const TASK_ITEM = /^(?:>\s{0,4})*\s*(?:[-+*]|\d+[.)])\s+\[([ xX])\]\s+\S/;
+
+/** Checklist items of a Markdown description, as GitLab counts them for `task_completion_status`. */
+export function taskCompletion(description: string | null): { count: number; completed_count: number } {
+  let count = 0;
+  let completed = 0;
+  for (const line of (description ?? '').split('\n')) {
+    const m = TASK_ITEM.exec(line);
+    if (!m) continue;
+    count += 1;
+    if (m[1] !== ' ') completed += 1;
+  }
+  return { count, completed_count: completed };
+}
+
+export function toIssueEntity(row: IssueRow, rel: IssueRelations, urls: UrlBuilder): IssueEntity {
+  const api = (suffix: string) => urls.api(`/projects/${row.project_id}${suffix}`);
+  const tasks = taskCompletion(row.description);
+  return {
+    id: row.id,
+    iid: row.iid,
+    project_id: row.project_id,
+    title: row.title,
+    description: row.description,
+    state: row.state,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    closed_at: row.closed_at,
+    closed_by: rel.closedBy,
+    labels: [...rel.labels].sort(),
+    milestone: null,
+    assignees: rel.assignees,
+    author: rel.author,
+    type: row.issue_type.toUpperCase(),
+    assignee: rel.assignees[0] ?? null,
+    user_notes_count: rel.userNotesCount,
+    merge_requests_count: 0,
+    upvotes: rel.upvotes,
+    downvotes: rel.downvotes,
+    due_date: row.due_date,
+    confidential: row.confidential === 1,
+    discussion_locked: row.discussion_locked === 1,
+    issue_type: row.issue_type,
+    web_url: urls.web(`/${rel.project.path_with_namespace}/-/issues/${row.iid}`),
+    time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
+    task_completion_status: tasks,
+    weight: rel.showWeight ? row.weight : null,
+    has_tasks: tasks.count > 0,
+    _links: {
+      self: api(`/issues/${row.iid}`),
+      notes: api(`/issues/${row.iid}/notes`),
+      award_emoji: api(`/issues/${row.iid}/award_emoji`),
+      project: api(''),
+    },
+    references: { short: `#${row.iid}`, relative: `#${row.iid}`, full: `${rel.project.path_with_namespace}#${row.iid}` },
+    severity: 'UNKNOWN',
+    subscribed: false,
+    moved_to_id: null,
+  };
+}

@@ -1,0 +1,27 @@
+import { created, noContent, ok, paged, route } from '../../kernel/route.js';
+import { createIssue } from './create-issue.js';
+import { deleteIssue } from './delete-issue.js';
+import { getIssue } from './get-issue.js';
+import { CreateIssueInput, IssuePathInput, ListGroupIssuesInput, ListIssuesInput, ListProjectIssuesInput, UpdateIssueInput } from './issue.schema.js';
+import { listGroupIssues, listIssues, listProjectIssues } from './list-issues.js';
+import { updateIssue } from './update-issue.js';
+
+export const issuesRoutes = [
+  route('GET', '/issues', { auth: 'optional', params: ListIssuesInput, tag: 'issues', summary: "List issues visible to the caller (default: the caller's own)" },
+    async (ctx, input) => paged(await listIssues(ctx, input))),
+  route('GET', '/groups/:id/issues', { auth: 'optional', params: ListGroupIssuesInput, tag: 'issues', summary: 'List issues of a group and its subgroups' },
+    async (ctx, input) => paged(await listGroupIssues(ctx, input))),
+  route('GET', '/projects/:id/issues', { auth: 'optional', params: ListProjectIssuesInput, tag: 'issues', summary: 'List project issues' },
+    async (ctx, input) => paged(await listProjectIssues(ctx, input))),
+  route('POST', '/projects/:id/issues', { auth: 'required', params: CreateIssueInput, tag: 'issues', summary: 'Create an issue' },
+    async (ctx, input) => created(await createIssue(ctx, input))),
+  route('GET', '/projects/:id/issues/:issue_iid', { auth: 'optional', params: IssuePathInput, tag: 'issues', summary: 'Get an issue' },
+    async (ctx, { id, issue_iid }) => ok(await getIssue(ctx, id, issue_iid))),
+  route('PUT', '/projects/:id/issues/:issue_iid', { auth: 'required', params: UpdateIssueInput, tag: 'issues', summary: 'Update, close or reopen an issue' },
+    async (ctx, input) => ok(await updateIssue(ctx, input))),
+  route('DELETE', '/projects/:id/issues/:issue_iid', { auth: 'required', params: IssuePathInput, tag: 'issues', summary: 'Delete an issue' },
+    async (ctx, { id, issue_iid }) => {
+      await deleteIssue(ctx, id, issue_iid);
+      return noContent();
+    }),
+];

@@ -1,0 +1,220 @@
+/**
+ * Issue lists: `GET /projects/:id/issues`, `GET /groups/:id/issues`, `GET /issues`. Every
+ * filter, the visibility of projects and of confidential issues, the order and the page are
+ * decided in SQL.
+ */
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
+import { REPORTER } from '../../kernel/access.js';
+import { isoDate } from '../../kernel/clock.js';
+import type { Ctx } from '../../kernel/context.js';
+import { UnauthorizedError } from '../../kernel/errors.js';
+import { paginate, type Page } from '../../kernel/pagination.js';
+import { authorize, can } from '../../kernel/policy.js';
+import type { Database } from '../../storage/database.js';
+import { findGroup, findProject } from '../accounts/lookup.js';
+import { projectMembershipFilter, visibleProjectsFilter } from '../accounts/visibility.queries.js';
+import { normalizeLabelTitles } from '../labels/label-links.js';
+import type { IssueEntity } from './issue.entity.js';
+import type { IssueFilters, ListGroupIssuesInput, ListIssuesInput, ListProjectIssuesInput } from './issue.schema.js';
+import { presentIssues } from './present-issues.js';
+
+type IssueEB = ExpressionBuilder<Database & { i: Database['issues'] }, 'i'>;
+
+const never = sql<SqlBool>`1 = 0`;
+
+/** `%text%` for LIKE, with the caller's `%`, `_` and `\` taken literally. */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function labelOnIssue(eb: IssueEB, title?: string) {
+  let q = eb
+    .selectFrom('label_links as ll')
+    .innerJoin('labels as l', 'l.id', 'll.label_id')
+    .select(sql`1`.as('one'))
+    .where('ll.target_type', '=', 'Issue')
+    .whereRef('ll.target_id', '=', 'i.id');
+  if (title !== undefined) q = q.where('l.title', '=', title);
+  return eb.exists(q);
+}
+
+function assignedTo(eb: IssueEB, userId?: number) {
+  let q = eb.selectFrom('issue_assignees as ia').select(sql`1`.as('one')).whereRef('ia.issue_id', '=', 'i.id');
+  if (userId !== undefined) q = q.where('ia.user_id', '=', userId);
+  return eb.exists(q);
+}
+
+/** The request's filters as one condition on `issues as i`. */
+function filterCondition(ctx: Ctx, eb: IssueEB, input: IssueFilters): Expression<SqlBool> {
+  const user = ctx.actor.user;
+  const and: Expression<SqlBool>[] = [];
+  if (input.state !== 'all') and.push(eb('i.state', '=', input.state));
+  const scope = input.scope.replace(/-/g, '_');
+  if (scope === 'created_by_me') and.push(user ? eb('i.author_id', '=', user.id) : never);
+  if (scope === 'assigned_to_me') and.push(user ? assignedTo(eb, user.id) : never);
+  if (input.labels) {
+    const titles = normalizeLabelTitles(input.labels);
+    const only = titles.length === 1 ? titles[0]!.toLowerCase() : '';
+    if (only === 'none' || only === 'no label') and.push(eb.not(labelOnIssue(eb)));
+    else if (only === 'any') and.push(labelOnIssue(eb));
+    else for (const title of titles) and.push(labelOnIssue(eb, title));
+  }
+  if (input.milestone !== undefined) {
+    const word = input.milestone.trim().toLowerCase();
+    // No milestones exist before the planning domain: only None and Any can match.
+    if (word === 'none') and.push(eb('i.milestone_id', 'is', null));
+    else if (word === 'any') and.push(eb('i.milestone_id', 'is not', null));
+    else and.push(never);
+  }
+  if (input.iids) and.push(input.iids.length ? eb('i.iid', 'in', input.iids) : never);
+  if (input.search) {
+    const fields = (input.in ?? 'title,description').split(',').map((s) => s.trim());
+    const like = containsPattern(input.search);
+    const ors: Expression<SqlBool>[] = [];
+    if (fields.includes('title')) ors.push(sql<SqlBool>`lower(i.title) like ${like} escape '\\'`);
+    if (fields.includes('description')) ors.push(sql<SqlBool>`lower(i.description) like ${like} escape '\\'`);
+    and.push(ors.length ? eb.or(ors) : never);
+  }
+  if (input.author_id !== undefined) and.push(eb('i.author_id', '=', input.author_id));
+  if (input.author_username !== undefined) {
+    const authors = eb.selectFrom('users as au').select('au.id').where(sql`lower(au.username)`, '=', input.author_username.toLowerCase());
+    and.push(eb('i.author_id', 'in', authors));
+  }
+  if (input.assignee_id === 'None') and.push(eb.not(assignedTo(eb)));
+  else if (input.assignee_id === 'Any') and.push(assignedTo(eb));
+  else if (input.assignee_id !== undefined) and.push(assignedTo(eb, input.assignee_id));
+  for (const username of input.assignee_username ?? []) {
+    and.push(
+      eb.exists(
+        eb
+          .selectFrom('issue_assignees as ia')
+          .innerJoin('users as au', 'au.id', 'ia.user_id')
+          .select(sql`1`.as('one'))
+          .whereRef('ia.issue_id', '=', 'i.id')
+          .where(sql`lower(au.username)`, '=', username.toLowerCase()),
+      ),
+    );
+  }
+  if (input.my_reaction_emoji !== undefined && user) {
+    let reactions = eb
+      .selectFrom('award_emoji as ae')
+      .select(sql`1`.as('one'))
+      .where('ae.awardable_type', '=', 'Issue')
+      .whereRef('ae.awardable_id', '=', 'i.id')
+      .where('ae.user_id', '=', user.id);
+    const word = input.my_reaction_emoji.toLowerCase();
+    if (word === 'none') and.push(eb.not(eb.exists(reactions)));
+    else {
+      if (word !== 'any') reactions = reactions.where('ae.name', '=', input.my_reaction_emoji);
+      and.push(eb.exists(reactions));
+    }
+  }
+  if (input.confidential !== undefined) and.push(eb('i.confidential', '=', input.confidential ? 1 : 0));
+  if (input.issue_type !== undefined) and.push(eb('i.issue_type', '=', input.issue_type));
+  if (input.created_after) and.push(eb('i.created_at', '>=', input.created_after.toISOString()));
+  if (input.created_before) and.push(eb('i.created_at', '<=', input.created_before.toISOString()));
+  if (input.updated_after) and.push(eb('i.updated_at', '>=', input.updated_after.toISOString()));
+  if (input.updated_before) and.push(eb('i.updated_at', '<=', input.updated_before.toISOString()));
+  return eb.and(and);
+}
+
+/**
+ * Confidential issues are for their author, their assignees, and those who may read
+ * confidential issues of the project: Reporter and up (the policy's read_confidential_issues).
+ */
+function confidentialCondition(ctx: Ctx, eb: IssueEB, readsAll: 'all' | 'own' | 'by-project'): Expression<SqlBool> {
+  if (ctx.actor.isAdmin || readsAll === 'all') return sql<SqlBool>`1 = 1`;
+  const user = ctx.actor.user;
+  if (!user) return eb('i.confidential', '=', 0);
+  const ors: Expression<SqlBool>[] = [eb('i.confidential', '=', 0), eb('i.author_id', '=', user.id), assignedTo(eb, user.id)];
+  if (readsAll === 'by-project') {
+    const today = isoDate(ctx.clock.now());
+    const reporterOf = ctx.db
+      .selectFrom('projects as pr')
+      .innerJoin('namespaces as ns', 'ns.id', 'pr.namespace_id')
+      .select('pr.id')
+      .where((w) => projectMembershipFilter(w, user.id, today, REPORTER));
+    ors.push(eb('i.project_id', 'in', reporterOf));
+  }
+  return eb.or(ors);
+}
+
+function issuesQuery(ctx: Ctx, input: IssueFilters) {
+  let q = ctx.db.selectFrom('issues as i').selectAll('i').where((eb) => filterCondition(ctx, eb, input));
+  const dir = input.sort;
+  const nullsLast = (column: 'i.due_date' | 'i.weight') => sql`case when ${sql.ref(column)} is null then 1 else 0 end`;
+  switch (input.order_by) {
+    case 'title':
+      q = q.orderBy(sql`lower(i.title)`, dir);
+      break;
+    case 'due_date':
+      q = q.orderBy(nullsLast('i.due_date')).orderBy('i.due_date', dir);
+      break;
+    case 'weight':
+      q = q.orderBy(nullsLast('i.weight')).orderBy('i.weight', dir);
+      break;
+    case 'popularity':
+      q = q.orderBy(
+        (eb) =>
+          eb
+            .selectFrom('award_emoji as ae')
+            .select(sql<number>`count(*)`.as('n'))
+            .where('ae.awardable_type', '=', 'Issue')
+            .whereRef('ae.awardable_id', '=', 'i.id')
+            .where('ae.name', '=', 'thumbsup'),
+        dir,
+      );
+      break;
+    default:
+      q = q.orderBy(sql.ref(`i.${input.order_by}`), dir);
+  }
+  return q.orderBy('i.id', dir);
+}
+
+/** Projects whose issues the caller may list, as a subquery of ids. */
+function readableProjectIds(ctx: Ctx, options: { traversalPrefix?: string; nonArchived: boolean }) {
+  const today = isoDate(ctx.clock.now());
+  let q = ctx.db
+    .selectFrom('projects as pr')
+    .innerJoin('namespaces as ns', 'ns.id', 'pr.namespace_id')
+    .select('pr.id')
+    .where('pr.issues_enabled', '=', 1)
+    .where((eb) => visibleProjectsFilter(eb, ctx.actor, today));
+  if (options.traversalPrefix !== undefined) q = q.where('ns.traversal', 'like', `${options.traversalPrefix}%`);
+  if (options.nonArchived) q = q.where('pr.archived', '=', 0);
+  return q;
+}
+
+/** GET /projects/:id/issues */
+export async function listProjectIssues(ctx: Ctx, input: ListProjectIssuesInput): Promise<Page<IssueEntity>> {
+  const project = await findProject(ctx, input.id);
+  const subject = { kind: 'project', project } as const;
+  await authorize(ctx, 'read_issue', subject);
+  const readsAll = (await can(ctx, 'read_confidential_issues', subject)) ? 'all' : 'own';
+  let q = issuesQuery(ctx, input)
+    .where('i.project_id', '=', project.id)
+    .where((eb) => confidentialCondition(ctx, eb, readsAll));
+  if (!project.issues_enabled) q = q.where(never);
+  return paginate(ctx.db, q, input, (rows) => presentIssues(ctx, rows, [project]));
+}
+
+/** GET /groups/:id/issues: issues of readable projects in the group and its subgroups. */
+export async function listGroupIssues(ctx: Ctx, input: ListGroupIssuesInput): Promise<Page<IssueEntity>> {
+  const group = await findGroup(ctx, input.id);
+  const projects = readableProjectIds(ctx, { traversalPrefix: group.traversal, nonArchived: input.non_archived });
+  const q = issuesQuery(ctx, input)
+    .where('i.project_id', 'in', projects)
+    .where((eb) => confidentialCondition(ctx, eb, 'by-project'));
+  return paginate(ctx.db, q, input, (rows) => presentIssues(ctx, rows));
+}
+
+/** GET /issues: the caller's issues (`scope`), across every project they can read. */
+export async function listIssues(ctx: Ctx, input: ListIssuesInput): Promise<Page<IssueEntity>> {
+  if (!ctx.actor.user && input.scope !== 'all') throw new UnauthorizedError();
+  const projects = readableProjectIds(ctx, { nonArchived: input.non_archived });
+  const q = issuesQuery(ctx, input)
+    .where('i.project_id', 'in', projects)
+    .where((eb) => confidentialCondition(ctx, eb, 'by-project'));
+  return paginate(ctx.db, q, input, (rows) => presentIssues(ctx, rows));
+}
+

@@ -1,0 +1,66 @@
+/** Turns a page of issue rows into entities with a fixed number of queries, whatever the page size. */
+import type { Ctx, UrlBuilder } from '../../kernel/context.js';
+import { tierAtLeast } from '../../kernel/tiers.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
+import type { UserRow } from '../accounts/user.table.js';
+import { selectLabelsOfTargets } from '../labels/label-links.js';
+import { toIssueEntity, type IssueEntity } from './issue.entity.js';
+import { countUserNotesOfIssues, countVotesOfIssues, selectAssigneesOfIssues } from './issue.queries.js';
+import type { IssueRow } from './issue.table.js';
+
+/** A user row that is gone (deleted users' issues stay), shown as GitLab's ghost user. */
+function ghost(id: number, urls: UrlBuilder): UserBasicEntity {
+  return { id, username: 'ghost', name: 'Ghost User', state: 'active', locked: false, avatar_url: null, web_url: urls.web('/ghost') };
+}
+
+/**
+ * Entities for issues, loading projects (unless given), users, assignees, labels, note and
+ * vote counts for all of them at once.
+ */
+export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: ProjectRow[] = []): Promise<IssueEntity[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((r) => r.id);
+  const projects = new Map(knownProjects.map((p) => [p.id, p]));
+  const missingProjects = [...new Set(rows.map((r) => r.project_id))].filter((id) => !projects.has(id));
+  const [projectRows, assignees, labels, notes, votes] = await Promise.all([
+    missingProjects.length ? ctx.db.selectFrom('projects').selectAll().where('id', 'in', missingProjects).execute() : [],
+    selectAssigneesOfIssues(ctx.db, ids),
+    selectLabelsOfTargets(ctx.db, 'Issue', ids),
+    countUserNotesOfIssues(ctx.db, ids),
+    countVotesOfIssues(ctx.db, ids),
+  ]);
+  for (const p of projectRows) projects.set(p.id, p);
+  const userIds = new Set<number>();
+  for (const r of rows) {
+    userIds.add(r.author_id);
+    if (r.closed_by_id !== null) userIds.add(r.closed_by_id);
+  }
+  for (const list of assignees.values()) for (const id of list) userIds.add(id);
+  const users = new Map<number, UserRow>(
+    (await ctx.db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute()).map((u) => [u.id, u]),
+  );
+  const basic = (id: number) => {
+    const u = users.get(id);
+    return u ? toUserBasicEntity(u, ctx.urls) : ghost(id, ctx.urls);
+  };
+  const showWeight = tierAtLeast(ctx.config.tier, 'premium');
+  return rows.map((row) =>
+    toIssueEntity(
+      row,
+      {
+        project: projects.get(row.project_id)!,
+        author: basic(row.author_id),
+        closedBy: row.closed_by_id === null ? null : basic(row.closed_by_id),
+        // assignees that were deleted as users are dropped by the cascade
+        assignees: (assignees.get(row.id) ?? []).filter((id) => users.has(id)).map(basic),
+        labels: (labels.get(row.id) ?? []).map((l) => l.title),
+        userNotesCount: notes.get(row.id) ?? 0,
+        upvotes: votes.get(row.id)?.up ?? 0,
+        downvotes: votes.get(row.id)?.down ?? 0,
+        showWeight,
+      },
+      ctx.urls,
+    ),
+  );
+}

@@ -1,0 +1,86 @@
+import type { Ctx } from '../../kernel/context.js';
+import { nowIso } from '../../kernel/context.js';
+import { ForbiddenError } from '../../kernel/errors.js';
+import { can, requireUser } from '../../kernel/policy.js';
+import { tierAtLeast } from '../../kernel/tiers.js';
+import { bool } from '../../storage/dialect.js';
+import { findOrCreateLabels, normalizeLabelTitles, replaceTargetLabels, selectTargetLabelIds } from '../labels/label-links.js';
+import { insertStateEvent } from '../state-events/state-event.queries.js';
+import { findIssue } from './find-issue.js';
+import type { IssueEntity } from './issue.entity.js';
+import { assignableUserIds, checkIssueText, labelScopeOf, requestedAssignees } from './issue-fields.js';
+import { closeIssueById, reopenIssueById, replaceAssignees, selectAssigneeIds, selectIssueById, updateIssueById } from './issue.queries.js';
+import type { UpdateIssueInput } from './issue.schema.js';
+import type { IssueUpdate } from './issue.table.js';
+import { presentIssues } from './present-issues.js';
+
+/**
+ * PUT /projects/:id/issues/:issue_iid. Reporters (admin_issue) change anything; the author
+ * and assignees may change the title and description and close or reopen, while the
+ * metadata they send (labels, assignees, confidentiality ...) is dropped, as GitLab does.
+ * Others get 403. A close or reopen that changes the state records a state event in the
+ * same transaction; one that doesn't (closing a closed issue) records nothing.
+ */
+export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<IssueEntity> {
+  const user = requireUser(ctx);
+  const { project, issue } = await findIssue(ctx, input.id, input.issue_iid);
+  const admin = await can(ctx, 'admin_issue', { kind: 'project', project });
+  if (!admin) {
+    const own = issue.author_id === user.id || (await selectAssigneeIds(ctx.db, issue.id)).includes(user.id);
+    if (!own) throw new ForbiddenError();
+  }
+  checkIssueText(input);
+
+  const set: IssueUpdate = {};
+  if (input.title !== undefined && input.title !== issue.title) set.title = input.title;
+  if (input.description !== undefined && input.description !== issue.description) set.description = input.description;
+  let assignees: number[] | undefined;
+  let labelOps: { replace?: string[]; add: string[]; remove: string[] } | undefined;
+  if (admin) {
+    if (input.confidential !== undefined && bool(input.confidential) !== issue.confidential) set.confidential = bool(input.confidential);
+    if (input.discussion_locked !== undefined && bool(input.discussion_locked) !== issue.discussion_locked) {
+      set.discussion_locked = bool(input.discussion_locked);
+    }
+    if (input.issue_type !== undefined && input.issue_type !== issue.issue_type) set.issue_type = input.issue_type;
+    if (input.due_date !== undefined && input.due_date !== issue.due_date) set.due_date = input.due_date;
+    if (input.weight !== undefined && input.weight !== issue.weight && tierAtLeast(ctx.config.tier, 'premium')) set.weight = input.weight;
+    const requested = requestedAssignees(input);
+    if (requested) assignees = await assignableUserIds(ctx, project, requested);
+    if (input.labels !== undefined || input.add_labels !== undefined || input.remove_labels !== undefined) {
+      labelOps = {
+        replace: input.labels === undefined ? undefined : normalizeLabelTitles(input.labels),
+        add: normalizeLabelTitles(input.add_labels ?? []),
+        remove: normalizeLabelTitles(input.remove_labels ?? []),
+      };
+    }
+  }
+  const scope = labelOps ? await labelScopeOf(ctx, project) : undefined;
+  const now = nowIso(ctx);
+
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    let touched = Object.keys(set).length > 0;
+    if (labelOps && scope) {
+      // As GitLab: start from `labels` (or the current ones), add `add_labels`, then take away `remove_labels`.
+      const base = labelOps.replace
+        ? (await findOrCreateLabels(trx, scope, labelOps.replace, { create: true, now })).map((l) => l.id)
+        : await selectTargetLabelIds(trx, 'Issue', issue.id);
+      const added = (await findOrCreateLabels(trx, scope, labelOps.add, { create: true, now })).map((l) => l.id);
+      const removed = new Set((await findOrCreateLabels(trx, scope, labelOps.remove, { create: false, now })).map((l) => l.id));
+      const wanted = [...new Set([...base, ...added])].filter((id) => !removed.has(id));
+      if (await replaceTargetLabels(trx, 'Issue', issue.id, wanted, now)) touched = true;
+    }
+    if (assignees && (await replaceAssignees(trx, issue.id, assignees))) touched = true;
+    if (input.state_event === 'close' && (await closeIssueById(trx, issue.id, user.id, now))) {
+      await insertStateEvent(trx, { user_id: user.id, issue_id: issue.id, state: 'closed', created_at: now });
+      touched = true;
+    }
+    if (input.state_event === 'reopen' && (await reopenIssueById(trx, issue.id, now))) {
+      await insertStateEvent(trx, { user_id: user.id, issue_id: issue.id, state: 'reopened', created_at: now });
+      touched = true;
+    }
+    if (touched) await updateIssueById(trx, issue.id, { ...set, updated_at: now });
+    return selectIssueById(trx, issue.id);
+  });
+  const [entity] = await presentIssues(ctx, [row], [project]);
+  return entity!;
+}

@@ -1,0 +1,174 @@
+/**
+ * Labels on work items, addressed by title as GitLab's issue and merge request params give
+ * them. A title resolves against the project's labels and its ancestor groups' labels;
+ * unknown titles become project labels (`#428BCA`) in the caller's transaction.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import type { LabelRow } from './label.table.js';
+
+export type LabelTargetType = 'Issue' | 'MergeRequest';
+
+export const DEFAULT_LABEL_COLOR = '#428BCA';
+const MAX_TITLE = 255;
+
+/** Where a project finds its labels: its own, then its ancestor groups' (nearest first). */
+export interface LabelScope {
+  projectId: number;
+  /** Ancestor group ids, root first (from the namespace traversal); empty for personal projects. */
+  groupIds: number[];
+}
+
+/**
+ * Trimmed, de-duplicated titles from `"a, b"` or `["a,b", "c"]`: Grape's
+ * CommaSeparatedToArray splits array elements on commas too.
+ */
+export function normalizeLabelTitles(input: readonly string[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const item of input) {
+    for (const part of item.split(',')) {
+      const title = part.trim();
+      if (title === '' || seen.has(title.toLowerCase())) continue;
+      seen.add(title.toLowerCase());
+      out.push(title);
+    }
+  }
+  return out;
+}
+
+/**
+ * Labels the scope sees with these titles, keyed by lower-cased title. Titles are unique per
+ * project or group regardless of case; a project label wins over a group label, a nearer
+ * group over a farther one, and an exact-case match over another spelling.
+ */
+export async function selectAvailableLabelsByTitle(db: Kysely<Database>, scope: LabelScope, titles: readonly string[]): Promise<Map<string, LabelRow>> {
+  const found = new Map<string, LabelRow>();
+  if (titles.length === 0) return found;
+  const lowered = [...new Set(titles.map((t) => t.toLowerCase()))];
+  const rows = await db
+    .selectFrom('labels')
+    .selectAll()
+    .where(sql<string>`lower(title)`, 'in', lowered)
+    .where((eb) => {
+      const ors = [eb('project_id', '=', scope.projectId)];
+      if (scope.groupIds.length) ors.push(eb('group_id', 'in', scope.groupIds));
+      return eb.or(ors);
+    })
+    .execute();
+  const exact = new Set(titles);
+  const rank = (l: LabelRow) =>
+    (l.project_id !== null ? 0 : 1000 - scope.groupIds.indexOf(l.group_id!)) * 2 + (exact.has(l.title) ? 0 : 1);
+  rows.sort((a, b) => rank(a) - rank(b));
+  for (const row of rows) {
+    const key = row.title.toLowerCase();
+    if (!found.has(key)) found.set(key, row);
+  }
+  return found;
+}
+
+/**
+ * Resolves titles to labels in their given order. With `create`, missing titles become
+ * project labels; otherwise (and for titles GitLab's label validation would refuse, such as
+ * over 255 characters) they are dropped, as GitLab drops labels it cannot find or save.
+ */
+export async function findOrCreateLabels(
+  trx: Kysely<Database>,
+  scope: LabelScope,
+  titles: readonly string[],
+  options: { create: boolean; now: string },
+): Promise<LabelRow[]> {
+  let found = await selectAvailableLabelsByTitle(trx, scope, titles);
+  const missing = titles.filter((t) => !found.has(t.toLowerCase()) && t.length <= MAX_TITLE);
+  if (options.create && missing.length) {
+    // A concurrent request may create the same title: its row is kept and found again below.
+    await trx
+      .insertInto('labels')
+      .values(
+        missing.map((title) => ({
+          project_id: scope.projectId,
+          group_id: null,
+          title,
+          color: DEFAULT_LABEL_COLOR,
+          description: null,
+          created_at: options.now,
+          updated_at: options.now,
+        })),
+      )
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    found = await selectAvailableLabelsByTitle(trx, scope, titles);
+  }
+  const out: LabelRow[] = [];
+  for (const title of titles) {
+    const label = found.get(title.toLowerCase());
+    if (label && !out.includes(label)) out.push(label);
+  }
+  return out;
+}
+
+/** Label ids on one target. */
+export async function selectTargetLabelIds(db: Kysely<Database>, targetType: LabelTargetType, targetId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('label_links')
+    .select('label_id')
+    .where('target_type', '=', targetType)
+    .where('target_id', '=', targetId)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => r.label_id);
+}
+
+/** Makes the target's labels exactly `labelIds`; true when that changed anything. */
+export async function replaceTargetLabels(
+  trx: Kysely<Database>,
+  targetType: LabelTargetType,
+  targetId: number,
+  labelIds: readonly number[],
+  now: string,
+): Promise<boolean> {
+  const current = new Set(await selectTargetLabelIds(trx, targetType, targetId));
+  const wanted = new Set(labelIds);
+  const removed = [...current].filter((id) => !wanted.has(id));
+  const added = [...wanted].filter((id) => !current.has(id));
+  if (removed.length) {
+    await trx
+      .deleteFrom('label_links')
+      .where('target_type', '=', targetType)
+      .where('target_id', '=', targetId)
+      .where('label_id', 'in', removed)
+      .execute();
+  }
+  if (added.length) {
+    await trx
+      .insertInto('label_links')
+      .values(added.map((label_id) => ({ label_id, target_type: targetType, target_id: targetId, created_at: now })))
+      .execute();
+  }
+  return removed.length > 0 || added.length > 0;
+}
+
+/** The labels of each target, for a page of targets in one query. */
+export async function selectLabelsOfTargets(db: Kysely<Database>, targetType: LabelTargetType, targetIds: readonly number[]): Promise<Map<number, LabelRow[]>> {
+  const out = new Map<number, LabelRow[]>();
+  if (targetIds.length === 0) return out;
+  const rows = await db
+    .selectFrom('label_links as ll')
+    .innerJoin('labels as l', 'l.id', 'll.label_id')
+    .selectAll('l')
+    .select('ll.target_id')
+    .where('ll.target_type', '=', targetType)
+    .where('ll.target_id', 'in', [...new Set(targetIds)])
+    .execute();
+  for (const { target_id, ...label } of rows) {
+    const list = out.get(target_id);
+    if (list) list.push(label);
+    else out.set(target_id, [label]);
+  }
+  return out;
+}
+
+/** Drops every label link of a target (the target is being deleted). */
+export async function deleteTargetLabelLinks(trx: Kysely<Database>, targetType: LabelTargetType, targetId: number): Promise<void> {
+  await trx.deleteFrom('label_links').where('target_type', '=', targetType).where('target_id', '=', targetId).execute();
+}
