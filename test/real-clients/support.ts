@@ -1,7 +1,11 @@
 /**
  * Shared fixtures for the real-client tests: a group holding many projects, created
- * quickly through the raw HTTP API (the clients under test only read them).
+ * quickly through the raw HTTP API (the clients under test only read them); and helpers
+ * for asserting on gitbeaker failures and running python-gitlab step scripts.
  */
+import assert from 'node:assert/strict';
+import { execFile, spawnSync } from 'node:child_process';
+import { GitbeakerRequestError } from '@gitbeaker/rest';
 import type { TestForgelet } from '../support/server.js';
 
 export interface BulkProject {
@@ -40,4 +44,68 @@ export function parseLink(header: string | null): Record<string, string> {
   const out: Record<string, string> = {};
   for (const m of (header ?? '').matchAll(/<([^>]+)>; rel="([^"]+)"/g)) out[m[2]] = m[1];
   return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers for the work-item suites (work-items-gitbeaker.test.ts, work-items-python.test.ts).
+
+/** How gitbeaker surfaced a refused request: the HTTP status and the error message it built. */
+export interface GitbeakerFailure {
+  status: number;
+  message: string;
+}
+
+/** Awaits a gitbeaker call that must fail with a GitbeakerRequestError; fails the test otherwise. */
+export async function gitbeakerFailure(promise: Promise<unknown>): Promise<GitbeakerFailure> {
+  try {
+    await promise;
+  } catch (err) {
+    assert.ok(err instanceof GitbeakerRequestError, `expected GitbeakerRequestError, got ${String(err)}`);
+    assert.ok(err.cause?.response, 'GitbeakerRequestError without cause.response');
+    return { status: err.cause.response.status, message: err.message };
+  }
+  assert.fail('the request succeeded but was expected to fail');
+}
+
+/** Debian's python3 (python-gitlab 3.12 lives in its dist-packages, not pyenv's). */
+export const SYSTEM_PYTHON = '/usr/bin/python3';
+
+/** Null when `import gitlab` works under SYSTEM_PYTHON, else why not. */
+export function probePythonGitlab(): string | null {
+  const r = spawnSync(SYSTEM_PYTHON, ['-c', 'import gitlab; print(gitlab.__version__)'], { encoding: 'utf8', timeout: 30_000 });
+  if (r.error) return `${SYSTEM_PYTHON} cannot run: ${r.error.message}`;
+  if (r.status !== 0) return `${SYSTEM_PYTHON} cannot import gitlab (apt-get install -y python3-gitlab): ${r.stderr.trim().split('\n').pop()}`;
+  return null;
+}
+
+/** What a python step reports when it raised instead of returning its results. */
+export interface PythonStepError {
+  type: string;
+  message: string;
+  response_code: number | null;
+  trace?: string;
+}
+export type PythonStep = Record<string, any> & { warnings: string[]; ms: number; error?: PythonStepError };
+
+/** Runs a python script that prints one JSON object (one key per step) on stdout. */
+export function runPythonSteps(script: string, env: Record<string, string>): Promise<{ results: Record<string, PythonStep>; ms: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile(SYSTEM_PYTHON, [script], { env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`${SYSTEM_PYTHON} ${script} failed: ${err.message}\n${stderr}`));
+      try {
+        resolve({ results: JSON.parse(stdout), ms: Math.round(performance.now() - t0) });
+      } catch (e) {
+        reject(new Error(`python printed no JSON (${(e as Error).message}):\n${stdout}\n${stderr}`));
+      }
+    });
+  });
+}
+
+/** A step's results, failing the test with python's error when the step raised. */
+export function pythonStep(results: Record<string, PythonStep>, name: string): PythonStep {
+  const s = results[name];
+  assert.ok(s, `python step ${name} did not run`);
+  if (s.error) assert.fail(`python step ${name} raised ${s.error.type} (${s.error.response_code}): ${s.error.message}\n${s.error.trace ?? ''}`);
+  return s;
 }
