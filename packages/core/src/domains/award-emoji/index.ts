@@ -3,3 +3,5 @@ export { listAwardEmoji, getAwardEmoji, awardEmoji, removeAwardEmoji, type Award
 export type { CreateAwardEmojiInput, ListAwardEmojiInput } from './award-emoji.js';
 export type { AwardEmojiEntity, AwardableType } from './award-emoji.entity.js';
 export type { AwardEmojiRow } from './award-emoji.table.js';
+/** For other domains: upvotes and downvotes of a page of awardables; dropping the reactions of deleted awardables (inside their transaction). */
+export { countVotesOf, deleteAwardEmojiOf, type Votes } from './award-emoji.queries.js';

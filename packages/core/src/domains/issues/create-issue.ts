@@ -6,9 +6,9 @@ import { authorize, can, requireUser } from '../../kernel/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { bool } from '../../storage/dialect.js';
 import { findProject } from '../accounts/lookup.js';
-import { findOrCreateLabels, normalizeLabelTitles, replaceTargetLabels } from '../labels/label-links.js';
+import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
 import type { IssueEntity } from './issue.entity.js';
-import { assignableUserIds, checkIssueText, labelScopeOf, requestedAssignees } from './issue-fields.js';
+import { assignableUserIds, checkIssueText, requestedAssignees } from './issue-fields.js';
 import { insertIssue, replaceAssignees } from './issue.queries.js';
 import type { CreateIssueInput } from './issue.schema.js';
 import { presentIssues } from './present-issues.js';
@@ -30,8 +30,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
   const mayBackdate = input.created_at !== undefined && (await can(ctx, 'set_issue_created_at', subject));
   const requested = requestedAssignees(input);
   const assignees = requested ? await assignableUserIds(ctx, project, requested) : [];
-  const titles = normalizeLabelTitles(input.labels ?? []);
-  const scope = await labelScopeOf(ctx, project);
+  const labels = await labelChangesOf(ctx, project, input);
   const now = nowIso(ctx);
   const row = await ctx.db.transaction().execute(async (trx) => {
     const iid = await nextIid(trx, 'issues', `project:${project.id}`);
@@ -53,8 +52,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
       created_at: mayBackdate ? input.created_at!.toISOString() : now,
       updated_at: now,
     });
-    const labels = await findOrCreateLabels(trx, scope, titles, { create: true, now });
-    await replaceTargetLabels(trx, 'Issue', issue.id, labels.map((l) => l.id), now);
+    if (labels) await applyLabelChanges(trx, 'Issue', issue.id, labels, now);
     await replaceAssignees(trx, issue.id, assignees);
     return issue;
   });

@@ -1,6 +1,8 @@
 import type { Ctx } from '../../kernel/context.js';
 import { authorize } from '../../kernel/policy.js';
-import { deleteTargetLabelLinks } from '../labels/label-links.js';
+import { deleteAwardEmojiOf } from '../award-emoji/index.js';
+import { deleteTargetLabelLinks } from '../labels/index.js';
+import { deleteNoteableNotes } from '../notes/index.js';
 import { findIssue } from './find-issue.js';
 import { deleteIssueById } from './issue.queries.js';
 
@@ -9,6 +11,8 @@ export async function deleteIssue(ctx: Ctx, projectRef: string, iid: number): Pr
   const { project, issue } = await findIssue(ctx, projectRef, iid);
   await authorize(ctx, 'destroy_issue', { kind: 'project', project });
   await ctx.db.transaction().execute(async (trx) => {
+    await deleteNoteableNotes(trx, 'Issue', [issue.id]);
+    await deleteAwardEmojiOf(trx, 'Issue', [issue.id]);
     await deleteTargetLabelLinks(trx, 'Issue', issue.id);
     await deleteIssueById(trx, issue.id);
   });

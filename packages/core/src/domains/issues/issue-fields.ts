@@ -1,11 +1,10 @@
-/** Rules shared by creating and updating issues: model validation, assignees, label scope. */
+/** Rules shared by creating and updating issues: model validation and assignees. */
 import type { Ctx } from '../../kernel/context.js';
 import { contextFor } from '../../kernel/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
-import { canRead, namespaceOf, traversalIds } from '../../kernel/policy.js';
+import { canRead } from '../../kernel/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { ProjectRow } from '../accounts/project.table.js';
-import type { LabelScope } from '../labels/label-links.js';
 
 const MAX_TITLE = 255;
 const MAX_DESCRIPTION = 1_048_576;
@@ -50,10 +49,4 @@ export async function assignableUserIds(ctx: Ctx, project: ProjectRow, requested
     if (await canRead(as, { kind: 'project', project })) out.push(id);
   }
   return tierAtLeast(ctx.config.tier, 'premium') ? out : out.slice(0, 1);
-}
-
-/** The labels a project's issues may use: its own and its ancestor groups'. */
-export async function labelScopeOf(ctx: Ctx, project: ProjectRow): Promise<LabelScope> {
-  const ns = await namespaceOf(ctx, project.namespace_id);
-  return { projectId: project.id, groupIds: ns.kind === 'group' ? traversalIds(ns.traversal) : [] };
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { IssueRow, IssueUpdate, NewIssueRow } from './issue.table.js';
 
@@ -65,57 +65,10 @@ export async function selectAssigneesOfIssues(db: Kysely<Database>, issueIds: re
   return out;
 }
 
-/** Non-system notes per issue, for a page. */
-export async function countUserNotesOfIssues(db: Kysely<Database>, issueIds: readonly number[]): Promise<Map<number, number>> {
-  if (issueIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('notes')
-    .select(['noteable_id', sql<number>`count(*)`.as('n')])
-    .where('noteable_type', '=', 'Issue')
-    .where('noteable_id', 'in', issueIds)
-    .where('system', '=', 0)
-    .groupBy('noteable_id')
-    .execute();
-  return new Map(rows.map((r) => [r.noteable_id, Number(r.n)]));
-}
-
-/** thumbsup / thumbsdown reactions per issue, for a page. */
-export async function countVotesOfIssues(db: Kysely<Database>, issueIds: readonly number[]): Promise<Map<number, { up: number; down: number }>> {
-  const out = new Map<number, { up: number; down: number }>();
-  if (issueIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('award_emoji')
-    .select(['awardable_id', 'name', sql<number>`count(*)`.as('n')])
-    .where('awardable_type', '=', 'Issue')
-    .where('awardable_id', 'in', issueIds)
-    .where('name', 'in', ['thumbsup', 'thumbsdown'])
-    .groupBy(['awardable_id', 'name'])
-    .execute();
-  for (const r of rows) {
-    const votes = out.get(r.awardable_id) ?? { up: 0, down: 0 };
-    if (r.name === 'thumbsup') votes.up = Number(r.n);
-    else votes.down = Number(r.n);
-    out.set(r.awardable_id, votes);
-  }
-  return out;
-}
-
 /**
- * Deletes an issue with the notes and reactions that point at it without a foreign key
- * (reactions on the issue and on its notes). Assignees and state events go by cascade;
- * label links are the labels domain's (deleteTargetLabelLinks).
+ * Deletes the issue row; assignees and state events go with it by cascade. Notes, reactions
+ * and label links have no foreign key: their domains delete them first (see delete-issue.ts).
  */
 export async function deleteIssueById(trx: Kysely<Database>, issueId: number): Promise<void> {
-  const noteIds = trx.selectFrom('notes').select('id').where('noteable_type', '=', 'Issue').where('noteable_id', '=', issueId);
-  await trx
-    .deleteFrom('award_emoji')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('awardable_type', '=', 'Issue'), eb('awardable_id', '=', issueId)]),
-        eb.and([eb('awardable_type', '=', 'Note'), eb('awardable_id', 'in', noteIds)]),
-      ]),
-    )
-    .execute();
-  await trx.deleteFrom('notes').where('noteable_type', '=', 'Issue').where('noteable_id', '=', issueId).execute();
   await trx.deleteFrom('issues').where('id', '=', issueId).execute();
 }

@@ -13,7 +13,7 @@ import { authorize, can } from '../../kernel/policy.js';
 import type { Database } from '../../storage/database.js';
 import { findGroup, findProject } from '../accounts/lookup.js';
 import { projectMembershipFilter, visibleProjectsFilter } from '../accounts/visibility.queries.js';
-import { normalizeLabelTitles } from '../labels/label-links.js';
+import { normalizeLabelTitles } from '../labels/index.js';
 import type { IssueEntity } from './issue.entity.js';
 import type { IssueFilters, ListGroupIssuesInput, ListIssuesInput, ListProjectIssuesInput } from './issue.schema.js';
 import { presentIssues } from './present-issues.js';

@@ -4,9 +4,11 @@ import { tierAtLeast } from '../../kernel/tiers.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
 import type { UserRow } from '../accounts/user.table.js';
-import { selectLabelsOfTargets } from '../labels/label-links.js';
+import { countVotesOf } from '../award-emoji/index.js';
+import { selectLabelsOfTargets } from '../labels/index.js';
+import { countUserNotesOf } from '../notes/index.js';
 import { toIssueEntity, type IssueEntity } from './issue.entity.js';
-import { countUserNotesOfIssues, countVotesOfIssues, selectAssigneesOfIssues } from './issue.queries.js';
+import { selectAssigneesOfIssues } from './issue.queries.js';
 import type { IssueRow } from './issue.table.js';
 
 /** A user row that is gone (deleted users' issues stay), shown as GitLab's ghost user. */
@@ -27,8 +29,8 @@ export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: P
     missingProjects.length ? ctx.db.selectFrom('projects').selectAll().where('id', 'in', missingProjects).execute() : [],
     selectAssigneesOfIssues(ctx.db, ids),
     selectLabelsOfTargets(ctx.db, 'Issue', ids),
-    countUserNotesOfIssues(ctx.db, ids),
-    countVotesOfIssues(ctx.db, ids),
+    countUserNotesOf(ctx.db, 'Issue', ids),
+    countVotesOf(ctx.db, 'Issue', ids),
   ]);
   for (const p of projectRows) projects.set(p.id, p);
   const userIds = new Set<number>();

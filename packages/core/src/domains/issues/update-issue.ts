@@ -4,11 +4,11 @@ import { ForbiddenError } from '../../kernel/errors.js';
 import { can, requireUser } from '../../kernel/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { bool } from '../../storage/dialect.js';
-import { findOrCreateLabels, normalizeLabelTitles, replaceTargetLabels, selectTargetLabelIds } from '../labels/label-links.js';
-import { insertStateEvent } from '../state-events/state-event.queries.js';
+import { applyLabelChanges, labelChangesOf, type LabelChanges } from '../labels/index.js';
+import { recordStateEvent } from '../state-events/index.js';
 import { findIssue } from './find-issue.js';
 import type { IssueEntity } from './issue.entity.js';
-import { assignableUserIds, checkIssueText, labelScopeOf, requestedAssignees } from './issue-fields.js';
+import { assignableUserIds, checkIssueText, requestedAssignees } from './issue-fields.js';
 import { closeIssueById, reopenIssueById, replaceAssignees, selectAssigneeIds, selectIssueById, updateIssueById } from './issue.queries.js';
 import type { UpdateIssueInput } from './issue.schema.js';
 import type { IssueUpdate } from './issue.table.js';
@@ -35,7 +35,7 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
   if (input.title !== undefined && input.title !== issue.title) set.title = input.title;
   if (input.description !== undefined && input.description !== issue.description) set.description = input.description;
   let assignees: number[] | undefined;
-  let labelOps: { replace?: string[]; add: string[]; remove: string[] } | undefined;
+  let labels: LabelChanges | undefined;
   if (admin) {
     if (input.confidential !== undefined && bool(input.confidential) !== issue.confidential) set.confidential = bool(input.confidential);
     if (input.discussion_locked !== undefined && bool(input.discussion_locked) !== issue.discussion_locked) {
@@ -46,36 +46,20 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
     if (input.weight !== undefined && input.weight !== issue.weight && tierAtLeast(ctx.config.tier, 'premium')) set.weight = input.weight;
     const requested = requestedAssignees(input);
     if (requested) assignees = await assignableUserIds(ctx, project, requested);
-    if (input.labels !== undefined || input.add_labels !== undefined || input.remove_labels !== undefined) {
-      labelOps = {
-        replace: input.labels === undefined ? undefined : normalizeLabelTitles(input.labels),
-        add: normalizeLabelTitles(input.add_labels ?? []),
-        remove: normalizeLabelTitles(input.remove_labels ?? []),
-      };
-    }
+    labels = await labelChangesOf(ctx, project, input);
   }
-  const scope = labelOps ? await labelScopeOf(ctx, project) : undefined;
   const now = nowIso(ctx);
 
   const row = await ctx.db.transaction().execute(async (trx) => {
     let touched = Object.keys(set).length > 0;
-    if (labelOps && scope) {
-      // As GitLab: start from `labels` (or the current ones), add `add_labels`, then take away `remove_labels`.
-      const base = labelOps.replace
-        ? (await findOrCreateLabels(trx, scope, labelOps.replace, { create: true, now })).map((l) => l.id)
-        : await selectTargetLabelIds(trx, 'Issue', issue.id);
-      const added = (await findOrCreateLabels(trx, scope, labelOps.add, { create: true, now })).map((l) => l.id);
-      const removed = new Set((await findOrCreateLabels(trx, scope, labelOps.remove, { create: false, now })).map((l) => l.id));
-      const wanted = [...new Set([...base, ...added])].filter((id) => !removed.has(id));
-      if (await replaceTargetLabels(trx, 'Issue', issue.id, wanted, now)) touched = true;
-    }
+    if (labels && (await applyLabelChanges(trx, 'Issue', issue.id, labels, now))) touched = true;
     if (assignees && (await replaceAssignees(trx, issue.id, assignees))) touched = true;
     if (input.state_event === 'close' && (await closeIssueById(trx, issue.id, user.id, now))) {
-      await insertStateEvent(trx, { user_id: user.id, issue_id: issue.id, state: 'closed', created_at: now });
+      await recordStateEvent(trx, { type: 'Issue', id: issue.id }, 'closed', user.id, now);
       touched = true;
     }
     if (input.state_event === 'reopen' && (await reopenIssueById(trx, issue.id, now))) {
-      await insertStateEvent(trx, { user_id: user.id, issue_id: issue.id, state: 'reopened', created_at: now });
+      await recordStateEvent(trx, { type: 'Issue', id: issue.id }, 'reopened', user.id, now);
       touched = true;
     }
     if (touched) await updateIssueById(trx, issue.id, { ...set, updated_at: now });

@@ -4,7 +4,10 @@
  * unknown titles become project labels (`#428BCA`) in the caller's transaction.
  */
 import { sql, type Kysely } from 'kysely';
+import type { Ctx } from '../../kernel/context.js';
+import { namespaceOf, traversalIds } from '../../kernel/policy.js';
 import type { Database } from '../../storage/database.js';
+import type { ProjectRow } from '../accounts/project.table.js';
 import type { LabelRow } from './label.table.js';
 
 export type LabelTargetType = 'Issue' | 'MergeRequest';
@@ -17,6 +20,12 @@ export interface LabelScope {
   projectId: number;
   /** Ancestor group ids, root first (from the namespace traversal); empty for personal projects. */
   groupIds: number[];
+}
+
+/** The labels a project's issues and merge requests may use: its own and its ancestor groups'. */
+export async function labelScopeOf(ctx: Ctx, project: ProjectRow): Promise<LabelScope> {
+  const ns = await namespaceOf(ctx, project.namespace_id);
+  return { projectId: project.id, groupIds: ns.kind === 'group' ? traversalIds(ns.traversal) : [] };
 }
 
 /**
@@ -166,6 +175,54 @@ export async function selectLabelsOfTargets(db: Kysely<Database>, targetType: La
     else out.set(target_id, [label]);
   }
   return out;
+}
+
+/** What a create or update request asks of a target's labels: normalized titles and where they resolve. */
+export interface LabelChanges {
+  scope: LabelScope;
+  /** `labels`: the new set (`[]` clears); undefined keeps the current labels. */
+  replace?: string[];
+  add: string[];
+  remove: string[];
+}
+
+/**
+ * The label changes a request's `labels` / `add_labels` / `remove_labels` ask of a target in
+ * the project; undefined when it gives none. Call it before the transaction that applies them.
+ */
+export async function labelChangesOf(
+  ctx: Ctx,
+  project: ProjectRow,
+  input: { labels?: readonly string[]; add_labels?: readonly string[]; remove_labels?: readonly string[] },
+): Promise<LabelChanges | undefined> {
+  if (input.labels === undefined && input.add_labels === undefined && input.remove_labels === undefined) return undefined;
+  return {
+    scope: await labelScopeOf(ctx, project),
+    replace: input.labels === undefined ? undefined : normalizeLabelTitles(input.labels),
+    add: normalizeLabelTitles(input.add_labels ?? []),
+    remove: normalizeLabelTitles(input.remove_labels ?? []),
+  };
+}
+
+/**
+ * Applies label changes as GitLab's IssuableBaseService does, by label rather than by title:
+ * start from `labels` (or the current ones), add `add_labels`, then take away
+ * `remove_labels`. Unknown titles in `labels` and `add_labels` become project labels;
+ * `remove_labels` only finds. True when the target's labels changed.
+ */
+export async function applyLabelChanges(
+  trx: Kysely<Database>,
+  targetType: LabelTargetType,
+  targetId: number,
+  changes: LabelChanges,
+  now: string,
+): Promise<boolean> {
+  const ids = async (titles: readonly string[], create: boolean) => (await findOrCreateLabels(trx, changes.scope, titles, { create, now })).map((l) => l.id);
+  const base = changes.replace ? await ids(changes.replace, true) : await selectTargetLabelIds(trx, targetType, targetId);
+  const added = await ids(changes.add, true);
+  const removed = new Set(await ids(changes.remove, false));
+  const wanted = [...new Set([...base, ...added])].filter((id) => !removed.has(id));
+  return replaceTargetLabels(trx, targetType, targetId, wanted, now);
 }
 
 /** Drops every label link of a target (the target is being deleted). */

@@ -6,10 +6,10 @@ import { authorize, canRead, requireUser } from '../../kernel/policy.js';
 import { bool } from '../../storage/dialect.js';
 import { findProject, selectProjectByRef } from '../accounts/lookup.js';
 import type { ProjectRow } from '../accounts/project.table.js';
+import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
 import type { MergeRequestDetailEntity } from './merge-request.entity.js';
-import { labelGroupIds, replaceMergeRequestLabels, resolveLabels } from './merge-request-labels.js';
 import { insertMergeRequest, replaceMergeRequestUsers, selectOpenMergeRequestByBranches } from './merge-request.queries.js';
-import { checkDistinctBranches, checkMergeRequestFields, isDraftTitle, nextLabelTitles } from './merge-request.rules.js';
+import { checkDistinctBranches, checkMergeRequestFields, isDraftTitle } from './merge-request.rules.js';
 import type { CreateMergeRequestInput } from './merge-request.schema.js';
 import { eligibleUserIds } from './merge-request-users.js';
 import { presentMergeRequest } from './present-merge-requests.js';
@@ -50,8 +50,7 @@ export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInpu
 
   const assigneeIds = await eligibleUserIds(ctx, project, input.assignee_ids ?? (input.assignee_id !== undefined ? [input.assignee_id] : []));
   const reviewerIds = await eligibleUserIds(ctx, project, input.reviewer_ids ?? []);
-  const labelTitles = nextLabelTitles([], input);
-  const groupIds = await labelGroupIds(ctx, project);
+  const labels = await labelChangesOf(ctx, project, input);
   const now = nowIso(ctx);
 
   const row = await ctx.db.transaction().execute(async (trx) => {
@@ -87,8 +86,7 @@ export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInpu
     });
     await replaceMergeRequestUsers(trx, 'merge_request_assignees', mr.id, assigneeIds);
     await replaceMergeRequestUsers(trx, 'merge_request_reviewers', mr.id, reviewerIds);
-    const labels = await resolveLabels(trx, project, groupIds, labelTitles, { create: true, now });
-    await replaceMergeRequestLabels(trx, mr.id, labels.map((l) => l.id), now);
+    if (labels) await applyLabelChanges(trx, 'MergeRequest', mr.id, labels, now);
     return mr;
   });
   return presentMergeRequest(ctx, row, project);

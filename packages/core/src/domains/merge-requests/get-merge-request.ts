@@ -1,5 +1,8 @@
 import type { Ctx } from '../../kernel/context.js';
 import { authorize } from '../../kernel/policy.js';
+import { deleteAwardEmojiOf } from '../award-emoji/index.js';
+import { deleteTargetLabelLinks } from '../labels/index.js';
+import { deleteNoteableNotes } from '../notes/index.js';
 import { findMergeRequest } from './find-merge-request.js';
 import type { MergeRequestDetailEntity } from './merge-request.entity.js';
 import { deleteMergeRequestById } from './merge-request.queries.js';
@@ -19,5 +22,10 @@ export async function getMergeRequest(ctx: Ctx, input: MergeRequestRefInput): Pr
 export async function deleteMergeRequest(ctx: Ctx, input: MergeRequestRefInput): Promise<void> {
   const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
   await authorize(ctx, 'destroy_merge_request', { kind: 'project', project });
-  await ctx.db.transaction().execute((trx) => deleteMergeRequestById(trx, mergeRequest.id));
+  await ctx.db.transaction().execute(async (trx) => {
+    await deleteNoteableNotes(trx, 'MergeRequest', [mergeRequest.id]);
+    await deleteAwardEmojiOf(trx, 'MergeRequest', [mergeRequest.id]);
+    await deleteTargetLabelLinks(trx, 'MergeRequest', mergeRequest.id);
+    await deleteMergeRequestById(trx, mergeRequest.id);
+  });
 }

@@ -3,7 +3,7 @@ import { nowIso } from '../../kernel/context.js';
 import { ConflictError, UnauthorizedError } from '../../kernel/errors.js';
 import { can, requireUser } from '../../kernel/policy.js';
 import { bool } from '../../storage/dialect.js';
-import { insertStateEvent } from '../state-events/state-event.queries.js';
+import { recordStateEvent } from '../state-events/index.js';
 import { findMergeRequest } from './find-merge-request.js';
 import type { MergeRequestDetailEntity } from './merge-request.entity.js';
 import { MethodNotAllowedError } from '../../kernel/errors.js';
@@ -39,7 +39,7 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
     });
     // Merged, closed, made a draft or moved by a concurrent request since it was read.
     if (!merged) throw new MethodNotAllowedError();
-    await insertStateEvent(trx, { user_id: user.id, merge_request_id: mr.id, issue_id: null, epic_id: null, state: 'merged', source_commit: null, source_merge_request_id: null, created_at: now });
+    await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, 'merged', user.id, now);
     return merged;
   });
   return presentMergeRequest(ctx, row, project);

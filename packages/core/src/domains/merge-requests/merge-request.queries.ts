@@ -1,5 +1,5 @@
 /** The queries of the merge request tables. Writers take the caller's transaction. */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { UserRow } from '../accounts/user.table.js';
 import type { MergeRequestRow, MergeRequestUpdate, NewMergeRequestRow } from './merge-request.table.js';
@@ -74,13 +74,11 @@ export async function selectMergeRequestUserIds(db: Kysely<Database>, table: Mer
   return rows.map((r) => r.user_id);
 }
 
-/** Deletes a merge request and what points at it without a foreign key (labels, notes, reactions). */
+/**
+ * Deletes the merge request row; assignees, reviewers and state events go with it by cascade.
+ * Notes, reactions and label links have no foreign key: their domains delete them first.
+ */
 export async function deleteMergeRequestById(trx: Kysely<Database>, id: number): Promise<void> {
-  const noteIds = trx.selectFrom('notes').select('id').where('noteable_type', '=', 'MergeRequest').where('noteable_id', '=', id);
-  await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Note').where('awardable_id', 'in', noteIds).execute();
-  await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'MergeRequest').where('awardable_id', '=', id).execute();
-  await trx.deleteFrom('notes').where('noteable_type', '=', 'MergeRequest').where('noteable_id', '=', id).execute();
-  await trx.deleteFrom('label_links').where('target_type', '=', 'MergeRequest').where('target_id', '=', id).execute();
   await trx.deleteFrom('merge_requests').where('id', '=', id).execute();
 }
 
@@ -94,41 +92,4 @@ export async function selectUsersByIds(db: Kysely<Database>, ids: number[]): Pro
 export async function selectUsersOfMergeRequests(db: Kysely<Database>, table: MergeRequestUserTableName, ids: number[]) {
   if (ids.length === 0) return [];
   return db.selectFrom(table).select(['merge_request_id', 'user_id']).where('merge_request_id', 'in', ids).orderBy('user_id').execute();
-}
-
-export async function selectLabelTitlesOfMergeRequests(db: Kysely<Database>, ids: number[]) {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('label_links as ll')
-    .innerJoin('labels as l', 'l.id', 'll.label_id')
-    .select(['ll.target_id', 'l.title'])
-    .where('ll.target_type', '=', 'MergeRequest')
-    .where('ll.target_id', 'in', ids)
-    .execute();
-}
-
-/** Non-system notes per merge request. */
-export async function countUserNotes(db: Kysely<Database>, ids: number[]) {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('notes')
-    .select(['noteable_id', sql<number>`count(*)`.as('n')])
-    .where('noteable_type', '=', 'MergeRequest')
-    .where('noteable_id', 'in', ids)
-    .where('system', '=', 0)
-    .groupBy('noteable_id')
-    .execute();
-}
-
-/** thumbsup / thumbsdown reactions per merge request. */
-export async function countVotes(db: Kysely<Database>, ids: number[]) {
-  if (ids.length === 0) return [];
-  return db
-    .selectFrom('award_emoji')
-    .select(['awardable_id', 'name', sql<number>`count(*)`.as('n')])
-    .where('awardable_type', '=', 'MergeRequest')
-    .where('awardable_id', 'in', ids)
-    .where('name', 'in', ['thumbsup', 'thumbsdown'])
-    .groupBy(['awardable_id', 'name'])
-    .execute();
 }

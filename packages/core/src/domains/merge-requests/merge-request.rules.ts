@@ -53,14 +53,3 @@ export function checkMergeRequestFields(values: { title?: string; description?: 
   }
   if (Object.keys(errors).length) throw new BadRequestError(errors, { raw: true });
 }
-
-/** Titles after `labels` (replace), then `add_labels`, then `remove_labels`, as GitLab applies them. */
-export function nextLabelTitles(current: string[], input: { labels?: string[]; add_labels?: string[]; remove_labels?: string[] }): string[] {
-  let titles = input.labels ?? current;
-  if (input.add_labels) titles = [...titles, ...input.add_labels];
-  if (input.remove_labels) {
-    const removed = new Set(input.remove_labels.map((t) => t.trim().toLowerCase()));
-    titles = titles.filter((t) => !removed.has(t.trim().toLowerCase()));
-  }
-  return titles;
-}

@@ -3,6 +3,9 @@ import type { Ctx } from '../../kernel/context.js';
 import { can } from '../../kernel/policy.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
+import { countVotesOf } from '../award-emoji/index.js';
+import { selectLabelsOfTargets } from '../labels/index.js';
+import { countUserNotesOf } from '../notes/index.js';
 import {
   toMergeRequestDetailEntity,
   toMergeRequestEntity,
@@ -10,13 +13,7 @@ import {
   type MergeRequestEntity,
   type MergeRequestRelations,
 } from './merge-request.entity.js';
-import {
-  countUserNotes,
-  countVotes,
-  selectLabelTitlesOfMergeRequests,
-  selectUsersByIds,
-  selectUsersOfMergeRequests,
-} from './merge-request.queries.js';
+import { selectUsersByIds, selectUsersOfMergeRequests } from './merge-request.queries.js';
 import type { MergeRequestRow } from './merge-request.table.js';
 
 type From = MergeRequestRelations['from'];
@@ -37,9 +34,9 @@ async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<nu
   const [assignees, reviewers, labels, notes, votes] = await Promise.all([
     selectUsersOfMergeRequests(ctx.db, 'merge_request_assignees', ids),
     selectUsersOfMergeRequests(ctx.db, 'merge_request_reviewers', ids),
-    selectLabelTitlesOfMergeRequests(ctx.db, ids),
-    countUserNotes(ctx.db, ids),
-    countVotes(ctx.db, ids),
+    selectLabelsOfTargets(ctx.db, 'MergeRequest', ids),
+    countUserNotesOf(ctx.db, 'MergeRequest', ids),
+    countVotesOf(ctx.db, 'MergeRequest', ids),
   ]);
   const userIds = new Set<number>();
   for (const r of rows) for (const id of [r.author_id, r.merged_by_id, r.closed_by_id]) if (id !== null) userIds.add(id);
@@ -48,9 +45,6 @@ async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<nu
   const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));
   const assigneesOf = groupBy(assignees, (a) => a.merge_request_id);
   const reviewersOf = groupBy(reviewers, (a) => a.merge_request_id);
-  const labelsOf = groupBy(labels, (l) => l.target_id);
-  const notesOf = new Map(notes.map((n) => [n.noteable_id, Number(n.n)]));
-  const votesOf = new Map(votes.map((v) => [`${v.awardable_id}:${v.name}`, Number(v.n)]));
   return rows.map((r) => ({
     project: projects.get(r.project_id)!,
     from,
@@ -59,10 +53,10 @@ async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<nu
     closedBy: user(r.closed_by_id),
     assignees: (assigneesOf.get(r.id) ?? []).map((a) => user(a.user_id)).filter((u): u is UserBasicEntity => u !== null),
     reviewers: (reviewersOf.get(r.id) ?? []).map((a) => user(a.user_id)).filter((u): u is UserBasicEntity => u !== null),
-    labels: (labelsOf.get(r.id) ?? []).map((l) => l.title).sort(),
-    userNotesCount: notesOf.get(r.id) ?? 0,
-    upvotes: votesOf.get(`${r.id}:thumbsup`) ?? 0,
-    downvotes: votesOf.get(`${r.id}:thumbsdown`) ?? 0,
+    labels: (labels.get(r.id) ?? []).map((l) => l.title).sort(),
+    userNotesCount: notes.get(r.id) ?? 0,
+    upvotes: votes.get(r.id)?.up ?? 0,
+    downvotes: votes.get(r.id)?.down ?? 0,
   }));
 }
 

@@ -6,11 +6,11 @@ import { authorize, requireUser } from '../../kernel/policy.js';
 import type { Database } from '../../storage/database.js';
 import { bool } from '../../storage/dialect.js';
 import type { ProjectRow } from '../accounts/project.table.js';
-import { insertStateEvent } from '../state-events/state-event.queries.js';
+import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
+import { recordStateEvent } from '../state-events/index.js';
 import { duplicateMessage } from './create-merge-request.js';
 import { findMergeRequest } from './find-merge-request.js';
 import type { MergeRequestDetailEntity } from './merge-request.entity.js';
-import { labelGroupIds, replaceMergeRequestLabels, resolveLabels, selectMergeRequestLabelIds } from './merge-request-labels.js';
 import {
   replaceMergeRequestUsers,
   selectMergeRequestUserIds,
@@ -18,7 +18,7 @@ import {
   updateMergeRequestById,
   type MergeRequestUserTableName,
 } from './merge-request.queries.js';
-import { checkDistinctBranches, checkMergeRequestFields, isDraftTitle, nextLabelTitles } from './merge-request.rules.js';
+import { checkDistinctBranches, checkMergeRequestFields, isDraftTitle } from './merge-request.rules.js';
 import type { UpdateMergeRequestInput } from './merge-request.schema.js';
 import type { MergeRequestRow, MergeRequestUpdate } from './merge-request.table.js';
 import { eligibleUserIds } from './merge-request-users.js';
@@ -34,10 +34,10 @@ async function authorizeUpdate(ctx: Ctx, project: ProjectRow, mr: MergeRequestRo
 /** The new state and its event for `state_event`; null when it changes nothing (closing a closed one, reopening a merged one). */
 function stateChange(mr: MergeRequestRow, event: UpdateMergeRequestInput['state_event'], userId: number, now: string) {
   if (event === 'close' && (mr.state === 'opened' || mr.state === 'locked')) {
-    return { set: { state: 'closed', closed_at: now, closed_by_id: userId } satisfies MergeRequestUpdate, event: 'closed' };
+    return { set: { state: 'closed', closed_at: now, closed_by_id: userId } satisfies MergeRequestUpdate, event: 'closed' as const };
   }
   if (event === 'reopen' && mr.state === 'closed') {
-    return { set: { state: 'opened', closed_at: null, closed_by_id: null } satisfies MergeRequestUpdate, event: 'reopened' };
+    return { set: { state: 'opened', closed_at: null, closed_by_id: null } satisfies MergeRequestUpdate, event: 'reopened' as const };
   }
   return null;
 }
@@ -49,11 +49,6 @@ async function syncUsers(trx: Kysely<Database>, table: MergeRequestUserTableName
   if (current.length === next.length && [...next].sort((a, b) => a - b).every((id, i) => id === current[i])) return false;
   await replaceMergeRequestUsers(trx, table, mrId, next);
   return true;
-}
-
-function sameIds(a: number[], b: number[]): boolean {
-  const sa = new Set(a);
-  return sa.size === new Set(b).size && b.every((id) => sa.has(id));
 }
 
 /**
@@ -76,8 +71,7 @@ export async function updateMergeRequest(ctx: Ctx, input: UpdateMergeRequestInpu
       ? await eligibleUserIds(ctx, project, input.assignee_ids ?? [input.assignee_id!])
       : undefined;
   const reviewerIds = input.reviewer_ids !== undefined ? await eligibleUserIds(ctx, project, input.reviewer_ids) : undefined;
-  const labelsGiven = input.labels !== undefined || input.add_labels !== undefined || input.remove_labels !== undefined;
-  const groupIds = labelsGiven ? await labelGroupIds(ctx, project) : [];
+  const labels = await labelChangesOf(ctx, project, input);
   const now = nowIso(ctx);
 
   const set: MergeRequestUpdate = {};
@@ -101,19 +95,10 @@ export async function updateMergeRequest(ctx: Ctx, input: UpdateMergeRequestInpu
     let touched = Object.keys(set).length > 0 || change !== null;
     touched = (await syncUsers(trx, 'merge_request_assignees', mr.id, assigneeIds)) || touched;
     touched = (await syncUsers(trx, 'merge_request_reviewers', mr.id, reviewerIds)) || touched;
-    if (labelsGiven) {
-      const current = await selectMergeRequestLabelIds(trx, mr.id);
-      const currentTitles = current.length ? (await trx.selectFrom('labels').select('title').where('id', 'in', current).execute()).map((l) => l.title) : [];
-      const labels = await resolveLabels(trx, project, groupIds, nextLabelTitles(currentTitles, input), { create: true, now });
-      const next = labels.map((l) => l.id);
-      if (!sameIds(current, next)) {
-        await replaceMergeRequestLabels(trx, mr.id, next, now);
-        touched = true;
-      }
-    }
+    if (labels) touched = (await applyLabelChanges(trx, 'MergeRequest', mr.id, labels, now)) || touched;
     if (!touched) return mr;
     const updated = await updateMergeRequestById(trx, mr.id, { ...set, ...change?.set, updated_at: now });
-    if (change) await insertStateEvent(trx, { user_id: user.id, merge_request_id: mr.id, issue_id: null, epic_id: null, state: change.event, source_commit: null, source_merge_request_id: null, created_at: now });
+    if (change) await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, change.event, user.id, now);
     return updated;
   });
   return presentMergeRequest(ctx, row, project);

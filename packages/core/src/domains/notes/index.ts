@@ -6,8 +6,11 @@ export const notesRoutes: Route[] = [...noteRoutes];
 
 export { listNotes, getNote, createNote, updateNote, deleteNote, MAX_NOTE_LENGTH } from './notes.js';
 export { findNoteable, findNote, NOTEABLE_SEGMENTS, type Noteable, type NoteableSegment, type NoteableType } from './find-note.js';
-/** For other domains: record an action as a system note, drop the notes of deleted noteables (inside their transaction). */
-export { insertSystemNote, deleteNoteableNotes } from './note.queries.js';
+/**
+ * For other domains: record an action as a system note, count user notes for a page of
+ * noteables, drop the notes (and their reactions) of deleted noteables inside their transaction.
+ */
+export { insertSystemNote, countUserNotesOf, deleteNoteableNotes } from './note.queries.js';
 export type { NoteEntity } from './note.entity.js';
 export type { CreateNoteInput, ListNotesInput, NoteRefInput, UpdateNoteInput } from './note.schema.js';
 export type { NoteRow } from './note.table.js';

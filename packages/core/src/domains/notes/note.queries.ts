@@ -1,5 +1,6 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { deleteAwardEmojiOf } from '../award-emoji/award-emoji.queries.js';
 import type { NewNoteRow, NoteRow } from './note.table.js';
 import type { NoteableType } from './find-note.js';
 
@@ -30,7 +31,7 @@ export async function updateNoteById(db: Kysely<Database>, id: number, values: P
 
 /** Deletes a note with the reactions on it (nothing else points at notes by foreign key). Call in a transaction. */
 export async function deleteNoteById(trx: Kysely<Database>, id: number): Promise<void> {
-  await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Note').where('awardable_id', '=', id).execute();
+  await deleteAwardEmojiOf(trx, 'Note', [id]);
   await trx.deleteFrom('notes').where('id', '=', id).execute();
 }
 
@@ -38,8 +39,22 @@ export async function deleteNoteById(trx: Kysely<Database>, id: number): Promise
 export async function deleteNoteableNotes(trx: Kysely<Database>, type: NoteableType, noteableIds: number[]): Promise<void> {
   if (noteableIds.length === 0) return;
   const noteIds = trx.selectFrom('notes').select('id').where('noteable_type', '=', type).where('noteable_id', 'in', noteableIds);
-  await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Note').where('awardable_id', 'in', noteIds).execute();
+  await deleteAwardEmojiOf(trx, 'Note', noteIds);
   await trx.deleteFrom('notes').where('noteable_type', '=', type).where('noteable_id', 'in', noteableIds).execute();
+}
+
+/** Non-system notes per noteable (`user_notes_count`), for a page of them in one query. */
+export async function countUserNotesOf(db: Kysely<Database>, type: NoteableType, noteableIds: readonly number[]): Promise<Map<number, number>> {
+  if (noteableIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('notes')
+    .select(['noteable_id', sql<number>`count(*)`.as('n')])
+    .where('noteable_type', '=', type)
+    .where('noteable_id', 'in', noteableIds)
+    .where('system', '=', 0)
+    .groupBy('noteable_id')
+    .execute();
+  return new Map(rows.map((r) => [r.noteable_id, Number(r.n)]));
 }
 
 /**

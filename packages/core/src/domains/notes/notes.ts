@@ -48,6 +48,12 @@ async function presentNote(ctx: Ctx, noteable: Noteable, row: NoteRow): Promise<
   return (await presentNotes(ctx, noteable, [row]))[0]!;
 }
 
+/** `…/<segment>/:noteable_id/notes/:note_id`: the readable noteable and its note (404 otherwise). */
+async function findNoteAt(ctx: Ctx, segment: NoteableSegment, input: NoteRefInput): Promise<{ noteable: Noteable; note: NoteRow }> {
+  const noteable = await findNoteable(ctx, input.id, segment, input.noteable_id);
+  return { noteable, note: await findNote(ctx, noteable, input.note_id) };
+}
+
 /** GET …/notes: newest first by default; internal notes only for Reporters, filtered in SQL. */
 export async function listNotes(ctx: Ctx, segment: NoteableSegment, input: ListNotesInput): Promise<Page<NoteEntity>> {
   const noteable = await findNoteable(ctx, input.id, segment, input.noteable_id);
@@ -62,8 +68,8 @@ export async function listNotes(ctx: Ctx, segment: NoteableSegment, input: ListN
 
 /** GET …/notes/:note_id */
 export async function getNote(ctx: Ctx, segment: NoteableSegment, input: NoteRefInput): Promise<NoteEntity> {
-  const noteable = await findNoteable(ctx, input.id, segment, input.noteable_id);
-  return presentNote(ctx, noteable, await findNote(ctx, noteable, input.note_id));
+  const { noteable, note } = await findNoteAt(ctx, segment, input);
+  return presentNote(ctx, noteable, note);
 }
 
 /**
@@ -99,8 +105,7 @@ export async function createNote(ctx: Ctx, segment: NoteableSegment, input: Crea
 /** PUT …/notes/:note_id: only the author (or an admin) edits a note; system notes never. */
 export async function updateNote(ctx: Ctx, segment: NoteableSegment, input: UpdateNoteInput): Promise<NoteEntity> {
   const user = requireUser(ctx);
-  const noteable = await findNoteable(ctx, input.id, segment, input.noteable_id);
-  const note = await findNote(ctx, noteable, input.note_id);
+  const { noteable, note } = await findNoteAt(ctx, segment, input);
   if (note.system || (note.author_id !== user.id && !ctx.actor.isAdmin)) throw new ForbiddenError();
   if (input.confidential !== undefined && input.confidential !== (note.internal === 1)) {
     throw noteError('confidential', 'can not be changed for existing notes');
@@ -114,8 +119,7 @@ export async function updateNote(ctx: Ctx, segment: NoteableSegment, input: Upda
 /** DELETE …/notes/:note_id: the author or a Maintainer (`admin_note`); system notes stay. */
 export async function deleteNote(ctx: Ctx, segment: NoteableSegment, input: NoteRefInput): Promise<void> {
   const user = requireUser(ctx);
-  const noteable = await findNoteable(ctx, input.id, segment, input.noteable_id);
-  const note = await findNote(ctx, noteable, input.note_id);
+  const { noteable, note } = await findNoteAt(ctx, segment, input);
   if (note.system) throw new ForbiddenError();
   if (note.author_id !== user.id && !(await can(ctx, 'admin_note', subjectOf(noteable)))) throw new ForbiddenError();
   await ctx.db.transaction().execute((trx) => deleteNoteById(trx, note.id));

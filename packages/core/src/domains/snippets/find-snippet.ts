@@ -5,6 +5,7 @@ import { NotFoundError } from '../../kernel/errors.js';
 import { accessLevel, authorize } from '../../kernel/policy.js';
 import { findProject } from '../accounts/lookup.js';
 import type { ProjectRow } from '../accounts/project.table.js';
+import { selectSnippetById } from './snippet.queries.js';
 import type { SnippetRow } from './snippet.table.js';
 
 /** A private snippet is for project members; internal ones for signed-in users; public for all who see the project. */
@@ -21,12 +22,17 @@ export async function readableSnippetVisibilities(ctx: Ctx, project: ProjectRow)
   return ['public'];
 }
 
+/** The project's snippet `id`, if the actor may read it: 404 `Snippet Not Found` otherwise. */
+export async function readableSnippet(ctx: Ctx, project: ProjectRow, id: number): Promise<SnippetRow> {
+  const snippet = await selectSnippetById(ctx.db, project.id, id);
+  if (!snippet || !(await canReadSnippet(ctx, project, snippet))) throw new NotFoundError('Snippet');
+  return snippet;
+}
+
 /** `/projects/:id/snippets/:snippet_id`: 404 `Snippet Not Found` when missing or hidden. */
 export async function findSnippet(ctx: Ctx, projectRef: string, id: number): Promise<{ project: ProjectRow; snippet: SnippetRow }> {
   const project = await findProject(ctx, projectRef);
   await authorize(ctx, 'read_snippet', { kind: 'project', project });
   if (!project.snippets_enabled) throw new NotFoundError('Snippet');
-  const snippet = await ctx.db.selectFrom('snippets').selectAll().where('project_id', '=', project.id).where('id', '=', id).executeTakeFirst();
-  if (!snippet || !(await canReadSnippet(ctx, project, snippet))) throw new NotFoundError('Snippet');
-  return { project, snippet };
+  return { project, snippet: await readableSnippet(ctx, project, id) };
 }

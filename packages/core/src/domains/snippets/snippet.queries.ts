@@ -23,8 +23,7 @@ export async function updateSnippetById(
   return db.updateTable('snippets').set(values).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Deletes a snippet with the reactions on it (no foreign key points at snippets); its notes are the notes domain's. */
+/** Deletes the snippet row; its notes and reactions (no foreign key) are their domains' to delete first. */
 export async function deleteSnippetById(trx: Kysely<Database>, id: number): Promise<void> {
-  await trx.deleteFrom('award_emoji').where('awardable_type', '=', 'Snippet').where('awardable_id', '=', id).execute();
   await trx.deleteFrom('snippets').where('id', '=', id).execute();
 }

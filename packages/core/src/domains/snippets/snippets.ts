@@ -1,16 +1,17 @@
 /** Project snippets: `/projects/:id/snippets[/:snippet_id[/raw]]`. */
 import type { Ctx } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
-import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
+import { BadRequestError, ForbiddenError, ValidationError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import { authorize, can, requireUser } from '../../kernel/policy.js';
 import { findProject } from '../accounts/lookup.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import type { UserRow } from '../accounts/user.table.js';
+import { deleteAwardEmojiOf } from '../award-emoji/index.js';
 import { deleteNoteableNotes } from '../notes/index.js';
-import { canReadSnippet, readableSnippetVisibilities } from './find-snippet.js';
+import { readableSnippet, readableSnippetVisibilities } from './find-snippet.js';
 import { toSnippetEntity, type SnippetEntity } from './snippet.entity.js';
-import { deleteSnippetById, insertSnippet, selectProjectSnippets, selectSnippetById, updateSnippetById } from './snippet.queries.js';
+import { deleteSnippetById, insertSnippet, selectProjectSnippets, updateSnippetById } from './snippet.queries.js';
 import type { CreateSnippetInput, ListSnippetsInput, SnippetRefInput, UpdateSnippetInput } from './snippet.schema.js';
 import type { SnippetRow } from './snippet.table.js';
 
@@ -26,16 +27,13 @@ async function snippetsProject(ctx: Ctx, ref: string): Promise<ProjectRow> {
   return project;
 }
 
-async function readableSnippet(ctx: Ctx, project: ProjectRow, id: number): Promise<SnippetRow> {
-  const snippet = await selectSnippetById(ctx.db, project.id, id);
-  if (!snippet || !(await canReadSnippet(ctx, project, snippet))) throw new NotFoundError('Snippet');
-  return snippet;
-}
-
-/** Authors may change their snippets; Maintainers (`admin_snippet`) anyone's. */
-async function authorizeAdminSnippet(ctx: Ctx, project: ProjectRow, snippet: SnippetRow): Promise<void> {
-  if (ctx.actor.user?.id === snippet.author_id) return;
-  if (!(await can(ctx, 'admin_snippet', { kind: 'project', project }))) throw new ForbiddenError();
+/** The snippet an update or delete addresses: readable, and the caller its author or a Maintainer (`admin_snippet`). */
+async function editableSnippet(ctx: Ctx, input: SnippetRefInput): Promise<{ project: ProjectRow; snippet: SnippetRow }> {
+  const user = requireUser(ctx);
+  const project = await snippetsProject(ctx, input.id);
+  const snippet = await readableSnippet(ctx, project, input.snippet_id);
+  if (user.id !== snippet.author_id && !(await can(ctx, 'admin_snippet', { kind: 'project', project }))) throw new ForbiddenError();
+  return { project, snippet };
 }
 
 function checkVisibility(visibility: string, project: ProjectRow): void {
@@ -129,10 +127,7 @@ function fileChange(snippet: SnippetRow, files: NonNullable<UpdateSnippetInput['
 
 /** PUT /projects/:id/snippets/:snippet_id: the author or a Maintainer. */
 export async function updateSnippet(ctx: Ctx, input: UpdateSnippetInput): Promise<SnippetEntity> {
-  requireUser(ctx);
-  const project = await snippetsProject(ctx, input.id);
-  const snippet = await readableSnippet(ctx, project, input.snippet_id);
-  await authorizeAdminSnippet(ctx, project, snippet);
+  const { project, snippet } = await editableSnippet(ctx, input);
   if (input.visibility !== undefined) checkVisibility(input.visibility, project);
   const file = input.files ? fileChange(snippet, input.files) : {};
   const row = await updateSnippetById(ctx.db, snippet.id, {
@@ -149,12 +144,10 @@ export async function updateSnippet(ctx: Ctx, input: UpdateSnippetInput): Promis
 
 /** DELETE /projects/:id/snippets/:snippet_id: the author or a Maintainer; its notes go with it. */
 export async function deleteSnippet(ctx: Ctx, input: SnippetRefInput): Promise<void> {
-  requireUser(ctx);
-  const project = await snippetsProject(ctx, input.id);
-  const snippet = await readableSnippet(ctx, project, input.snippet_id);
-  await authorizeAdminSnippet(ctx, project, snippet);
+  const { snippet } = await editableSnippet(ctx, input);
   await ctx.db.transaction().execute(async (trx) => {
     await deleteNoteableNotes(trx, 'Snippet', [snippet.id]);
+    await deleteAwardEmojiOf(trx, 'Snippet', [snippet.id]);
     await deleteSnippetById(trx, snippet.id);
   });
 }

@@ -3,3 +3,5 @@ export { listStateEvents, getStateEvent, type StateEventSegment } from './state-
 export type { ListStateEventsInput } from './state-events.js';
 export type { ResourceStateEventEntity, StateEventResourceType } from './state-event.entity.js';
 export type { ResourceStateEventRow, NewResourceStateEventRow } from './state-event.table.js';
+/** For issues and merge requests: record a close, reopen or merge inside its transaction. */
+export { recordStateEvent } from './state-event.queries.js';

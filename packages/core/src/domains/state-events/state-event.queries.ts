@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import type { StateEventResourceType } from './state-event.entity.js';
 import type { NewResourceStateEventRow, ResourceStateEventRow } from './state-event.table.js';
 
 /**
@@ -12,6 +13,29 @@ export async function insertStateEvent(trx: Kysely<Database>, values: Omit<NewRe
 
 /** Which resource's events: exactly one target column. */
 export type StateEventTarget = { column: 'issue_id' | 'merge_request_id' | 'epic_id'; id: number };
+
+/**
+ * Records that `userId` closed, reopened or merged the resource at `now`. Call it in the
+ * transaction that changes the state, and only when the state did change.
+ */
+export async function recordStateEvent(
+  trx: Kysely<Database>,
+  resource: { type: StateEventResourceType; id: number },
+  state: 'closed' | 'reopened' | 'merged',
+  userId: number,
+  now: string,
+): Promise<void> {
+  await insertStateEvent(trx, {
+    user_id: userId,
+    issue_id: resource.type === 'Issue' ? resource.id : null,
+    merge_request_id: resource.type === 'MergeRequest' ? resource.id : null,
+    epic_id: resource.type === 'Epic' ? resource.id : null,
+    state,
+    source_commit: null,
+    source_merge_request_id: null,
+    created_at: now,
+  });
+}
 
 /** Events of one resource, oldest first (uses the state_events_* indexes). */
 export function selectStateEventsOf(db: Kysely<Database>, target: StateEventTarget) {
