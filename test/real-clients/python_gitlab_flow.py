@@ -12,12 +12,11 @@ its "warnings".
 import json
 import os
 import sys
-import time
-import traceback
-import warnings
 
 import gitlab
 import gitlab.exceptions
+
+from steps import make_step
 
 URL = os.environ["FORGELET_URL"]
 TOKEN = os.environ["FORGELET_TOKEN"]
@@ -27,30 +26,7 @@ results = {"version": gitlab.__version__}
 state = {}
 
 
-def step(name):
-    def wrap(fn):
-        t0 = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            # Unclosed-socket notices from garbage-collected sessions say nothing about the server.
-            warnings.simplefilter("ignore", ResourceWarning)
-            try:
-                out = fn()
-            except Exception as e:  # report, keep going
-                out = {
-                    "error": {
-                        "type": type(e).__name__,
-                        "message": str(e),
-                        "response_code": getattr(e, "response_code", None),
-                        "trace": traceback.format_exc(limit=4),
-                    }
-                }
-        out["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
-        out["ms"] = round((time.perf_counter() - t0) * 1000)
-        results[name] = out
-        return fn
-
-    return wrap
+step = make_step(results)
 
 
 def error_of(fn):

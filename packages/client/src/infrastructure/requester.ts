@@ -15,7 +15,7 @@ export interface FetchInit {
   body?: string;
 }
 
-/** A fetch function: undici's by default; inject another to trace or stub requests. */
+/** A fetch function: undici's by default; inject another to trace or replay requests. */
 export type FetchLike = (url: string, init: FetchInit) => Promise<FetchResponse>;
 
 export interface RequesterOptions {

@@ -1,0 +1,39 @@
+"""Step runner shared by the python-gitlab scripts: each step's result, warnings and timing
+land in one JSON document, and an exception is reported instead of ending the run."""
+import time
+import traceback
+import warnings
+
+
+def make_step(results, exchanges=None):
+    """Returns a decorator that runs a step at once and records it under `name`."""
+
+    def step(name):
+        def wrap(fn):
+            t0 = time.perf_counter()
+            first = len(exchanges) if exchanges is not None else 0
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                # Unclosed-socket notices from garbage-collected sessions say nothing about the server.
+                warnings.simplefilter("ignore", ResourceWarning)
+                try:
+                    out = fn()
+                except Exception as e:  # report, keep going
+                    out = {
+                        "error": {
+                            "type": type(e).__name__,
+                            "message": str(e),
+                            "response_code": getattr(e, "response_code", None),
+                            "trace": traceback.format_exc(limit=4),
+                        }
+                    }
+            out["warnings"] = [f"{w.category.__name__}: {w.message}" for w in caught]
+            if exchanges is not None:
+                out["exchanges"] = exchanges[first:]
+            out["ms"] = round((time.perf_counter() - t0) * 1000)
+            results[name] = out
+            return fn
+
+        return wrap
+
+    return step
