@@ -31,6 +31,10 @@ import { notesRoutes } from './domains/notes/index.js';
 import { snippetsRoutes } from './domains/snippets/index.js';
 import { awardEmojiRoutes } from './domains/award-emoji/index.js';
 import { stateEventsRoutes } from './domains/state-events/index.js';
+import { labelsRoutes } from './domains/labels/index.js';
+import { milestonesRoutes } from './domains/milestones/index.js';
+import { iterationsRoutes } from './domains/iterations/index.js';
+import { epicsRoutes } from './domains/epics/index.js';
 import { sql } from 'kysely';
 
 export interface ForgeOptions {
@@ -107,6 +111,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   const routes: Route[] = [
     ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes,
     ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes, ...stateEventsRoutes,
+    ...labelsRoutes, ...milestonesRoutes, ...iterationsRoutes, ...epicsRoutes,
   ];
   const forge: Forge = {
     deps,

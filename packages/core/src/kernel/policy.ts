@@ -44,6 +44,12 @@ const PROJECT_RULES: Record<string, Rule> = {
   admin_snippet: MAINTAINER,
   create_note: GUEST,
   admin_note: MAINTAINER,
+  // planning (project side)
+  read_label: 'read',
+  admin_label: REPORTER,
+  read_milestone: 'read',
+  admin_milestone: REPORTER,
+  destroy_milestone: DEVELOPER,
   read_internal_note: REPORTER,
   create_note_on_locked_discussion: REPORTER,
   set_note_created_at: OWNER,
@@ -62,6 +68,20 @@ const GROUP_RULES: Record<string, Rule> = {
   manage_resource_access_tokens: OWNER,
   create_subgroup: (_ctx, s, level) => s.kind === 'group' && level >= (LEVEL_BY_SETTING[s.group.subgroup_creation_level] ?? MAINTAINER),
   create_projects: (_ctx, s, level) => s.kind === 'group' && level >= (LEVEL_BY_SETTING[s.group.project_creation_level] ?? DEVELOPER),
+  // planning (group side); tier gates (epics, iterations) are checked in the domains
+  read_label: 'read',
+  admin_label: REPORTER,
+  read_milestone: 'read',
+  admin_milestone: REPORTER,
+  destroy_milestone: DEVELOPER,
+  read_iteration: 'read',
+  admin_iteration: REPORTER,
+  read_epic: 'read',
+  read_confidential_epic: REPORTER,
+  create_epic: REPORTER,
+  admin_epic: REPORTER,
+  admin_epic_relation: GUEST,
+  destroy_epic: OWNER,
 };
 
 export type ProjectAbility = keyof typeof PROJECT_RULES;

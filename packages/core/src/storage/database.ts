@@ -6,7 +6,10 @@ import type { MemberTable } from '../domains/accounts/member.table.js';
 import type { AccessTokenTable } from '../domains/accounts/access-token.table.js';
 import type { InternalIdTable, QueueJobTable } from './queue.table.js';
 import type { IssueAssigneeTable, IssueTable } from '../domains/issues/issue.table.js';
-import type { LabelLinkTable, LabelTable } from '../domains/labels/label.table.js';
+import type { LabelLinkTable, LabelSubscriptionTable, LabelTable } from '../domains/labels/label.table.js';
+import type { MilestoneTable } from '../domains/milestones/milestone.table.js';
+import type { IterationCadenceTable, IterationTable } from '../domains/iterations/iteration.table.js';
+import type { EpicTable } from '../domains/epics/epic.table.js';
 import type { MergeRequestTable, MergeRequestUserTable } from '../domains/merge-requests/merge-request.table.js';
 import type { NoteTable } from '../domains/notes/note.table.js';
 import type { SnippetTable } from '../domains/snippets/snippet.table.js';
@@ -33,4 +36,9 @@ export interface Database {
   notes: NoteTable;
   award_emoji: AwardEmojiTable;
   resource_state_events: ResourceStateEventTable;
+  label_subscriptions: LabelSubscriptionTable;
+  milestones: MilestoneTable;
+  iteration_cadences: IterationCadenceTable;
+  iterations: IterationTable;
+  epics: EpicTable;
 }

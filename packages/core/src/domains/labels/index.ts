@@ -16,3 +16,4 @@ export {
   type LabelTargetType,
 } from './label-links.js';
 export type { LabelRow } from './label.table.js';
+export { labelsRoutes } from './labels.routes.js';

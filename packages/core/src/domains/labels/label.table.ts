@@ -12,10 +12,18 @@ export interface LabelTable {
   title: string;
   color: string; // #RRGGBB
   description: string | null;
+  archived: Generated<number>;
   created_at: string;
   updated_at: string;
 }
 export type LabelRow = Selectable<LabelTable>;
+
+export interface LabelSubscriptionTable {
+  id: Generated<number>;
+  label_id: number;
+  user_id: number;
+  created_at: string;
+}
 
 /** A label on an issue or merge request. */
 export interface LabelLinkTable {

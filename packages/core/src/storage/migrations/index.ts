@@ -1,11 +1,13 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import * as m001 from './001-accounts.js';
 import * as m002 from './002-work-items.js';
+import * as m003 from './003-planning.js';
 
 /** Every migration, in order. Names sort lexically. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-accounts': m001,
   '002-work-items': m002,
+  '003-planning': m003,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,0 +1,4 @@
+import type { Route } from '../../kernel/route.js';
+
+/** Routes of this domain (filled in as the domain lands). */
+export const iterationsRoutes: Route[] = [];
