@@ -89,7 +89,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await names(`${group}?labels=nope`), []);
     });
 
-    it('milestone: None matches all (no milestones yet), Any and titles nothing', async () => {
+    it('milestone: before any milestone exists, None matches all, Any and titles nothing', async () => {
       const base = `/projects/${one.id}/issues`;
       assert.deepEqual(await names(`${base}?milestone=None`), ['o4', 'o3', 'o2', 'o1']);
       assert.deepEqual(await names(`${base}?milestone=Any`), []);
@@ -213,6 +213,38 @@ for (const dialect of DIALECTS) {
       assert.equal(second.headers.get('x-next-page'), '');
       const zero = await f.api('GET', '/groups/lg/issues?per_page=0', { token: owner.token });
       assert.deepEqual([zero.status, zero.body], [400, { error: 'per_page does not have a valid value' }]);
+    });
+
+    it('milestone filter with milestones: title (exact), None, Any, Started, Upcoming; on group lists too', async () => {
+      const ms = async (kind: 'groups' | 'projects', id: number, body: Record<string, unknown>) => {
+        const r = await f.api('POST', `/${kind}/${id}/milestones`, { token: owner.token, body });
+        expectStatus(r, 201);
+        return r.body;
+      };
+      const lg = (await f.api('GET', '/groups/lg', { token: owner.token })).body;
+      const v1 = await ms('groups', lg.id, { title: 'v1.0', start_date: '2000-01-01', due_date: '2998-01-01' });
+      const v2 = await ms('projects', one.id, { title: 'v2.0', start_date: '2990-01-01', due_date: '2999-01-01' });
+      await ms('projects', one.id, { title: 'v1.5', due_date: '2998-06-01' });
+      const old = await ms('projects', one.id, { title: 'old', start_date: '2000-01-01' });
+      expectStatus(await f.api('PUT', `/projects/${one.id}/milestones/${old.id}`, { token: owner.token, body: { state_event: 'close' } }), 200);
+      const assign = async (project: any, name: string, milestoneId: number) =>
+        expectStatus(await f.api('PUT', `/projects/${project.id}/issues/${is[name].iid}`, { token: owner.token, body: { milestone_id: milestoneId } }), 200);
+      await assign(one, 'o1', v1.id);
+      await assign(one, 'o2', v2.id);
+      await assign(one, 'o4', old.id);
+      await assign(two, 't1', v1.id);
+      const base = `/projects/${one.id}/issues`;
+      assert.deepEqual(await names(`${base}?milestone=v1.0`), ['o1']);
+      assert.deepEqual(await names(`${base}?milestone=V1.0`), [], 'titles match exactly');
+      assert.deepEqual(await names(`${base}?milestone=none`), ['o3']);
+      assert.deepEqual(await names(`${base}?milestone=Any`), ['o4', 'o2', 'o1']);
+      assert.deepEqual(await names(`${base}?milestone=Started`), ['o1'], 'active and started; a closed one is not');
+      assert.deepEqual(await names(`${base}?milestone=Upcoming`), ['o1'], 'v2.0 is not the earliest upcoming of its project');
+      assert.deepEqual(await names(`/groups/lg/issues?milestone=v1.0`), ['t1', 'o1']);
+      assert.deepEqual(await names(`/issues?scope=all&milestone=v2.0`), ['o2']);
+      const one1 = await f.api('GET', `${base}?milestone=v1.0`, { token: owner.token });
+      assert.equal(one1.body[0].milestone.title, 'v1.0');
+      assert.equal(one1.body[0].milestone.group_id, lg.id);
     });
   });
 }

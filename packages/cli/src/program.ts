@@ -4,6 +4,7 @@ import pkg from '../package.json' with { type: 'json' };
 import { registerInitCommand } from './commands/init.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/token.js';
+import { registerIterationCommands } from './commands/iterations.js';
 import { CliError } from './errors.js';
 import { processIo, type CliIo } from './io.js';
 
@@ -21,6 +22,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
   registerServeCommand(program, io);
   registerInitCommand(program, io);
   registerTokenCommands(program, io);
+  registerIterationCommands(program, io);
   return program;
 }
 

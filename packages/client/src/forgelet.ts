@@ -15,10 +15,18 @@ import {
   SnippetAwardEmoji,
   SnippetNoteAwardEmoji,
 } from './resources/award-emoji.js';
-import { IssueStateEvents, MergeRequestStateEvents } from './resources/state-events.js';
+import { EpicStateEvents, IssueStateEvents, MergeRequestStateEvents } from './resources/state-events.js';
+import { Epics } from './resources/epics.js';
+import { GroupLabels } from './resources/group-labels.js';
+import { ProjectLabels } from './resources/project-labels.js';
+import { GroupIterations } from './resources/group-iterations.js';
+import { IterationCadences } from './resources/iteration-cadences.js';
+import { EpicLinks } from './resources/epic-links.js';
 import { MergeRequests } from './resources/merge-requests.js';
 import { GroupIssues } from './resources/group-issues.js';
 import { Issues } from './resources/issues.js';
+import { GroupMilestones } from './resources/group-milestones.js';
+import { ProjectMilestones } from './resources/project-milestones.js';
 import { IssueNotes, MergeRequestNotes, ProjectSnippetNotes } from './resources/notes.js';
 import { ProjectSnippets } from './resources/snippets.js';
 
@@ -56,6 +64,8 @@ export class Forgelet {
   readonly issues: Issues;
   readonly groupIssues: GroupIssues;
   readonly mergeRequests: MergeRequests;
+  readonly groupMilestones: GroupMilestones;
+  readonly projectMilestones: ProjectMilestones;
   readonly issueNotes: IssueNotes;
   readonly mergeRequestNotes: MergeRequestNotes;
   readonly projectSnippetNotes: ProjectSnippetNotes;
@@ -68,6 +78,13 @@ export class Forgelet {
   readonly snippetNoteAwardEmoji: SnippetNoteAwardEmoji;
   readonly issueStateEvents: IssueStateEvents;
   readonly mergeRequestStateEvents: MergeRequestStateEvents;
+  readonly epics: Epics;
+  readonly groupLabels: GroupLabels;
+  readonly projectLabels: ProjectLabels;
+  readonly groupIterations: GroupIterations;
+  readonly iterationCadences: IterationCadences;
+  readonly epicLinks: EpicLinks;
+  readonly epicStateEvents: EpicStateEvents;
 
   constructor(options: ForgeletOptions) {
     this.requester = new Requester(options);
@@ -82,6 +99,8 @@ export class Forgelet {
     this.issues = new Issues(this.requester);
     this.groupIssues = new GroupIssues(this.requester);
     this.mergeRequests = new MergeRequests(this.requester);
+    this.groupMilestones = new GroupMilestones(this.requester);
+    this.projectMilestones = new ProjectMilestones(this.requester);
     this.issueNotes = new IssueNotes(this.requester);
     this.mergeRequestNotes = new MergeRequestNotes(this.requester);
     this.projectSnippetNotes = new ProjectSnippetNotes(this.requester);
@@ -94,6 +113,13 @@ export class Forgelet {
     this.snippetNoteAwardEmoji = new SnippetNoteAwardEmoji(this.requester);
     this.issueStateEvents = new IssueStateEvents(this.requester);
     this.mergeRequestStateEvents = new MergeRequestStateEvents(this.requester);
+    this.epics = new Epics(this.requester);
+    this.groupLabels = new GroupLabels(this.requester);
+    this.projectLabels = new ProjectLabels(this.requester);
+    this.groupIterations = new GroupIterations(this.requester);
+    this.iterationCadences = new IterationCadences(this.requester);
+    this.epicLinks = new EpicLinks(this.requester);
+    this.epicStateEvents = new EpicStateEvents(this.requester);
   }
 
   version(): Promise<VersionInfo> {

@@ -35,6 +35,9 @@ export { ProjectAccessTokens } from './resources/project-access-tokens.js';
 export { GroupAccessTokens } from './resources/group-access-tokens.js';
 export { Issues, type CreateIssueParams, type EditIssueParams, type IssueListParams, type ListAccessibleIssuesParams, type ListProjectIssuesParams } from './resources/issues.js';
 export { GroupIssues, type ListGroupIssuesParams } from './resources/group-issues.js';
+export { ResourceMilestones, type CreateMilestoneParams, type EditMilestoneParams, type ListGroupMilestonesParams, type ListProjectMilestonesParams } from './templates/resource-milestones.js';
+export { GroupMilestones } from './resources/group-milestones.js';
+export { ProjectMilestones } from './resources/project-milestones.js';
 export {
   MergeRequests,
   type CreateMergeRequestParams,
@@ -56,13 +59,24 @@ export {
   SnippetNoteAwardEmoji,
 } from './resources/award-emoji.js';
 export { ResourceStateEvents, type ListStateEventsParams } from './templates/resource-state-events.js';
-export { IssueStateEvents, MergeRequestStateEvents } from './resources/state-events.js';
+export { IssueStateEvents, MergeRequestStateEvents, EpicStateEvents } from './resources/state-events.js';
+export { GroupIterations, type CreateIterationParams, type ListGroupIterationsParams } from './resources/group-iterations.js';
+export { IterationCadences, type CreateIterationCadenceParams, type EditIterationCadenceParams, type ListIterationCadencesParams } from './resources/iteration-cadences.js';
+export { ResourceLabels, type CreateLabelParams, type EditLabelParams } from './templates/resource-labels.js';
+export { GroupLabels, type ListGroupLabelsParams, type ShowGroupLabelParams } from './resources/group-labels.js';
+export { ProjectLabels, type ListProjectLabelsParams, type ShowProjectLabelParams } from './resources/project-labels.js';
+export { Epics, type ListEpicsParams, type CreateEpicParams, type EditEpicParams } from './resources/epics.js';
+export { EpicLinks, type CreateChildEpicParams, type ReorderChildEpicParams } from './resources/epic-links.js';
 
 // The wire shapes, from the core contract.
 export type {
   AwardEmojiEntity,
   AwardableType,
   IssueEntity,
+  MilestoneEntity,
+  LabelEntity,
+  ProjectLabelEntity,
+  BurndownEventEntity,
   MergeRequestDetailEntity,
   MergeRequestEntity,
   MergeRequestReferences,

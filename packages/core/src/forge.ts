@@ -33,7 +33,7 @@ import { awardEmojiRoutes } from './domains/award-emoji/index.js';
 import { stateEventsRoutes } from './domains/state-events/index.js';
 import { labelsRoutes } from './domains/labels/index.js';
 import { milestonesRoutes } from './domains/milestones/index.js';
-import { iterationsRoutes } from './domains/iterations/index.js';
+import { iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
 import { epicsRoutes } from './domains/epics/index.js';
 import { sql } from 'kysely';
 
@@ -108,6 +108,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     queue: new Queue(database.db, database.dialect, clock),
     urls: createUrlBuilder(config),
   };
+  // Background work each domain runs through the durable queue.
+  registerIterationJobs(deps);
   const routes: Route[] = [
     ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes,
     ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes, ...stateEventsRoutes,

@@ -65,3 +65,21 @@ export { listNotes, getNote, createNote, updateNote, deleteNote, insertSystemNot
 export { listSnippets, getSnippet, getSnippetContent, createSnippet, updateSnippet, deleteSnippet } from './domains/snippets/index.js';
 export type * from './domains/issues/index.js';
 export { listIssues, listGroupIssues, listProjectIssues, getIssue, createIssue, updateIssue, deleteIssue } from './domains/issues/index.js';
+export type * from './domains/milestones/index.js';
+export {
+  listGroupMilestones, listProjectMilestones, createMilestone, getMilestone, updateMilestone, deleteMilestone,
+  listIssuesOfMilestone, listMergeRequestsOfMilestone, listBurndownEvents,
+} from './domains/milestones/index.js';
+export type * from './domains/epics/index.js';
+export {
+  listEpics, getEpic, createEpic, updateEpic, deleteEpic,
+  listChildEpics, assignChildEpic, createChildEpic, reorderChildEpic, unassignChildEpic,
+} from './domains/epics/index.js';
+export { listEpicStateEvents, getEpicStateEvent } from './domains/state-events/index.js';
+export type * from './domains/iterations/index.js';
+export {
+  listGroupIterations, listIterationCadences, getIterationCadence, createIterationCadence, updateIterationCadence, deleteIterationCadence,
+  createIteration, registerIterationJobs, scheduleCadenceIterations, ITERATION_STATE,
+} from './domains/iterations/index.js';
+export type * from './domains/labels/index.js';
+export { listGroupLabels, listProjectLabels, getGroupLabel, getProjectLabel, createLabel, updateLabel, deleteLabel, setLabelSubscription } from './domains/labels/index.js';

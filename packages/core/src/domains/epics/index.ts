@@ -1,4 +1,14 @@
-import type { Route } from '../../kernel/route.js';
-
-/** Routes of this domain (filled in as the domain lands). */
-export const epicsRoutes: Route[] = [];
+/** Group epics and epic links (Premium; multi-level epics Ultimate). */
+export { epicsRoutes } from './epics.routes.js';
+export { listEpics, getEpic, deleteEpic } from './epics.js';
+export { createEpic } from './create-epic.js';
+export { updateEpic } from './update-epic.js';
+export { listChildEpics, assignChildEpic, createChildEpic, reorderChildEpic, unassignChildEpic } from './epic-links.js';
+/** For resource state events: the epic behind `/groups/:id/epics/:epic_id`. */
+export { canReadEpic, findEpicGroup, EPICS_TIER, EPIC_LINKS_TIER } from './find-epic.js';
+export { MAX_HIERARCHY_DEPTH, MAX_CHILDREN_COUNT } from './epic-tree.js';
+export type { EpicEntity, LinkedEpicEntity } from './epic.entity.js';
+export type {
+  ListEpicsInput, CreateEpicInput, UpdateEpicInput, EpicPathInput, EpicLinkPathInput, CreateChildEpicInput, ReorderChildEpicInput,
+} from './epic.schema.js';
+export type { EpicRow, NewEpicRow } from './epic.table.js';

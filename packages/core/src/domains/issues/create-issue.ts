@@ -7,6 +7,7 @@ import { tierAtLeast } from '../../kernel/tiers.js';
 import { bool } from '../../storage/dialect.js';
 import { findProject } from '../accounts/lookup.js';
 import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
+import { milestoneIdToAssign } from '../milestones/index.js';
 import type { IssueEntity } from './issue.entity.js';
 import { assignableUserIds, checkIssueText, requestedAssignees } from './issue-fields.js';
 import { insertIssue, replaceAssignees } from './issue.queries.js';
@@ -31,6 +32,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
   const requested = requestedAssignees(input);
   const assignees = requested ? await assignableUserIds(ctx, project, requested) : [];
   const labels = await labelChangesOf(ctx, project, input);
+  const milestoneId = (await milestoneIdToAssign(ctx, project, input.milestone_id)) ?? null;
   const now = nowIso(ctx);
   const row = await ctx.db.transaction().execute(async (trx) => {
     const iid = await nextIid(trx, 'issues', `project:${project.id}`);
@@ -44,7 +46,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
       confidential: bool(input.confidential),
       discussion_locked: bool(input.discussion_locked),
       author_id: user.id,
-      milestone_id: null,
+      milestone_id: milestoneId,
       due_date: input.due_date ?? null,
       weight: tierAtLeast(ctx.config.tier, 'premium') ? (input.weight ?? null) : null,
       closed_at: null,

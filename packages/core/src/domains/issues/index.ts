@@ -1,6 +1,6 @@
 export { issuesRoutes } from './issues.routes.js';
 export { findIssue, canReadIssue } from './find-issue.js';
-export { listIssues, listGroupIssues, listProjectIssues } from './list-issues.js';
+export { listIssues, listGroupIssues, listProjectIssues, listMilestoneIssues, selectMilestoneIssues, type MilestoneIssuesScope } from './list-issues.js';
 export { getIssue } from './get-issue.js';
 export { createIssue } from './create-issue.js';
 export { updateIssue } from './update-issue.js';

@@ -1,6 +1,7 @@
 import type { UrlBuilder } from '../../kernel/context.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import type { UserBasicEntity } from '../accounts/user.entity.js';
+import type { MilestoneEntity } from '../milestones/index.js';
 import type { IssueRow } from './issue.table.js';
 
 /** GitLab's Issue entity (lists and single issues share it). */
@@ -17,7 +18,7 @@ export interface IssueEntity {
   closed_by: UserBasicEntity | null;
   /** Label titles, sorted. */
   labels: string[];
-  milestone: null;
+  milestone: MilestoneEntity | null;
   assignees: UserBasicEntity[];
   author: UserBasicEntity;
   /** `issue_type` upper-cased: ISSUE, INCIDENT, TEST_CASE, TASK. */
@@ -50,6 +51,7 @@ export interface IssueRelations {
   closedBy: UserBasicEntity | null;
   assignees: UserBasicEntity[];
   labels: string[];
+  milestone: MilestoneEntity | null;
   userNotesCount: number;
   upvotes: number;
   downvotes: number;
@@ -88,7 +90,7 @@ export function toIssueEntity(row: IssueRow, rel: IssueRelations, urls: UrlBuild
     closed_at: row.closed_at,
     closed_by: rel.closedBy,
     labels: [...rel.labels].sort(),
-    milestone: null,
+    milestone: rel.milestone,
     assignees: rel.assignees,
     author: rel.author,
     type: row.issue_type.toUpperCase(),

@@ -90,7 +90,7 @@ export const CreateIssueInput = params({
   assignee_ids: p.array(p.integer().min(0)).commaSeparated().optional(),
   /** Deprecated single assignee; wins over `assignee_ids` as in GitLab. */
   assignee_id: p.integer().min(0).optional(),
-  /** Milestones arrive with the planning domain; until then no id matches, so none is set. */
+  /** The project's or an ancestor group's milestone; `0`, null or any other id leaves it unset (as GitLab). */
   milestone_id: p.integer().nullable().optional(),
   labels: titles().optional(),
   due_date: p.date().optional(),
@@ -121,6 +121,7 @@ export const UpdateIssueInput = params(
     assignee_ids: p.array(p.integer().min(0)).commaSeparated().optional(),
     /** `0` unassigns; wins over `assignee_ids`. */
     assignee_id: p.integer().min(0).nullable().optional(),
+    /** `0` or null clears; an id that isn't the project's or an ancestor group's milestone clears too (as GitLab). */
     milestone_id: p.integer().nullable().optional(),
     confidential: p.boolean().optional(),
     issue_type: p.enum(ISSUE_TYPES).optional(),

@@ -11,7 +11,7 @@ export interface IssueTable {
   confidential: Generated<number>;
   discussion_locked: Generated<number>;
   author_id: number;
-  /** Set by the planning domain (milestones); null until then. */
+  /** The project's or an ancestor group's milestone (no foreign key: deleting a milestone unsets it). */
   milestone_id: number | null;
   due_date: string | null; // YYYY-MM-DD
   weight: number | null;

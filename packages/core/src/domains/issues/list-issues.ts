@@ -8,12 +8,16 @@ import { REPORTER } from '../../kernel/access.js';
 import { isoDate } from '../../kernel/clock.js';
 import type { Ctx } from '../../kernel/context.js';
 import { UnauthorizedError } from '../../kernel/errors.js';
-import { paginate, type Page } from '../../kernel/pagination.js';
+import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
 import { authorize, can } from '../../kernel/policy.js';
 import type { Database } from '../../storage/database.js';
 import { findGroup, findProject } from '../accounts/lookup.js';
 import { projectMembershipFilter, visibleProjectsFilter } from '../accounts/visibility.queries.js';
+import type { NamespaceRow } from '../accounts/namespace.table.js';
+import type { ProjectRow } from '../accounts/project.table.js';
 import { normalizeLabelTitles } from '../labels/index.js';
+import { milestoneFilter } from '../milestones/index.js';
+import type { IssueRow } from './issue.table.js';
 import type { IssueEntity } from './issue.entity.js';
 import type { IssueFilters, ListGroupIssuesInput, ListIssuesInput, ListProjectIssuesInput } from './issue.schema.js';
 import { presentIssues } from './present-issues.js';
@@ -59,13 +63,7 @@ function filterCondition(ctx: Ctx, eb: IssueEB, input: IssueFilters): Expression
     else if (only === 'any') and.push(labelOnIssue(eb));
     else for (const title of titles) and.push(labelOnIssue(eb, title));
   }
-  if (input.milestone !== undefined) {
-    const word = input.milestone.trim().toLowerCase();
-    // No milestones exist before the planning domain: only None and Any can match.
-    if (word === 'none') and.push(eb('i.milestone_id', 'is', null));
-    else if (word === 'any') and.push(eb('i.milestone_id', 'is not', null));
-    else and.push(never);
-  }
+  if (input.milestone !== undefined) and.push(milestoneFilter('i.milestone_id', input.milestone, isoDate(ctx.clock.now())));
   if (input.iids) and.push(input.iids.length ? eb('i.iid', 'in', input.iids) : never);
   if (input.search) {
     const fields = (input.in ?? 'title,description').split(',').map((s) => s.trim());
@@ -172,7 +170,7 @@ function issuesQuery(ctx: Ctx, input: IssueFilters) {
 }
 
 /** Projects whose issues the caller may list, as a subquery of ids. */
-function readableProjectIds(ctx: Ctx, options: { traversalPrefix?: string; nonArchived: boolean }) {
+function readableProjectIds(ctx: Ctx, options: { traversalPrefix?: string; namespaceId?: number; nonArchived: boolean }) {
   const today = isoDate(ctx.clock.now());
   let q = ctx.db
     .selectFrom('projects as pr')
@@ -181,6 +179,7 @@ function readableProjectIds(ctx: Ctx, options: { traversalPrefix?: string; nonAr
     .where('pr.issues_enabled', '=', 1)
     .where((eb) => visibleProjectsFilter(eb, ctx.actor, today));
   if (options.traversalPrefix !== undefined) q = q.where('ns.traversal', 'like', `${options.traversalPrefix}%`);
+  if (options.namespaceId !== undefined) q = q.where('pr.namespace_id', '=', options.namespaceId);
   if (options.nonArchived) q = q.where('pr.archived', '=', 0);
   return q;
 }
@@ -218,3 +217,44 @@ export async function listIssues(ctx: Ctx, input: ListIssuesInput): Promise<Page
   return paginate(ctx.db, q, input, (rows) => presentIssues(ctx, rows));
 }
 
+
+/** Where a milestone's issues are looked for: one project, or a group's projects (with or without subgroups). */
+export type MilestoneIssuesScope = { project: ProjectRow } | { group: NamespaceRow; subgroups: boolean };
+
+/** Issues carrying the milestone that the caller may read, in the scope. */
+async function milestoneIssuesQuery(ctx: Ctx, milestoneId: number, scope: MilestoneIssuesScope) {
+  let q = ctx.db.selectFrom('issues as i').selectAll('i').where('i.milestone_id', '=', milestoneId);
+  if ('project' in scope) {
+    const subject = { kind: 'project', project: scope.project } as const;
+    if (!scope.project.issues_enabled || !(await can(ctx, 'read_issue', subject))) return q.where(never);
+    const readsAll = (await can(ctx, 'read_confidential_issues', subject)) ? 'all' : 'own';
+    return q.where('i.project_id', '=', scope.project.id).where((eb) => confidentialCondition(ctx, eb, readsAll));
+  }
+  const projects = readableProjectIds(
+    ctx,
+    scope.subgroups ? { traversalPrefix: scope.group.traversal, nonArchived: false } : { namespaceId: scope.group.id, nonArchived: false },
+  );
+  q = q.where('i.project_id', 'in', projects).where((eb) => confidentialCondition(ctx, eb, 'by-project'));
+  return q;
+}
+
+/**
+ * `GET /{projects,groups}/:id/milestones/:milestone_id/issues`: a group milestone lists the
+ * issues of the projects directly in the group, not of its subgroups (GitLab's IssuesFinder
+ * with `group_id`). GitLab sorts by label priority, then id descending; Forgelet has no label
+ * priorities, so the order is id descending.
+ */
+export async function listMilestoneIssues(
+  ctx: Ctx,
+  milestoneId: number,
+  scope: MilestoneIssuesScope,
+  page: PageRequest,
+): Promise<Page<IssueEntity>> {
+  const q = (await milestoneIssuesQuery(ctx, milestoneId, scope)).orderBy('i.id', 'desc');
+  return paginate(ctx.db, q, page, (rows) => presentIssues(ctx, rows, 'project' in scope ? [scope.project] : []));
+}
+
+/** Every issue of the milestone the caller may read in the scope (burndown charts), oldest first. */
+export async function selectMilestoneIssues(ctx: Ctx, milestoneId: number, scope: MilestoneIssuesScope): Promise<IssueRow[]> {
+  return (await milestoneIssuesQuery(ctx, milestoneId, scope)).orderBy('i.id', 'asc').execute();
+}

@@ -6,6 +6,7 @@ import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity
 import type { UserRow } from '../accounts/user.table.js';
 import { countVotesOf } from '../award-emoji/index.js';
 import { selectLabelsOfTargets } from '../labels/index.js';
+import { milestonesByIdFor } from '../milestones/index.js';
 import { countUserNotesOf } from '../notes/index.js';
 import { toIssueEntity, type IssueEntity } from './issue.entity.js';
 import { selectAssigneesOfIssues } from './issue.queries.js';
@@ -25,12 +26,13 @@ export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: P
   const ids = rows.map((r) => r.id);
   const projects = new Map(knownProjects.map((p) => [p.id, p]));
   const missingProjects = [...new Set(rows.map((r) => r.project_id))].filter((id) => !projects.has(id));
-  const [projectRows, assignees, labels, notes, votes] = await Promise.all([
+  const [projectRows, assignees, labels, notes, votes, milestones] = await Promise.all([
     missingProjects.length ? ctx.db.selectFrom('projects').selectAll().where('id', 'in', missingProjects).execute() : [],
     selectAssigneesOfIssues(ctx.db, ids),
     selectLabelsOfTargets(ctx.db, 'Issue', ids),
     countUserNotesOf(ctx.db, 'Issue', ids),
     countVotesOf(ctx.db, 'Issue', ids),
+    milestonesByIdFor(ctx, rows.map((r) => r.milestone_id)),
   ]);
   for (const p of projectRows) projects.set(p.id, p);
   const userIds = new Set<number>();
@@ -57,6 +59,7 @@ export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: P
         // assignees that were deleted as users are dropped by the cascade
         assignees: (assignees.get(row.id) ?? []).filter((id) => users.has(id)).map(basic),
         labels: (labels.get(row.id) ?? []).map((l) => l.title),
+        milestone: row.milestone_id === null ? null : (milestones.get(row.milestone_id) ?? null),
         userNotesCount: notes.get(row.id) ?? 0,
         upvotes: votes.get(row.id)?.up ?? 0,
         downvotes: votes.get(row.id)?.down ?? 0,

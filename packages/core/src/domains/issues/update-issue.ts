@@ -5,6 +5,7 @@ import { can, requireUser } from '../../kernel/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { bool } from '../../storage/dialect.js';
 import { applyLabelChanges, labelChangesOf, type LabelChanges } from '../labels/index.js';
+import { milestoneIdToAssign } from '../milestones/index.js';
 import { recordStateEvent } from '../state-events/index.js';
 import { findIssue } from './find-issue.js';
 import type { IssueEntity } from './issue.entity.js';
@@ -47,6 +48,8 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
     const requested = requestedAssignees(input);
     if (requested) assignees = await assignableUserIds(ctx, project, requested);
     labels = await labelChangesOf(ctx, project, input);
+    const milestoneId = await milestoneIdToAssign(ctx, project, input.milestone_id);
+    if (milestoneId !== undefined && milestoneId !== issue.milestone_id) set.milestone_id = milestoneId;
   }
   const now = nowIso(ctx);
 

@@ -1,4 +1,17 @@
-import type { Route } from '../../kernel/route.js';
-
-/** Routes of this domain (filled in as the domain lands). */
-export const iterationsRoutes: Route[] = [];
+/** Group iterations and iteration cadences, with automatic scheduling through the queue. */
+export { iterationsRoutes } from './iterations.routes.js';
+export { registerIterationJobs, scheduleCadenceIterations } from './schedule-iterations.js';
+export { listGroupIterations } from './list-group-iterations.js';
+export { listIterationCadences, getIterationCadence, createIterationCadence, updateIterationCadence, deleteIterationCadence } from './iteration-cadences.js';
+export { createIteration } from './create-iteration.js';
+export { ITERATION_STATE, type IterationCadenceEntity, type IterationEntity, type IterationState } from './iteration.entity.js';
+export type {
+  CreateIterationCadenceInput,
+  CreateIterationInput,
+  IterationCadencePathInput,
+  IterationStateFilter,
+  ListGroupIterationsInput,
+  ListIterationCadencesInput,
+  UpdateIterationCadenceInput,
+} from './iteration.schema.js';
+export type { IterationCadenceRow, IterationRow } from './iteration.table.js';

@@ -1,4 +1,4 @@
-/** Labels on issues and merge requests, by title; the label API itself comes with the planning domain. */
+/** Labels: on issues and merge requests by title (label-links), and the group and project label API. */
 export {
   DEFAULT_LABEL_COLOR,
   applyLabelChanges,
@@ -17,3 +17,18 @@ export {
 } from './label-links.js';
 export type { LabelRow } from './label.table.js';
 export { labelsRoutes } from './labels.routes.js';
+export { listGroupLabels, listProjectLabels, getGroupLabel, getProjectLabel } from './labels.js';
+export { createLabel, updateLabel, deleteLabel, setLabelSubscription } from './write-labels.js';
+export { parseColor, textColorFor } from './label-format.js';
+export type { LabelEntity, ProjectLabelEntity } from './label.entity.js';
+export type { LabelParentKind } from './find-label.js';
+export type {
+  CreateLabelInput,
+  GetGroupLabelInput,
+  GetProjectLabelInput,
+  LabelChangesInput,
+  ListGroupLabelsInput,
+  ListProjectLabelsInput,
+  UpdateLabelByNameInput,
+  UpdateLabelInput,
+} from './label.schema.js';

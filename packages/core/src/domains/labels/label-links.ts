@@ -1,7 +1,9 @@
 /**
  * Labels on work items, addressed by title as GitLab's issue and merge request params give
  * them. A title resolves against the project's labels and its ancestor groups' labels;
- * unknown titles become project labels (`#428BCA`) in the caller's transaction.
+ * unknown titles become project labels (`#428BCA`) in the caller's transaction. Epics have
+ * no project: their scope is the group and its ancestors, and unknown titles become labels
+ * of the epic's group.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Ctx } from '../../kernel/context.js';
@@ -10,14 +12,15 @@ import type { Database } from '../../storage/database.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import type { LabelRow } from './label.table.js';
 
-export type LabelTargetType = 'Issue' | 'MergeRequest';
+export type LabelTargetType = 'Issue' | 'MergeRequest' | 'Epic';
 
 export const DEFAULT_LABEL_COLOR = '#428BCA';
 const MAX_TITLE = 255;
 
 /** Where a project finds its labels: its own, then its ancestor groups' (nearest first). */
 export interface LabelScope {
-  projectId: number;
+  /** null for a group's epics: only group labels apply, and new ones go to the nearest group. */
+  projectId: number | null;
   /** Ancestor group ids, root first (from the namespace traversal); empty for personal projects. */
   groupIds: number[];
 }
@@ -53,14 +56,15 @@ export function normalizeLabelTitles(input: readonly string[]): string[] {
  */
 export async function selectAvailableLabelsByTitle(db: Kysely<Database>, scope: LabelScope, titles: readonly string[]): Promise<Map<string, LabelRow>> {
   const found = new Map<string, LabelRow>();
-  if (titles.length === 0) return found;
+  if (titles.length === 0 || (scope.projectId === null && scope.groupIds.length === 0)) return found;
   const lowered = [...new Set(titles.map((t) => t.toLowerCase()))];
   const rows = await db
     .selectFrom('labels')
     .selectAll()
     .where(sql<string>`lower(title)`, 'in', lowered)
     .where((eb) => {
-      const ors = [eb('project_id', '=', scope.projectId)];
+      const ors = [];
+      if (scope.projectId !== null) ors.push(eb('project_id', '=', scope.projectId));
       if (scope.groupIds.length) ors.push(eb('group_id', 'in', scope.groupIds));
       return eb.or(ors);
     })
@@ -89,14 +93,15 @@ export async function findOrCreateLabels(
 ): Promise<LabelRow[]> {
   let found = await selectAvailableLabelsByTitle(trx, scope, titles);
   const missing = titles.filter((t) => !found.has(t.toLowerCase()) && t.length <= MAX_TITLE);
-  if (options.create && missing.length) {
+  const canCreate = scope.projectId !== null || scope.groupIds.length > 0;
+  if (options.create && canCreate && missing.length) {
     // A concurrent request may create the same title: its row is kept and found again below.
     await trx
       .insertInto('labels')
       .values(
         missing.map((title) => ({
           project_id: scope.projectId,
-          group_id: null,
+          group_id: scope.projectId === null ? scope.groupIds[scope.groupIds.length - 1]! : null,
           title,
           color: DEFAULT_LABEL_COLOR,
           description: null,

@@ -10,7 +10,7 @@ export interface LabelTable {
   project_id: number | null;
   group_id: number | null;
   title: string;
-  color: string; // #RRGGBB
+  color: string; // #RRGGBB or #RGB as given; CSS color names are stored as #RRGGBB
   description: string | null;
   archived: Generated<number>;
   created_at: string;

@@ -7,6 +7,7 @@ import { bool } from '../../storage/dialect.js';
 import { findProject, selectProjectByRef } from '../accounts/lookup.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
+import { milestoneIdToAssign } from '../milestones/index.js';
 import type { MergeRequestDetailEntity } from './merge-request.entity.js';
 import { insertMergeRequest, replaceMergeRequestUsers, selectOpenMergeRequestByBranches } from './merge-request.queries.js';
 import { checkDistinctBranches, checkMergeRequestFields, isDraftTitle } from './merge-request.rules.js';
@@ -51,6 +52,7 @@ export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInpu
   const assigneeIds = await eligibleUserIds(ctx, project, input.assignee_ids ?? (input.assignee_id !== undefined ? [input.assignee_id] : []));
   const reviewerIds = await eligibleUserIds(ctx, project, input.reviewer_ids ?? []);
   const labels = await labelChangesOf(ctx, project, input);
+  const milestoneId = (await milestoneIdToAssign(ctx, project, input.milestone_id)) ?? null;
   const now = nowIso(ctx);
 
   const row = await ctx.db.transaction().execute(async (trx) => {
@@ -69,7 +71,7 @@ export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInpu
       target_branch: input.target_branch,
       source_project_id: project.id,
       author_id: user.id,
-      milestone_id: null,
+      milestone_id: milestoneId,
       sha: await sourceBranchHead(trx, project, input.source_branch),
       merge_commit_sha: null,
       squash_commit_sha: null,

@@ -9,7 +9,7 @@ export { createMergeRequest } from './create-merge-request.js';
 export { getMergeRequest, deleteMergeRequest } from './get-merge-request.js';
 export { updateMergeRequest } from './update-merge-request.js';
 export { mergeMergeRequest } from './merge-merge-request.js';
-export { listMergeRequests, listGroupMergeRequests, listProjectMergeRequests } from './list-merge-requests.js';
+export { listMergeRequests, listGroupMergeRequests, listProjectMergeRequests, listMilestoneMergeRequests } from './list-merge-requests.js';
 export type { MergeRequestEntity, MergeRequestDetailEntity, MergeRequestReferences } from './merge-request.entity.js';
 export type {
   CreateMergeRequestInput,

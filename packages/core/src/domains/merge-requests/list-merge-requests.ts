@@ -4,11 +4,14 @@ import { REPORTER } from '../../kernel/access.js';
 import { isoDate } from '../../kernel/clock.js';
 import type { Actor, Ctx } from '../../kernel/context.js';
 import { ForbiddenError, UnauthorizedError } from '../../kernel/errors.js';
-import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize } from '../../kernel/policy.js';
+import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
+import { authorize, can } from '../../kernel/policy.js';
 import type { Database } from '../../storage/database.js';
 import { findGroup, findProject } from '../accounts/lookup.js';
+import type { NamespaceRow } from '../accounts/namespace.table.js';
+import type { ProjectRow } from '../accounts/project.table.js';
 import { projectMembershipFilter } from '../accounts/visibility.queries.js';
+import { milestoneFilter } from '../milestones/index.js';
 import type { MergeRequestEntity } from './merge-request.entity.js';
 import type {
   ListGroupMergeRequestsInput,
@@ -32,14 +35,15 @@ function readableMergeRequestsFilter(eb: ProjEB, actor: Actor, today: string): E
   return eb.or([eb('pr.visibility', 'in', open), projectMembershipFilter(eb, actor.user.id, today, REPORTER)]);
 }
 
-function readableProjectIds(ctx: Ctx, within?: { traversal: string; nonArchived: boolean }) {
+function readableProjectIds(ctx: Ctx, within?: { traversal: string; nonArchived: boolean } | { namespaceId: number }) {
   let q = ctx.db
     .selectFrom('projects as pr')
     .innerJoin('namespaces as ns', 'ns.id', 'pr.namespace_id')
     .select('pr.id')
     .where('pr.merge_requests_enabled', '=', 1)
     .where((eb) => readableMergeRequestsFilter(eb, ctx.actor, isoDate(ctx.clock.now())));
-  if (within) {
+  if (within && 'namespaceId' in within) q = q.where('pr.namespace_id', '=', within.namespaceId);
+  else if (within) {
     q = q.where('ns.traversal', 'like', `${within.traversal}%`);
     if (within.nonArchived) q = q.where('pr.archived', '=', 0);
   }
@@ -81,6 +85,7 @@ function filteredQuery(ctx: Ctx, input: MergeRequestFilters) {
   if (input.state !== 'all') q = q.where('mr.state', '=', input.state);
   const labels = (input.labels ?? []).map((t) => t.trim()).filter(Boolean);
   if (labels.length) q = q.where((eb) => labelsFilter(eb, labels));
+  if (input.milestone !== undefined) q = q.where(milestoneFilter('mr.milestone_id', input.milestone, isoDate(ctx.clock.now())));
   if (input.author_id !== undefined) q = q.where('mr.author_id', '=', input.author_id);
   if (input.author_username !== undefined) {
     q = q.where('mr.author_id', 'in', ctx.db.selectFrom('users').select('id').where(sql`lower(username)`, '=', input.author_username.toLowerCase()));
@@ -133,4 +138,27 @@ export async function listMergeRequests(ctx: Ctx, input: ListMergeRequestsInput)
   if (!ctx.actor.user && input.scope !== 'all') throw new UnauthorizedError();
   const q = filteredQuery(ctx, input).where('mr.project_id', 'in', readableProjectIds(ctx));
   return paginate(ctx.db, q, input, (rows) => presentMergeRequests(ctx, rows, null));
+}
+
+/**
+ * `GET /{projects,groups}/:id/milestones/:milestone_id/merge_requests`: the readable merge
+ * requests carrying the milestone, of the project or of the projects directly in the group
+ * (MergeRequestsFinder with `group_id`, no subgroups). GitLab sorts by label priority, then
+ * id descending; without label priorities that is id descending.
+ */
+export async function listMilestoneMergeRequests(
+  ctx: Ctx,
+  milestoneId: number,
+  scope: { project: ProjectRow } | { group: NamespaceRow },
+  page: PageRequest,
+): Promise<Page<MergeRequestEntity>> {
+  let q = ctx.db.selectFrom('merge_requests as mr').selectAll('mr').where('mr.milestone_id', '=', milestoneId);
+  if ('project' in scope) {
+    const readable = scope.project.merge_requests_enabled && (await can(ctx, 'read_merge_request', { kind: 'project', project: scope.project }));
+    q = readable ? q.where('mr.project_id', '=', scope.project.id) : q.where(NONE);
+  } else {
+    q = q.where('mr.project_id', 'in', readableProjectIds(ctx, { namespaceId: scope.group.id }));
+  }
+  const from = 'project' in scope ? { project: scope.project.id } : { group: scope.group.id };
+  return paginate(ctx.db, q.orderBy('mr.id', 'desc'), page, (rows) => presentMergeRequests(ctx, rows, from, 'project' in scope ? [scope.project] : []));
 }

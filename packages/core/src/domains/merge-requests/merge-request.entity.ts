@@ -2,6 +2,7 @@
 import type { UrlBuilder } from '../../kernel/context.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import type { UserBasicEntity } from '../accounts/user.entity.js';
+import type { MilestoneEntity } from '../milestones/index.js';
 import type { MergeRequestRow } from './merge-request.table.js';
 
 export interface MergeRequestReferences {
@@ -42,7 +43,7 @@ export interface MergeRequestEntity {
   labels: string[];
   draft: boolean;
   work_in_progress: boolean;
-  milestone: null;
+  milestone: MilestoneEntity | null;
   merge_when_pipeline_succeeds: boolean;
   merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked';
   detailed_merge_status: 'mergeable' | 'draft_status' | 'not_open';
@@ -90,6 +91,7 @@ export interface MergeRequestRelations {
   assignees: UserBasicEntity[];
   reviewers: UserBasicEntity[];
   labels: string[];
+  milestone: MilestoneEntity | null;
   userNotesCount: number;
   upvotes: number;
   downvotes: number;
@@ -145,7 +147,7 @@ export function toMergeRequestEntity(row: MergeRequestRow, rel: MergeRequestRela
     labels: rel.labels,
     draft,
     work_in_progress: draft,
-    milestone: null,
+    milestone: rel.milestone,
     merge_when_pipeline_succeeds: false,
     // There is no repository to conflict in yet: every merge request can be merged.
     merge_status: 'can_be_merged',

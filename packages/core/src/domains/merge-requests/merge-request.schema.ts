@@ -18,8 +18,8 @@ const optionalFields = {
   labels: labelTitles().optional(),
   add_labels: labelTitles().optional(),
   remove_labels: labelTitles().optional(),
-  /** Milestones do not exist yet: any id finds nothing, and GitLab then leaves the milestone unset. */
-  milestone_id: p.integer().optional(),
+  /** The project's or an ancestor group's milestone; `0`, null or another id leaves it unset (as GitLab). */
+  milestone_id: p.integer().nullable().optional(),
   remove_source_branch: p.boolean().optional(),
   /** Only meaningful for merge requests from forks, which Forgelet does not have. */
   allow_collaboration: p.boolean().optional(),
@@ -86,6 +86,8 @@ const listFields = {
   order_by: p.enum(['created_at', 'updated_at', 'title']).default('created_at'),
   sort: p.enum(['asc', 'desc']).default('desc'),
   labels: labelTitles().optional(),
+  /** A milestone title, or `None`/`Any`/`Upcoming`/`Started`. */
+  milestone: p.string().optional(),
   author_id: p.integer().optional(),
   author_username: p.string().optional(),
   assignee_id: userFilter().optional(),

@@ -5,6 +5,7 @@ import type { ProjectRow } from '../accounts/project.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
 import { countVotesOf } from '../award-emoji/index.js';
 import { selectLabelsOfTargets } from '../labels/index.js';
+import { milestonesByIdFor } from '../milestones/index.js';
 import { countUserNotesOf } from '../notes/index.js';
 import {
   toMergeRequestDetailEntity,
@@ -31,12 +32,13 @@ function groupBy<T>(rows: T[], key: (row: T) => number): Map<number, T[]> {
 
 async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<number, ProjectRow>, from: From): Promise<MergeRequestRelations[]> {
   const ids = rows.map((r) => r.id);
-  const [assignees, reviewers, labels, notes, votes] = await Promise.all([
+  const [assignees, reviewers, labels, notes, votes, milestones] = await Promise.all([
     selectUsersOfMergeRequests(ctx.db, 'merge_request_assignees', ids),
     selectUsersOfMergeRequests(ctx.db, 'merge_request_reviewers', ids),
     selectLabelsOfTargets(ctx.db, 'MergeRequest', ids),
     countUserNotesOf(ctx.db, 'MergeRequest', ids),
     countVotesOf(ctx.db, 'MergeRequest', ids),
+    milestonesByIdFor(ctx, rows.map((r) => r.milestone_id)),
   ]);
   const userIds = new Set<number>();
   for (const r of rows) for (const id of [r.author_id, r.merged_by_id, r.closed_by_id]) if (id !== null) userIds.add(id);
@@ -54,6 +56,7 @@ async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<nu
     assignees: (assigneesOf.get(r.id) ?? []).map((a) => user(a.user_id)).filter((u): u is UserBasicEntity => u !== null),
     reviewers: (reviewersOf.get(r.id) ?? []).map((a) => user(a.user_id)).filter((u): u is UserBasicEntity => u !== null),
     labels: (labels.get(r.id) ?? []).map((l) => l.title).sort(),
+    milestone: r.milestone_id === null ? null : (milestones.get(r.milestone_id) ?? null),
     userNotesCount: notes.get(r.id) ?? 0,
     upvotes: votes.get(r.id)?.up ?? 0,
     downvotes: votes.get(r.id)?.down ?? 0,

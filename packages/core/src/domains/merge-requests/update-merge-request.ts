@@ -7,6 +7,7 @@ import type { Database } from '../../storage/database.js';
 import { bool } from '../../storage/dialect.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
+import { milestoneIdToAssign } from '../milestones/index.js';
 import { recordStateEvent } from '../state-events/index.js';
 import { duplicateMessage } from './create-merge-request.js';
 import { findMergeRequest } from './find-merge-request.js';
@@ -72,12 +73,14 @@ export async function updateMergeRequest(ctx: Ctx, input: UpdateMergeRequestInpu
       : undefined;
   const reviewerIds = input.reviewer_ids !== undefined ? await eligibleUserIds(ctx, project, input.reviewer_ids) : undefined;
   const labels = await labelChangesOf(ctx, project, input);
+  const milestoneId = await milestoneIdToAssign(ctx, project, input.milestone_id);
   const now = nowIso(ctx);
 
   const set: MergeRequestUpdate = {};
   if (title !== undefined && title !== mr.title) Object.assign(set, { title, draft: bool(isDraftTitle(title)) });
   if (input.description !== undefined && input.description !== mr.description) set.description = input.description;
   if (targetBranch !== mr.target_branch) set.target_branch = targetBranch;
+  if (milestoneId !== undefined && milestoneId !== mr.milestone_id) set.milestone_id = milestoneId;
   if (input.discussion_locked !== undefined && bool(input.discussion_locked) !== mr.discussion_locked) set.discussion_locked = bool(input.discussion_locked);
   if (input.squash !== undefined && bool(input.squash) !== mr.squash) set.squash = bool(input.squash);
   if (input.remove_source_branch !== undefined && bool(input.remove_source_branch) !== mr.should_remove_source_branch) {

@@ -1,5 +1,5 @@
 export { stateEventsRoutes } from './state-events.routes.js';
-export { listStateEvents, getStateEvent, type StateEventSegment } from './state-events.js';
+export { listStateEvents, getStateEvent, listEpicStateEvents, getEpicStateEvent, type StateEventSegment } from './state-events.js';
 export type { ListStateEventsInput } from './state-events.js';
 export type { ResourceStateEventEntity, StateEventResourceType } from './state-event.entity.js';
 export type { ResourceStateEventRow, NewResourceStateEventRow } from './state-event.table.js';

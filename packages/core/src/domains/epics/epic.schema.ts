@@ -1,0 +1,91 @@
+/** Parameters of the epic and epic-link endpoints, as GitLab's `API::Epics` and `API::EpicLinks` declare them. */
+import { paginationParams } from '../../kernel/pagination.js';
+import { p, params, type InferShape } from '../../kernel/params.js';
+
+const titles = () => p.array(p.string()).commaSeparated();
+
+export const EpicPathInput = params({ id: p.string(), epic_iid: p.integer() });
+export type EpicPathInput = InferShape<typeof EpicPathInput.shape>;
+
+export const ListEpicsInput = params(
+  {
+    id: p.string(),
+    order_by: p.enum(['created_at', 'updated_at', 'title']).default('created_at'),
+    sort: p.enum(['asc', 'desc']).default('desc'),
+    search: p.string().optional(),
+    state: p.enum(['opened', 'closed', 'all']).default('all'),
+    author_id: p.integer().optional(),
+    author_username: p.string().optional(),
+    /** Epics having all these labels. */
+    labels: titles().optional(),
+    created_after: p.datetime().optional(),
+    created_before: p.datetime().optional(),
+    updated_after: p.datetime().optional(),
+    updated_before: p.datetime().optional(),
+    include_ancestor_groups: p.boolean().default(false),
+    include_descendant_groups: p.boolean().default(true),
+    confidential: p.boolean().optional(),
+    ...paginationParams,
+  },
+  { mutuallyExclusive: [['author_id', 'author_username']] },
+);
+export type ListEpicsInput = InferShape<typeof ListEpicsInput.shape>;
+
+const editable = {
+  description: p.string().optional(),
+  /** `#RGB` or `#RRGGBB`. */
+  color: p.string().optional(),
+  confidential: p.boolean().optional(),
+  /** Stored as `start_date_fixed`; giving it without `start_date_is_fixed` fixes the date. */
+  start_date: p.date().optional(),
+  start_date_is_fixed: p.boolean().optional(),
+  /** Stored as `due_date_fixed`. */
+  end_date: p.date().optional(),
+  due_date_is_fixed: p.boolean().optional(),
+  labels: titles().optional(),
+  /** Global id of the parent epic (multi-level epics: Ultimate). */
+  parent_id: p.integer().optional(),
+};
+
+export const CreateEpicInput = params({ id: p.string(), title: p.string(), ...editable, created_at: p.datetime().optional() });
+export type CreateEpicInput = InferShape<typeof CreateEpicInput.shape>;
+
+export const UpdateEpicInput = params(
+  {
+    id: p.string(),
+    epic_iid: p.integer(),
+    title: p.string().optional(),
+    ...editable,
+    add_labels: titles().optional(),
+    remove_labels: titles().optional(),
+    state_event: p.enum(['reopen', 'close']).optional(),
+    updated_at: p.datetime().optional(),
+  },
+  {
+    atLeastOneOf: [
+      [
+        'add_labels', 'color', 'confidential', 'description', 'end_date', 'due_date_is_fixed', 'labels',
+        'parent_id', 'remove_labels', 'start_date', 'start_date_is_fixed', 'state_event', 'title',
+      ],
+    ],
+  },
+);
+export type UpdateEpicInput = InferShape<typeof UpdateEpicInput.shape>;
+
+/** `/groups/:id/epics/:epic_iid/epics/:child_epic_id` (global id: children may live in other groups). */
+export const EpicLinkPathInput = params({ id: p.string(), epic_iid: p.integer(), child_epic_id: p.integer() });
+export type EpicLinkPathInput = InferShape<typeof EpicLinkPathInput.shape>;
+
+export const CreateChildEpicInput = params({ id: p.string(), epic_iid: p.integer(), title: p.string(), confidential: p.boolean().optional() });
+export type CreateChildEpicInput = InferShape<typeof CreateChildEpicInput.shape>;
+
+export const ReorderChildEpicInput = params({
+  id: p.string(),
+  epic_iid: p.integer(),
+  child_epic_id: p.integer(),
+  /** The sibling that ends up right before the child. */
+  move_before_id: p.integer().optional(),
+  /** The sibling that ends up right after the child. */
+  move_after_id: p.integer().optional(),
+});
+export type ReorderChildEpicInput = InferShape<typeof ReorderChildEpicInput.shape>;

@@ -1,0 +1,47 @@
+import { created, noContent, ok, paged, route, type Route } from '../../kernel/route.js';
+import { createEpic } from './create-epic.js';
+import { assignChildEpic, createChildEpic, listChildEpics, reorderChildEpic, unassignChildEpic } from './epic-links.js';
+import { CreateChildEpicInput, CreateEpicInput, EpicLinkPathInput, EpicPathInput, ListEpicsInput, ReorderChildEpicInput, UpdateEpicInput } from './epic.schema.js';
+import { deleteEpic, getEpic, listEpics } from './epics.js';
+import { updateEpic } from './update-epic.js';
+
+const tag = 'epics';
+
+/**
+ * Epic links under GitLab's path (`…/epics/:epic_iid/epics`) and gitbeaker's `EpicLinks`
+ * spelling (`…/epics/:epic_iid/links`, `title` in the query string: params are merged).
+ */
+function epicLinkRoutes(segment: 'epics' | 'links'): Route[] {
+  const base = `/groups/:id/epics/:epic_iid/${segment}`;
+  return [
+    route('GET', base, { auth: 'required', params: EpicPathInput, tag: 'epic_links', summary: 'List child epics' },
+      async (ctx, input) => ok(await listChildEpics(ctx, input.id, input.epic_iid))),
+    route('POST', `${base}/:child_epic_id`, { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Assign an existing epic as a child' },
+      async (ctx, input) => created(await assignChildEpic(ctx, input))),
+    route('POST', base, { auth: 'required', params: CreateChildEpicInput, tag: 'epic_links', summary: 'Create and assign a child epic' },
+      async (ctx, input) => created(await createChildEpic(ctx, input))),
+    route('PUT', `${base}/:child_epic_id`, { auth: 'required', params: ReorderChildEpicInput, tag: 'epic_links', summary: 'Reorder a child epic' },
+      async (ctx, input) => ok(await reorderChildEpic(ctx, input))),
+    route('DELETE', `${base}/:child_epic_id`, { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Unassign a child epic' },
+      async (ctx, input) => ok(await unassignChildEpic(ctx, input))),
+  ];
+}
+
+// GitLab's `authenticate_non_get!`: reads are open to anonymous callers on public groups.
+export const epicsRoutes: Route[] = [
+  route('GET', '/groups/:id/epics', { auth: 'optional', params: ListEpicsInput, tag, summary: 'List epics of a group' },
+    async (ctx, input) => paged(await listEpics(ctx, input))),
+  route('POST', '/groups/:id/epics', { auth: 'required', params: CreateEpicInput, tag, summary: 'Create an epic' },
+    async (ctx, input) => created(await createEpic(ctx, input))),
+  route('GET', '/groups/:id/epics/:epic_iid', { auth: 'optional', params: EpicPathInput, tag, summary: 'Get an epic' },
+    async (ctx, input) => ok(await getEpic(ctx, input.id, input.epic_iid))),
+  route('PUT', '/groups/:id/epics/:epic_iid', { auth: 'required', params: UpdateEpicInput, tag, summary: 'Update, close or reopen an epic' },
+    async (ctx, input) => ok(await updateEpic(ctx, input))),
+  route('DELETE', '/groups/:id/epics/:epic_iid', { auth: 'required', params: EpicPathInput, tag, summary: 'Delete an epic' },
+    async (ctx, input) => {
+      await deleteEpic(ctx, input.id, input.epic_iid);
+      return noContent();
+    }),
+  ...epicLinkRoutes('epics'),
+  ...epicLinkRoutes('links'),
+];

@@ -1,0 +1,49 @@
+import { created, noContent, ok, paged, route, type Route } from '../../kernel/route.js';
+import type { MilestoneParentKind } from './find-milestone.js';
+import { listGroupMilestones, listProjectMilestones } from './list-milestones.js';
+import { listBurndownEvents, listIssuesOfMilestone, listMergeRequestsOfMilestone } from './milestone-issuables.js';
+import {
+  CreateMilestoneInput,
+  ListGroupMilestonesInput,
+  ListProjectMilestonesInput,
+  MilestoneIssuablesInput,
+  MilestoneRefInput,
+  UpdateMilestoneInput,
+} from './milestone.schema.js';
+import { createMilestone, deleteMilestone, getMilestone, updateMilestone } from './write-milestones.js';
+
+const tag = 'milestones';
+
+/** The routes under one prefix; groups and projects share them as GitLab's MilestoneResponses concern does. */
+function milestoneRoutes(kind: MilestoneParentKind): Route[] {
+  const base = `/${kind}/:id/milestones`;
+  const owner = kind === 'groups' ? 'group' : 'project';
+  return [
+    route('POST', base, { auth: 'required', params: CreateMilestoneInput, tag, summary: `Create a ${owner} milestone` },
+      async (ctx, input) => created(await createMilestone(ctx, kind, input))),
+    route('GET', `${base}/:milestone_id`, { auth: 'optional', params: MilestoneRefInput, tag, summary: `Get a ${owner} milestone` },
+      async (ctx, input) => ok(await getMilestone(ctx, kind, input))),
+    route('PUT', `${base}/:milestone_id`, { auth: 'required', params: UpdateMilestoneInput, tag, summary: `Update, close or activate a ${owner} milestone` },
+      async (ctx, input) => ok(await updateMilestone(ctx, kind, input))),
+    route('DELETE', `${base}/:milestone_id`, { auth: 'required', params: MilestoneRefInput, tag, summary: `Delete a ${owner} milestone (Developer and up)` },
+      async (ctx, input) => {
+        await deleteMilestone(ctx, kind, input);
+        return noContent();
+      }),
+    route('GET', `${base}/:milestone_id/issues`, { auth: 'optional', params: MilestoneIssuablesInput, tag, summary: `Issues of a ${owner} milestone` },
+      async (ctx, input) => paged(await listIssuesOfMilestone(ctx, kind, input))),
+    route('GET', `${base}/:milestone_id/merge_requests`, { auth: 'optional', params: MilestoneIssuablesInput, tag, summary: `Merge requests of a ${owner} milestone` },
+      async (ctx, input) => paged(await listMergeRequestsOfMilestone(ctx, kind, input))),
+    route('GET', `${base}/:milestone_id/burndown_events`, { auth: 'optional', params: MilestoneRefInput, tag, summary: `Burndown chart events of a ${owner} milestone (Premium)` },
+      async (ctx, input) => ok(await listBurndownEvents(ctx, kind, input))),
+  ];
+}
+
+export const milestonesRoutes: Route[] = [
+  route('GET', '/groups/:id/milestones', { auth: 'optional', params: ListGroupMilestonesInput, tag, summary: 'List group milestones' },
+    async (ctx, input) => paged(await listGroupMilestones(ctx, input))),
+  ...milestoneRoutes('groups'),
+  route('GET', '/projects/:id/milestones', { auth: 'optional', params: ListProjectMilestonesInput, tag, summary: 'List project milestones' },
+    async (ctx, input) => paged(await listProjectMilestones(ctx, input))),
+  ...milestoneRoutes('projects'),
+];
