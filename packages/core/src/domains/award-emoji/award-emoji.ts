@@ -90,7 +90,7 @@ export async function awardEmoji(ctx: Ctx, target: AwardableTarget, input: Creat
   // The model's validations in order: presence, then the emoji name validator.
   const errors: string[] = [];
   if (name.trim() === '') errors.push("Name can't be blank");
-  if (!isValidEmojiName(name)) errors.push('Name is not a valid emoji name');
+  if (!(await isValidEmojiName(name))) errors.push('Name is not a valid emoji name');
   if (errors.length) throw refused(errors);
   let row: AwardEmojiRow;
   try {

@@ -3,9 +3,13 @@
  * alpha codes) after mapping aliases (`fixtures/emojis/aliases.json`); we check against the
  * names of GitHub's gemoji dataset, which covers the names clients send (thumbsup, tada …).
  */
-import { gemoji } from 'gemoji';
+let names: Promise<ReadonlySet<string>> | null = null;
 
-const NAMES: ReadonlySet<string> = new Set(gemoji.flatMap((e) => e.names));
+/** The dataset is loaded on first use, not when the server starts. */
+function emojiNames(): Promise<ReadonlySet<string>> {
+  names ??= import('gemoji').then(({ gemoji }) => new Set(gemoji.flatMap((e) => e.names)));
+  return names;
+}
 
 /**
  * GitLab stores up- and downvotes as `thumbsup`/`thumbsdown` (AwardEmoji::UPVOTE_NAME) and
@@ -18,6 +22,6 @@ export function normalizeEmojiName(name: string): string {
   return ALIASES[name] ?? name;
 }
 
-export function isValidEmojiName(name: string): boolean {
-  return NAMES.has(name);
+export async function isValidEmojiName(name: string): Promise<boolean> {
+  return (await emojiNames()).has(name);
 }

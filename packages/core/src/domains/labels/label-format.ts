@@ -3,8 +3,9 @@
  * name becomes upper-case `#RRGGBB`, hex is kept as given), the text color for contrast, and
  * `description_html` rendered from Markdown with raw HTML escaped.
  */
+import { createRequire } from 'node:module';
 import colorNames from 'color-name';
-import { Marked, type Tokens } from 'marked';
+import type { Marked, Tokens } from 'marked';
 
 const HEX_COLOR = /^#(?:[0-9A-Fa-f]{3}){1,2}$/;
 
@@ -30,24 +31,35 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 const SAFE_URL = /^(?:https?:|mailto:|ftp:|[/#?.]|[^:]*$)/i;
 
-/** One Markdown renderer for descriptions: raw HTML is shown as text, only safe link targets are kept. */
-const markdown = new Marked({
-  gfm: true,
-  async: false,
-  renderer: {
-    html(token: Tokens.HTML | Tokens.Tag): string {
-      return escapeHtml(token.text);
+let markdown: Marked | null = null;
+
+/**
+ * One Markdown renderer for descriptions: raw HTML is shown as text, only safe link targets
+ * are kept. Loaded on first use (synchronously, from marked's CommonJS build) so that
+ * starting the server does not pay for it.
+ */
+function renderer(): Marked {
+  if (markdown) return markdown;
+  const { Marked: MarkedClass } = createRequire(import.meta.url)('marked') as typeof import('marked');
+  markdown = new MarkedClass({
+    gfm: true,
+    async: false,
+    renderer: {
+      html(token: Tokens.HTML | Tokens.Tag): string {
+        return escapeHtml(token.text);
+      },
     },
-  },
-  walkTokens(token) {
-    if ((token.type === 'link' || token.type === 'image') && !SAFE_URL.test((token as Tokens.Link).href.trim())) {
-      (token as Tokens.Link).href = '';
-    }
-  },
-});
+    walkTokens(token) {
+      if ((token.type === 'link' || token.type === 'image') && !SAFE_URL.test((token as Tokens.Link).href.trim())) {
+        (token as Tokens.Link).href = '';
+      }
+    },
+  });
+  return markdown;
+}
 
 /** `description_html`: null when there is no description. */
 export function renderDescription(description: string | null): string | null {
   if (!description) return null;
-  return (markdown.parse(description, { async: false }) as string).trim();
+  return (renderer().parse(description, { async: false }) as string).trim();
 }
