@@ -4,7 +4,7 @@
  * for asserting on gitbeaker failures and running python-gitlab step scripts.
  */
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { GitbeakerRequestError } from '@gitbeaker/rest';
 import type { TestForgelet } from '../support/server.js';
 
@@ -108,4 +108,109 @@ export function pythonStep(results: Record<string, PythonStep>, name: string): P
   assert.ok(s, `python step ${name} did not run`);
   if (s.error) assert.fail(`python step ${name} raised ${s.error.type} (${s.error.response_code}): ${s.error.message}\n${s.error.trace ?? ''}`);
   return s;
+}
+
+// ---------------------------------------------------------------------------------------
+// Python scripts that hand control back to the test process (planning-python.test.ts).
+
+/** How a python script asks to pause: the line `@@forgelet-pause <name>` on stderr. */
+export const PYTHON_PAUSE = '@@forgelet-pause';
+
+/** What the test process does while a python script waits (run the queue, move the clock…). */
+export type PythonPauseHandlers = Record<string, () => unknown | Promise<unknown>>;
+
+/**
+ * Like runPythonSteps, for a script that pauses: when it writes `@@forgelet-pause <name>`
+ * on stderr and waits for a line on stdin, `onPause[name]` runs here and its result is sent
+ * back as one JSON line (null when it returns nothing). A missing or failing handler ends
+ * the script and fails the run. `pauses` lists the handlers' results in order.
+ */
+export function runPythonStepsWithPauses(
+  script: string,
+  env: Record<string, string>,
+  onPause: PythonPauseHandlers,
+): Promise<{ results: Record<string, PythonStep>; ms: number; pauses: [string, unknown][] }> {
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(SYSTEM_PYTHON, [script], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const pauses: [string, unknown][] = [];
+    let stdout = '';
+    let stderr = '';
+    let pending = '';
+    let failure: Error | null = null;
+    const fail = (err: Error) => {
+      failure ??= err;
+      child.kill();
+    };
+    const timer = setTimeout(() => fail(new Error(`${SYSTEM_PYTHON} ${script} timed out`)), 120_000);
+    // Pauses are handled one at a time, in the order the script asks for them.
+    let queue: Promise<void> = Promise.resolve();
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      pending += chunk;
+      let nl: number;
+      while ((nl = pending.indexOf('\n')) >= 0) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 1);
+        if (!line.startsWith(`${PYTHON_PAUSE} `)) {
+          stderr += `${line}\n`;
+          continue;
+        }
+        const name = line.slice(PYTHON_PAUSE.length + 1).trim();
+        queue = queue.then(async () => {
+          const handler = onPause[name];
+          if (!handler) return fail(new Error(`python paused at "${name}", which has no handler`));
+          try {
+            const value = (await handler()) ?? null;
+            pauses.push([name, value]);
+            child.stdin.write(`${JSON.stringify(value)}\n`);
+          } catch (err) {
+            fail(new Error(`pause handler "${name}" failed: ${(err as Error).stack ?? err}`));
+          }
+        });
+      }
+    });
+    child.stdin.on('error', () => {}); // the script may exit without reading
+    child.on('error', (err) => fail(err));
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      stderr += pending;
+      if (failure) return reject(new Error(`${failure.message}\n${stderr}`));
+      if (code !== 0) return reject(new Error(`${SYSTEM_PYTHON} ${script} exited with ${code ?? signal}:\n${stderr}`));
+      try {
+        resolve({ results: JSON.parse(stdout), ms: Math.round(performance.now() - t0), pauses });
+      } catch (e) {
+        reject(new Error(`python printed no JSON (${(e as Error).message}):\n${stdout}\n${stderr}`));
+      }
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// What gitbeaker put on the wire (planning-gitbeaker.test.ts).
+
+/** One request seen by fetch: method, path after `/api/v4` with its query string, response status. */
+export type FetchExchange = [method: string, path: string, status: number];
+
+/**
+ * Records every request made through the global fetch (gitbeaker's requester uses it) until
+ * restore(). Paths keep their encoding (`%20`, `%5B%5D`), so tests can assert what was sent.
+ */
+export function recordFetch(): { exchanges: FetchExchange[]; restore(): void } {
+  const original = globalThis.fetch;
+  const exchanges: FetchExchange[] = [];
+  globalThis.fetch = async (input: string | URL | Request, init?: RequestInit) => {
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const path = `${url.pathname.replace(/^\/api\/v4/, '')}${url.search}`;
+    const response = await original(input, init);
+    exchanges.push([method, path, response.status]);
+    return response;
+  };
+  return {
+    exchanges,
+    restore() {
+      globalThis.fetch = original;
+    },
+  };
 }
