@@ -41,7 +41,7 @@ const cadenceFields = {
   iterations_in_advance: p.integer().optional(),
   automatic: p.boolean().optional(),
   active: p.boolean().optional(),
-  /** Stored and shown; moving open issues to the next iteration is not implemented. */
+  /** Stored and shown; open issues are not moved to the next iteration (yet). */
   roll_over: p.boolean().optional(),
 };
 
