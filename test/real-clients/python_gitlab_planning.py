@@ -20,7 +20,7 @@ import gitlab
 import gitlab.exceptions
 import requests
 
-from steps import make_step
+from steps import exchange_recorder, make_step
 
 URL = os.environ["FORGELET_URL"]
 TOKEN = os.environ["FORGELET_TOKEN"]
@@ -30,13 +30,7 @@ state = {}
 exchanges = []
 
 
-def record(response, *args, **kwargs):
-    request = response.request
-    path = request.path_url
-    if path.startswith("/api/v4"):
-        path = path[len("/api/v4"):]
-    body = json.loads(request.body) if request.body else None
-    exchanges.append([request.method, path, response.status_code, body])
+record = exchange_recorder(exchanges)
 
 
 session = requests.Session()

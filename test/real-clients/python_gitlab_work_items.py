@@ -17,7 +17,7 @@ import gitlab
 import gitlab.exceptions
 import requests
 
-from steps import make_step
+from steps import exchange_recorder, make_step
 
 URL = os.environ["FORGELET_URL"]
 TOKEN = os.environ["FORGELET_TOKEN"]
@@ -27,13 +27,7 @@ state = {}
 exchanges = []  # [method, path (from /api/v4), status, JSON request body or None], every request of every client
 
 
-def record(response, *args, **kwargs):
-    request = response.request
-    path = request.path_url
-    if path.startswith("/api/v4"):
-        path = path[len("/api/v4"):]
-    body = json.loads(request.body) if request.body else None
-    exchanges.append([request.method, path, response.status_code, body])
+record = exchange_recorder(exchanges)
 
 
 def client(token):

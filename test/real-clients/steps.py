@@ -1,5 +1,6 @@
 """Step runner shared by the python-gitlab scripts: each step's result, warnings and timing
 land in one JSON document, and an exception is reported instead of ending the run."""
+import json
 import time
 import traceback
 import warnings
@@ -37,3 +38,17 @@ def make_step(results, exchanges=None):
         return wrap
 
     return step
+
+
+def exchange_recorder(exchanges):
+    """A requests response hook appending [method, path (from /api/v4), status, JSON body or None]."""
+
+    def record(response, *args, **kwargs):
+        request = response.request
+        path = request.path_url
+        if path.startswith("/api/v4"):
+            path = path[len("/api/v4"):]
+        body = json.loads(request.body) if request.body else None
+        exchanges.append([request.method, path, response.status_code, body])
+
+    return record

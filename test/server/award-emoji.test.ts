@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
-import { addMember, createProject, createUsers, expectStatus } from './http.js';
+import { addMember, createProject, createUsers, expectStatus, insertIssueAndMergeRequest } from './http.js';
 
 type User = { id: number; username: string; token: string };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -28,25 +28,13 @@ async function seed(f: TestForgelet, projectId: number, authorId: number, iid: n
   const db = f.forge.database.db;
   const now = new Date().toISOString();
   const stamps = { created_at: now, updated_at: now };
-  const issue = await db
-    .insertInto('issues')
-    .values({ project_id: projectId, iid, title: `Issue ${iid}`, description: null, state: 'opened', issue_type: 'issue', confidential: 0, discussion_locked: 0, author_id: authorId, ...stamps })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const mr = await db
-    .insertInto('merge_requests')
-    .values({
-      project_id: projectId, iid, title: `MR ${iid}`, description: null, state: 'opened', source_branch: `feature-${iid}`, target_branch: 'main',
-      source_project_id: projectId, author_id: authorId, sha: 'a'.repeat(40), draft: 0, squash: 0, should_remove_source_branch: 0, discussion_locked: 0, ...stamps,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const { issue, mr } = await insertIssueAndMergeRequest(f, projectId, authorId, iid);
   const snippet = await db
     .insertInto('snippets')
     .values({ project_id: projectId, title: `Snippet ${iid}`, file_name: 'a.txt', content: 'x', visibility: options.snippetVisibility ?? 'public', author_id: authorId, ...stamps })
     .returning('id')
     .executeTakeFirstOrThrow();
-  const dbId = { issues: issue.id, merge_requests: mr.id, snippets: snippet.id };
+  const dbId = { issues: issue, merge_requests: mr, snippets: snippet.id };
   const note: Partial<Record<Segment, number>> = {};
   for (const segment of Object.keys(TYPE_OF) as Segment[]) {
     const row = await db

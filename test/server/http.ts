@@ -110,3 +110,33 @@ export async function addMember(f: TestForgelet, kind: 'projects' | 'groups', id
   expectStatus(r, 201);
   return r.body;
 }
+
+/**
+ * An open issue and merge request with the given iid, written straight to the tables: suites
+ * that test what reads them (reactions, state events) start from rows with no history, which
+ * the issue and MR APIs would not give (they record events, notes, labels).
+ */
+export async function insertIssueAndMergeRequest(
+  f: TestForgelet,
+  projectId: number,
+  authorId: number,
+  iid: number,
+): Promise<{ issue: number; mr: number }> {
+  const db = f.forge.database.db;
+  const now = new Date().toISOString();
+  const stamps = { created_at: now, updated_at: now };
+  const issue = await db
+    .insertInto('issues')
+    .values({ project_id: projectId, iid, title: `Issue ${iid}`, description: null, state: 'opened', author_id: authorId, ...stamps })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const mr = await db
+    .insertInto('merge_requests')
+    .values({
+      project_id: projectId, iid, title: `MR ${iid}`, description: null, state: 'opened', source_branch: `feature-${iid}`, target_branch: 'main',
+      source_project_id: projectId, author_id: authorId, sha: 'a'.repeat(40), ...stamps,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { issue: issue.id, mr: mr.id };
+}

@@ -3,33 +3,14 @@ import assert from 'node:assert/strict';
 import { insertStateEvent } from '../../packages/core/src/domains/state-events/state-event.queries.js';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
-import { addMember, createProject, createUsers, expectStatus } from './http.js';
+import { addMember, createProject, createUsers, expectStatus, insertIssueAndMergeRequest } from './http.js';
 
 type User = { id: number; username: string; token: string };
 const UNAUTHORIZED = { message: '401 Unauthorized' };
 const NOT_FOUND = { message: '404 Not found' };
 const PROJECT_NOT_FOUND = { message: '404 Project Not Found' };
 
-/** An issue and a merge request written straight to the tables (their APIs land in parallel). */
-async function seed(f: TestForgelet, projectId: number, authorId: number, iid: number): Promise<{ issue: number; mr: number }> {
-  const db = f.forge.database.db;
-  const now = new Date().toISOString();
-  const stamps = { created_at: now, updated_at: now };
-  const issue = await db
-    .insertInto('issues')
-    .values({ project_id: projectId, iid, title: `Issue ${iid}`, description: null, state: 'opened', issue_type: 'issue', confidential: 0, discussion_locked: 0, author_id: authorId, ...stamps })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const mr = await db
-    .insertInto('merge_requests')
-    .values({
-      project_id: projectId, iid, title: `MR ${iid}`, description: null, state: 'opened', source_branch: `f-${iid}`, target_branch: 'main',
-      source_project_id: projectId, author_id: authorId, sha: 'b'.repeat(40), draft: 0, squash: 0, should_remove_source_branch: 0, discussion_locked: 0, ...stamps,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { issue: issue.id, mr: mr.id };
-}
+const seed = insertIssueAndMergeRequest;
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: resource state events`, () => {

@@ -23,7 +23,7 @@ const LEVEL_BY_SETTING: Record<string, number> = { noone: Infinity, owner: OWNER
 /** Merge requests of private projects need Reporter (they expose code); elsewhere reading the project is enough. */
 const readMergeRequests: Rule = (_ctx, s, level) => s.kind === 'project' && (s.project.visibility !== 'private' || level >= REPORTER);
 
-const PROJECT_RULES: Record<string, Rule> = {
+const PROJECT_RULES = {
   read_project: 'read',
   read_project_member: 'read',
   read_code: REPORTER,
@@ -57,9 +57,9 @@ const PROJECT_RULES: Record<string, Rule> = {
   admin_project: MAINTAINER,
   remove_project: OWNER,
   manage_resource_access_tokens: MAINTAINER,
-};
+} satisfies Record<string, Rule>;
 
-const GROUP_RULES: Record<string, Rule> = {
+const GROUP_RULES = {
   read_group: 'read',
   read_group_member: 'read',
   admin_group_member: OWNER,
@@ -82,7 +82,7 @@ const GROUP_RULES: Record<string, Rule> = {
   admin_epic: REPORTER,
   admin_epic_relation: GUEST,
   destroy_epic: OWNER,
-};
+} satisfies Record<string, Rule>;
 
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 export type GroupAbility = keyof typeof GROUP_RULES;
@@ -206,7 +206,7 @@ export async function canRead(ctx: Ctx, subject: Subject): Promise<boolean> {
 }
 
 export async function can(ctx: Ctx, ability: Ability, subject: Subject): Promise<boolean> {
-  const rules = subject.kind === 'project' ? PROJECT_RULES : GROUP_RULES;
+  const rules: Record<string, Rule> = subject.kind === 'project' ? PROJECT_RULES : GROUP_RULES;
   const rule = rules[ability];
   if (rule === undefined) throw new Error(`unknown ability ${ability} on ${subject.kind}`);
   if (!(await canRead(ctx, subject))) return false;
