@@ -23,10 +23,37 @@ const LEVEL_BY_SETTING: Record<string, number> = { noone: Infinity, owner: OWNER
 /** Merge requests of private projects need Reporter (they expose code); elsewhere reading the project is enough. */
 const readMergeRequests: Rule = (_ctx, s, level) => s.kind === 'project' && (s.project.visibility !== 'private' || level >= REPORTER);
 
+/** Code of public and internal projects is readable by whoever sees the project; private code needs Reporter. */
+const readCode: Rule = (_ctx, s, level) => s.kind === 'project' && (s.project.visibility !== 'private' || level >= REPORTER);
+
 const PROJECT_RULES = {
   read_project: 'read',
   read_project_member: 'read',
-  read_code: REPORTER,
+  read_code: readCode,
+  // repository (protected branches narrow push_code further, in the repository domain)
+  push_code: DEVELOPER,
+  admin_protected_branch: MAINTAINER,
+  // releases
+  read_release: 'read',
+  create_release: DEVELOPER,
+  update_release: DEVELOPER,
+  destroy_release: DEVELOPER,
+  // CI (pipelines of public projects are public, as GitLab's default `public_builds`)
+  read_pipeline: readCode,
+  create_pipeline: DEVELOPER,
+  update_pipeline: DEVELOPER,
+  cancel_pipeline: DEVELOPER,
+  destroy_pipeline: OWNER,
+  read_build: readCode,
+  update_build: DEVELOPER,
+  read_build_trace: readCode,
+  read_job_artifacts: readCode,
+  keep_job_artifacts: DEVELOPER,
+  destroy_artifacts: MAINTAINER,
+  admin_runner: MAINTAINER,
+  read_pipeline_schedule: REPORTER,
+  create_pipeline_schedule: DEVELOPER,
+  admin_pipeline_schedule: MAINTAINER,
   // work items (author-specific rules, confidentiality and feature switches live in the domains)
   read_issue: 'read',
   create_issue: GUEST,
@@ -82,6 +109,9 @@ const GROUP_RULES = {
   admin_epic: REPORTER,
   admin_epic_relation: GUEST,
   destroy_epic: OWNER,
+  // CI
+  admin_runner: OWNER,
+  create_runner: OWNER,
 } satisfies Record<string, Rule>;
 
 export type ProjectAbility = keyof typeof PROJECT_RULES;

@@ -15,6 +15,31 @@ import type { NoteTable } from '../domains/notes/note.table.js';
 import type { SnippetTable } from '../domains/snippets/snippet.table.js';
 import type { AwardEmojiTable } from '../domains/award-emoji/award-emoji.table.js';
 import type { ResourceStateEventTable } from '../domains/state-events/state-event.table.js';
+import type {
+  ProtectedBranchAccessLevelTable,
+  ProtectedBranchTable,
+  RepositoryBlobTable,
+  RepositoryCommitParentTable,
+  RepositoryCommitTable,
+  RepositoryFileTable,
+  RepositoryRefTable,
+} from '../domains/repository/repository.table.js';
+import type {
+  CiJobArtifactTable,
+  CiJobTable,
+  CiJobTraceChunkTable,
+  CiPipelineTable,
+  CiPipelineVariableTable,
+  CiRegistrationTokenTable,
+  CiRunnerScopeTable,
+  CiRunnerTable,
+} from '../domains/ci/ci.table.js';
+import type {
+  CiPipelineScheduleInputTable,
+  CiPipelineScheduleTable,
+  CiPipelineScheduleVariableTable,
+} from '../domains/pipeline-schedules/pipeline-schedule.table.js';
+import type { ReleaseLinkTable, ReleaseMilestoneTable, ReleaseTable } from '../domains/releases/release.table.js';
 
 export interface Database {
   users: UserTable;
@@ -41,4 +66,25 @@ export interface Database {
   iteration_cadences: IterationCadenceTable;
   iterations: IterationTable;
   epics: EpicTable;
+  repository_commits: RepositoryCommitTable;
+  repository_commit_parents: RepositoryCommitParentTable;
+  repository_refs: RepositoryRefTable;
+  repository_blobs: RepositoryBlobTable;
+  repository_files: RepositoryFileTable;
+  protected_branches: ProtectedBranchTable;
+  protected_branch_access_levels: ProtectedBranchAccessLevelTable;
+  releases: ReleaseTable;
+  release_milestones: ReleaseMilestoneTable;
+  release_links: ReleaseLinkTable;
+  ci_runners: CiRunnerTable;
+  ci_runner_scopes: CiRunnerScopeTable;
+  ci_registration_tokens: CiRegistrationTokenTable;
+  ci_pipeline_schedules: CiPipelineScheduleTable;
+  ci_pipeline_schedule_variables: CiPipelineScheduleVariableTable;
+  ci_pipeline_schedule_inputs: CiPipelineScheduleInputTable;
+  ci_pipelines: CiPipelineTable;
+  ci_pipeline_variables: CiPipelineVariableTable;
+  ci_jobs: CiJobTable;
+  ci_job_trace_chunks: CiJobTraceChunkTable;
+  ci_job_artifacts: CiJobArtifactTable;
 }

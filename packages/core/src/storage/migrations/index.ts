@@ -2,12 +2,16 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import * as m001 from './001-accounts.js';
 import * as m002 from './002-work-items.js';
 import * as m003 from './003-planning.js';
+import * as m004 from './004-repository-releases.js';
+import * as m005 from './005-ci.js';
 
 /** Every migration, in order. Names sort lexically. */
 const MIGRATIONS: Record<string, Migration> = {
   '001-accounts': m001,
   '002-work-items': m002,
   '003-planning': m003,
+  '004-repository-releases': m004,
+  '005-ci': m005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,0 +1,135 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export type RunnerType = 'instance_type' | 'group_type' | 'project_type';
+
+export interface CiRunnerTable {
+  id: Generated<number>;
+  runner_type: RunnerType;
+  token_digest: string;
+  token_prefix: string;
+  description: Generated<string>;
+  paused: Generated<number>;
+  locked: Generated<number>;
+  run_untagged: Generated<number>;
+  tag_list: Generated<string>; // JSON array
+  access_level: Generated<string>; // not_protected | ref_protected
+  maximum_timeout: number | null;
+  maintenance_note: string | null;
+  registration_type: Generated<string>; // authenticated_user | registration_token
+  creator_id: number | null;
+  contacted_at: string | null;
+  created_at: string;
+}
+export type CiRunnerRow = Selectable<CiRunnerTable>;
+
+/** Which projects or groups a project or group runner serves. */
+export interface CiRunnerScopeTable {
+  id: Generated<number>;
+  runner_id: number;
+  project_id: number | null;
+  namespace_id: number | null;
+}
+
+export interface CiRegistrationTokenTable {
+  id: Generated<number>;
+  project_id: number;
+  token_digest: string;
+  token_encrypted: string;
+  created_at: string;
+}
+
+export interface CiPipelineTable {
+  id: Generated<number>;
+  project_id: number;
+  iid: number;
+  status: string;
+  source: string;
+  ref: string;
+  tag: Generated<number>;
+  sha: string;
+  before_sha: Generated<string>;
+  name: string | null;
+  user_id: number | null;
+  pipeline_schedule_id: number | null;
+  parent_pipeline_id: number | null;
+  yaml_errors: string | null;
+  warnings: Generated<string>; // JSON array of strings
+  inputs: Generated<string>; // JSON object
+  failure_reason: string | null;
+  coverage: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  committed_at: string | null;
+  duration: number | null;
+  queued_duration: number | null;
+  created_at: string;
+  updated_at: string;
+}
+export type CiPipelineRow = Selectable<CiPipelineTable>;
+export type NewCiPipelineRow = Insertable<CiPipelineTable>;
+export type CiPipelineUpdate = Updateable<CiPipelineTable>;
+
+export interface CiPipelineVariableTable {
+  id: Generated<number>;
+  pipeline_id: number;
+  key: string;
+  value_encrypted: string;
+  variable_type: Generated<string>; // env_var | file
+}
+
+export interface CiJobTable {
+  id: Generated<number>;
+  project_id: number;
+  pipeline_id: number;
+  name: string;
+  stage: string;
+  stage_idx: number;
+  status: string;
+  when: Generated<string>;
+  allow_failure: Generated<number>;
+  ref: string;
+  tag: Generated<number>;
+  /** JSON: script, image, variables, needs, environment, artifacts of the job definition. */
+  definition: string;
+  user_id: number | null;
+  runner_id: number | null;
+  /** Digest of the CI job token; set while the job runs, cleared when it finishes. */
+  token_digest: string | null;
+  retried: Generated<number>;
+  failure_reason: string | null;
+  coverage: number | null;
+  environment_name: string | null;
+  queued_at: string | null;
+  started_at: string | null;
+  finished_at: string | null;
+  erased_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type CiJobRow = Selectable<CiJobTable>;
+export type NewCiJobRow = Insertable<CiJobTable>;
+export type CiJobUpdate = Updateable<CiJobTable>;
+
+/** Job logs, appended in chunks by the runner. */
+export interface CiJobTraceChunkTable {
+  id: Generated<number>;
+  job_id: number;
+  byte_offset: number;
+  data: string; // base64
+}
+
+export interface CiJobArtifactTable {
+  id: Generated<number>;
+  project_id: number;
+  job_id: number;
+  file_type: string; // archive | metadata | trace ...
+  file_format: Generated<string>;
+  file_name: string;
+  blob_key: string;
+  size: number;
+  sha256: string;
+  expire_at: string | null;
+  locked: Generated<number>;
+  created_at: string;
+}
+export type CiJobArtifactRow = Selectable<CiJobArtifactTable>;

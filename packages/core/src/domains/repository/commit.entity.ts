@@ -1,0 +1,93 @@
+/** Commits in GitLab's JSON shapes (`API::Entities::Commit`, `CommitDetail`). */
+import type { UrlBuilder } from '../../kernel/context.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import type { RepositoryCommitRow } from './repository.table.js';
+
+export interface CommitEntity {
+  id: string;
+  short_id: string;
+  created_at: string;
+  parent_ids: string[];
+  title: string;
+  message: string;
+  author_name: string;
+  author_email: string;
+  authored_date: string;
+  committer_name: string;
+  committer_email: string;
+  committed_date: string;
+  trailers: Record<string, string>;
+  extended_trailers: Record<string, string[]>;
+  web_url: string;
+}
+
+export interface CommitStats {
+  additions: number;
+  deletions: number;
+  total: number;
+}
+
+export interface CommitDetailEntity extends CommitEntity {
+  stats?: CommitStats;
+  status: string | null;
+  project_id: number;
+  last_pipeline: unknown;
+}
+
+/** `Key: value` lines of the message's last paragraph (git trailers). */
+function trailersOf(message: string): { trailers: Record<string, string>; extended: Record<string, string[]> } {
+  const paragraphs = message.trim().split(/\n\s*\n/);
+  const trailers: Record<string, string> = {};
+  const extended: Record<string, string[]> = {};
+  if (paragraphs.length < 2) return { trailers, extended };
+  const last = paragraphs[paragraphs.length - 1]!.split('\n');
+  if (!last.every((l) => /^[A-Za-z0-9-]+: .+/.test(l))) return { trailers, extended };
+  for (const line of last) {
+    const at = line.indexOf(': ');
+    const key = line.slice(0, at);
+    const value = line.slice(at + 2).trim();
+    trailers[key] = value;
+    (extended[key] ??= []).push(value);
+  }
+  return { trailers, extended };
+}
+
+export function commitWebUrl(urls: UrlBuilder, project: Pick<ProjectRow, 'path_with_namespace'>, sha: string): string {
+  return urls.web(`/${project.path_with_namespace}/-/commit/${sha}`);
+}
+
+export function presentCommit(urls: UrlBuilder, project: Pick<ProjectRow, 'path_with_namespace'>, row: RepositoryCommitRow): CommitEntity {
+  const { trailers, extended } = trailersOf(row.message);
+  return {
+    id: row.sha,
+    short_id: row.sha.slice(0, 8),
+    created_at: row.committed_date,
+    parent_ids: JSON.parse(row.parent_ids) as string[],
+    title: row.title,
+    message: row.message,
+    author_name: row.author_name,
+    author_email: row.author_email,
+    authored_date: row.authored_date,
+    committer_name: row.committer_name,
+    committer_email: row.committer_email,
+    committed_date: row.committed_date,
+    trailers,
+    extended_trailers: extended,
+    web_url: commitWebUrl(urls, project, row.sha),
+  };
+}
+
+export function presentCommitDetail(
+  urls: UrlBuilder,
+  project: Pick<ProjectRow, 'id' | 'path_with_namespace'>,
+  row: RepositoryCommitRow,
+  extra: { stats?: CommitStats; status?: string | null; lastPipeline?: unknown } = {},
+): CommitDetailEntity {
+  return {
+    ...presentCommit(urls, project, row),
+    ...(extra.stats && { stats: extra.stats }),
+    status: extra.status ?? null,
+    project_id: project.id,
+    last_pipeline: extra.lastPipeline ?? null,
+  };
+}

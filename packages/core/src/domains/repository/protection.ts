@@ -1,0 +1,69 @@
+/**
+ * Protected branches as an access question: may the actor push to, merge into or unprotect a
+ * branch? A branch matched by several rules (exact names and wildcards) follows the most
+ * permissive one, as GitLab does. Unprotected branches need `push_code` (Developer).
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import type { Ctx } from '../../kernel/context.js';
+import { ADMIN, NO_ACCESS } from '../../kernel/access.js';
+import { accessLevel, can, namespaceOf } from '../../kernel/policy.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import { branchPatternMatches } from './refs.js';
+import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from './repository.table.js';
+
+export type ProtectedAction = 'push' | 'merge' | 'unprotect';
+
+/** Protection rules of the project that match the branch. */
+export async function protectionsOf(db: Kysely<Database>, projectId: number, branch: string): Promise<ProtectedBranchRow[]> {
+  // Exact names are found by index; wildcard rules are few per project.
+  const rows = await db
+    .selectFrom('protected_branches')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where((eb) => eb.or([eb('name', '=', branch), eb('name', 'like', '%*%')]))
+    .orderBy('id')
+    .execute();
+  return rows.filter((r) => branchPatternMatches(r.name, branch));
+}
+
+/** Does one access-level entry admit the actor? */
+async function entryAdmits(ctx: Ctx, project: ProjectRow, entry: ProtectedBranchAccessLevelRow, level: number): Promise<boolean> {
+  const user = ctx.actor.user;
+  if (!user) return false;
+  if (entry.user_id !== null) return entry.user_id === user.id && level >= 30;
+  if (entry.group_id !== null) {
+    const group = await namespaceOf(ctx, entry.group_id).catch(() => undefined);
+    if (!group) return false;
+    return (await accessLevel(ctx, { kind: 'group', group })) >= 30;
+  }
+  const required = entry.access_level ?? NO_ACCESS;
+  if (required === NO_ACCESS) return false;
+  if (ctx.actor.isAdmin) return true;
+  return level >= required && required <= ADMIN;
+}
+
+/**
+ * May the actor perform `action` on the branch? Unprotected: push and merge need `push_code`
+ * (Developer); unprotecting needs `admin_protected_branch`.
+ */
+export async function canOnBranch(ctx: Ctx, project: ProjectRow, branch: string, action: ProtectedAction): Promise<boolean> {
+  const subject = { kind: 'project' as const, project };
+  if (!(await can(ctx, 'push_code', subject))) return false;
+  const rules = await protectionsOf(ctx.db, project.id, branch);
+  if (!rules.length) return action === 'unprotect' ? can(ctx, 'admin_protected_branch', subject) : true;
+  const level = await accessLevel(ctx, subject);
+  const entries = await ctx.db
+    .selectFrom('protected_branch_access_levels')
+    .selectAll()
+    .where('protected_branch_id', 'in', rules.map((r) => r.id))
+    .where('action', '=', action)
+    .execute();
+  for (const entry of entries) if (await entryAdmits(ctx, project, entry, level)) return true;
+  return false;
+}
+
+/** True when some protection rule matches the branch. */
+export async function isProtectedBranch(db: Kysely<Database>, projectId: number, branch: string): Promise<boolean> {
+  return (await protectionsOf(db, projectId, branch)).length > 0;
+}

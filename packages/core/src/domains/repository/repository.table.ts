@@ -1,0 +1,88 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** A recorded commit. Forgelet keeps no trees per commit, only the latest files per ref. */
+export interface RepositoryCommitTable {
+  id: Generated<number>;
+  project_id: number;
+  sha: string;
+  parent_ids: Generated<string>; // JSON array of shas, first parent first
+  title: string;
+  message: string;
+  author_name: string;
+  author_email: string;
+  authored_date: string;
+  committer_name: string;
+  committer_email: string;
+  committed_date: string;
+  user_id: number | null;
+  created_at: string;
+}
+export type RepositoryCommitRow = Selectable<RepositoryCommitTable>;
+export type NewRepositoryCommitRow = Insertable<RepositoryCommitTable>;
+
+/** Parent edges of commits, for ancestry walks in SQL (recursive CTE). */
+export interface RepositoryCommitParentTable {
+  id: Generated<number>;
+  commit_id: number;
+  parent_sha: string;
+  position: number;
+}
+
+/** Branches and tags. */
+export interface RepositoryRefTable {
+  id: Generated<number>;
+  project_id: number;
+  kind: RefKind;
+  name: string;
+  commit_sha: string;
+  /** Annotated tags only. */
+  message: string | null;
+  tagger_name: string | null;
+  tagger_email: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type RefKind = 'branch' | 'tag';
+export type RepositoryRefRow = Selectable<RepositoryRefTable>;
+export type RepositoryRefUpdate = Updateable<RepositoryRefTable>;
+
+/** File contents, content-addressed per project (git blob ids), shared by every ref holding them. */
+export interface RepositoryBlobTable {
+  id: Generated<number>;
+  project_id: number;
+  sha: string;
+  size: number;
+  content: string; // base64
+}
+
+/** The latest version of each file on a ref. */
+export interface RepositoryFileTable {
+  id: Generated<number>;
+  ref_id: number;
+  path: string;
+  blob_sha: string;
+  last_commit_sha: string;
+  executable: Generated<number>;
+}
+export type RepositoryFileRow = Selectable<RepositoryFileTable>;
+
+export interface ProtectedBranchTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  allow_force_push: Generated<number>;
+  code_owner_approval_required: Generated<number>;
+  created_at: string;
+  updated_at: string;
+}
+export type ProtectedBranchRow = Selectable<ProtectedBranchTable>;
+
+export interface ProtectedBranchAccessLevelTable {
+  id: Generated<number>;
+  protected_branch_id: number;
+  action: 'push' | 'merge' | 'unprotect';
+  access_level: number | null;
+  user_id: number | null;
+  group_id: number | null;
+}
+export type ProtectedBranchAccessLevelRow = Selectable<ProtectedBranchAccessLevelTable>;
