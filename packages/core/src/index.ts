@@ -83,3 +83,17 @@ export {
 } from './domains/iterations/index.js';
 export type * from './domains/labels/index.js';
 export { listGroupLabels, listProjectLabels, getGroupLabel, getProjectLabel, createLabel, updateLabel, deleteLabel, setLabelSubscription } from './domains/labels/index.js';
+
+// repository
+export {
+  recordCommit,
+  resolveRevision,
+  readFileAtRevision,
+  canOnBranch,
+  presentCommit,
+  type CommitAction,
+  type CommitInput,
+  type RecordedCommit,
+  type CommitEntity,
+  type CommitDetailEntity,
+} from './domains/repository/index.js';

@@ -25,6 +25,7 @@ import type {
   RepositoryRefTable,
 } from '../domains/repository/repository.table.js';
 import type {
+  CiArtifactEntryTable,
   CiJobArtifactTable,
   CiJobTable,
   CiJobTraceChunkTable,
@@ -87,4 +88,5 @@ export interface Database {
   ci_jobs: CiJobTable;
   ci_job_trace_chunks: CiJobTraceChunkTable;
   ci_job_artifacts: CiJobArtifactTable;
+  ci_artifact_entries: CiArtifactEntryTable;
 }

@@ -133,3 +133,20 @@ export interface CiJobArtifactTable {
   created_at: string;
 }
 export type CiJobArtifactRow = Selectable<CiJobArtifactTable>;
+
+/** One file or directory of an artifact archive (the index built at upload). */
+export interface CiArtifactEntryTable {
+  id: Generated<number>;
+  artifact_id: number;
+  path: string;
+  parent: string;
+  name: string;
+  type: 'file' | 'directory';
+  size: number | null;
+  mode: string;
+  compressed_size: number | null;
+  compression_method: number | null;
+  local_header_offset: number | null;
+  crc32: number | null;
+}
+export type CiArtifactEntryRow = Selectable<CiArtifactEntryTable>;

@@ -4,6 +4,7 @@ import * as m002 from './002-work-items.js';
 import * as m003 from './003-planning.js';
 import * as m004 from './004-repository-releases.js';
 import * as m005 from './005-ci.js';
+import * as m006a from './006-artifact-entries.js';
 
 /** Every migration, in order. Names sort lexically. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '003-planning': m003,
   '004-repository-releases': m004,
   '005-ci': m005,
+  '006-artifact-entries': m006a,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
