@@ -29,6 +29,8 @@ import { GroupMilestones } from './resources/group-milestones.js';
 import { ProjectMilestones } from './resources/project-milestones.js';
 import { IssueNotes, MergeRequestNotes, ProjectSnippetNotes } from './resources/notes.js';
 import { ProjectSnippets } from './resources/snippets.js';
+import { JobTokenScopes } from './resources/job-token-scope.js';
+import { ApplicationSettingsResource } from './resources/application-settings.js';
 
 export type ForgeletOptions = RequesterOptions;
 
@@ -85,6 +87,8 @@ export class Forgelet {
   readonly iterationCadences: IterationCadences;
   readonly epicLinks: EpicLinks;
   readonly epicStateEvents: EpicStateEvents;
+  readonly jobTokenScopes: JobTokenScopes;
+  readonly applicationSettings: ApplicationSettingsResource;
 
   constructor(options: ForgeletOptions) {
     this.requester = new Requester(options);
@@ -120,6 +124,8 @@ export class Forgelet {
     this.iterationCadences = new IterationCadences(this.requester);
     this.epicLinks = new EpicLinks(this.requester);
     this.epicStateEvents = new EpicStateEvents(this.requester);
+    this.jobTokenScopes = new JobTokenScopes(this.requester);
+    this.applicationSettings = new ApplicationSettingsResource(this.requester);
   }
 
   version(): Promise<VersionInfo> {

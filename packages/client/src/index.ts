@@ -96,3 +96,5 @@ export type {
   UserDetailEntity,
   UserEntity,
 } from '@forgelet/core';
+export { JobTokenScopes, type JobTokenProjectLink, type JobTokenGroupLink, type JobTokenAllowlistedGroup } from './resources/job-token-scope.js';
+export { ApplicationSettingsResource } from './resources/application-settings.js';

@@ -35,6 +35,8 @@ import { labelsRoutes } from './domains/labels/index.js';
 import { milestonesRoutes } from './domains/milestones/index.js';
 import { iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
 import { epicsRoutes } from './domains/epics/index.js';
+import { jobTokenScopeRoutes } from './domains/job-token-scope/index.js';
+import { applicationSettingsRoutes } from './domains/application-settings/application-settings.js';
 import { sql } from 'kysely';
 
 export interface ForgeOptions {
@@ -114,6 +116,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes,
     ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes, ...stateEventsRoutes,
     ...labelsRoutes, ...milestonesRoutes, ...iterationsRoutes, ...epicsRoutes,
+    ...jobTokenScopeRoutes, ...applicationSettingsRoutes,
   ];
   const forge: Forge = {
     deps,

@@ -97,3 +97,7 @@ export {
   type CommitEntity,
   type CommitDetailEntity,
 } from './domains/repository/index.js';
+
+// job token scope and instance settings
+export { jobTokenAllowed, type JobTokenScopeEntity } from './domains/job-token-scope/index.js';
+export { applicationSetting, readApplicationSettings, type ApplicationSettings } from './domains/application-settings/application-settings.js';

@@ -30,7 +30,7 @@ export interface RequesterOptions {
   fetch?: FetchLike;
 }
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** Query params: values are scalars, arrays (`k[]=v`), dates or hashes (`k[sub]=v`). */
 export type QueryParams = object;
 

@@ -14,6 +14,11 @@ export interface ForgeConfig {
   externalUrl: string;
   tier: Tier;
   testMode: boolean;
+  /**
+   * When pipeline schedules run: `exact` (default) at the cron's own instant; `gitlab` rounded
+   * up to GitLab's scheduling worker ticks (`3-59/10 * * * *` UTC), as `next_run_at` shows there.
+   */
+  scheduleTiming?: 'exact' | 'gitlab';
   limits: {
     /** JSON and form bodies. */
     bodyBytes: number;
@@ -59,6 +64,8 @@ export interface Actor {
   token: ActorToken | null;
   /** Admin and acting as admin (GitLab admins pass every policy check). */
   isAdmin: boolean;
+  /** Set for CI job tokens: the running job, its project and pipeline (job token scope checks use it). */
+  job?: { id: number; projectId: number; pipelineId: number };
 }
 
 export const ANONYMOUS: Actor = { kind: 'anonymous', user: null, token: null, isAdmin: false };

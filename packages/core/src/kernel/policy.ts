@@ -12,6 +12,7 @@ import type { Ctx } from './context.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.js';
 import { sql } from 'kysely';
 import { preparedQuery } from '../storage/prepared.js';
+import { checkJobTokenScope, jobTokenAllowed } from '../domains/job-token-scope/job-token-scope.js';
 
 export type Subject = { kind: 'project'; project: ProjectRow } | { kind: 'group'; group: NamespaceRow };
 
@@ -235,10 +236,34 @@ export async function canRead(ctx: Ctx, subject: Subject): Promise<boolean> {
   return false;
 }
 
+/**
+ * A CI job token acts on another project only when that project's inbound job token scope
+ * lets the job's project in (cached per request).
+ */
+async function jobScopeAllows(ctx: Ctx, project: ProjectRow): Promise<boolean> {
+  const job = ctx.actor.job;
+  if (!job || job.projectId === project.id) return true;
+  const key = `jts:${project.id}`;
+  let allowed = ctx.cache.get(key) as boolean | undefined;
+  if (allowed === undefined) {
+    allowed = await jobTokenAllowed(ctx.db, job.projectId, project);
+    ctx.cache.set(key, allowed);
+  }
+  return allowed;
+}
+
+/** Throws GitLab's 403 when the actor's job token may not reach the project. */
+export async function enforceJobTokenScope(ctx: Ctx, project: ProjectRow): Promise<void> {
+  if (await jobScopeAllows(ctx, project)) return;
+  const source = await ctx.db.selectFrom('projects').select(['id', 'path_with_namespace']).where('id', '=', ctx.actor.job!.projectId).executeTakeFirst();
+  await checkJobTokenScope(ctx.db, source ?? { id: ctx.actor.job!.projectId, path_with_namespace: String(ctx.actor.job!.projectId) }, project);
+}
+
 export async function can(ctx: Ctx, ability: Ability, subject: Subject): Promise<boolean> {
   const rules: Record<string, Rule> = subject.kind === 'project' ? PROJECT_RULES : GROUP_RULES;
   const rule = rules[ability];
   if (rule === undefined) throw new Error(`unknown ability ${ability} on ${subject.kind}`);
+  if (subject.kind === 'project' && !(await jobScopeAllows(ctx, subject.project))) return false;
   if (!(await canRead(ctx, subject))) return false;
   if (rule === 'read') return true;
   if (ctx.actor.isAdmin) return true;
@@ -255,6 +280,7 @@ function notFoundName(subject: Subject): string {
  * (401 for anonymous callers on routes that need a user), 403 when it is visible.
  */
 export async function authorize(ctx: Ctx, ability: Ability, subject: Subject): Promise<void> {
+  if (subject.kind === 'project') await enforceJobTokenScope(ctx, subject.project);
   if (await can(ctx, ability, subject)) return;
   if (!(await canRead(ctx, subject))) {
     throw new NotFoundError(notFoundName(subject));

@@ -40,6 +40,8 @@ import type {
   CiPipelineScheduleTable,
   CiPipelineScheduleVariableTable,
 } from '../domains/pipeline-schedules/pipeline-schedule.table.js';
+import type { JobTokenGroupLinkTable, JobTokenProjectLinkTable, JobTokenSettingsTable } from '../domains/job-token-scope/job-token-scope.table.js';
+import type { ApplicationSettingTable } from '../domains/application-settings/application-settings.js';
 import type { ReleaseLinkTable, ReleaseMilestoneTable, ReleaseTable } from '../domains/releases/release.table.js';
 
 export interface Database {
@@ -89,4 +91,8 @@ export interface Database {
   ci_job_trace_chunks: CiJobTraceChunkTable;
   ci_job_artifacts: CiJobArtifactTable;
   ci_artifact_entries: CiArtifactEntryTable;
+  ci_job_token_settings: JobTokenSettingsTable;
+  ci_job_token_project_links: JobTokenProjectLinkTable;
+  ci_job_token_group_links: JobTokenGroupLinkTable;
+  application_settings: ApplicationSettingTable;
 }

@@ -5,6 +5,7 @@ import * as m003 from './003-planning.js';
 import * as m004 from './004-repository-releases.js';
 import * as m005 from './005-ci.js';
 import * as m006a from './006-artifact-entries.js';
+import * as m007 from './007-job-token-scope.js';
 
 /** Every migration, in order. Names sort lexically. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-repository-releases': m004,
   '005-ci': m005,
   '006-artifact-entries': m006a,
+  '007-job-token-scope': m007,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,0 +1,198 @@
+/**
+ * CI job token scope: which projects' job tokens may act on a project (its inbound allowlist
+ * of projects and groups), and the check every job-token request goes through.
+ */
+import type { Kysely } from 'kysely';
+import type { Ctx } from '../../kernel/context.js';
+import { nowIso } from '../../kernel/context.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
+import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
+import { p, params, type InferShape } from '../../kernel/params.js';
+import { authorize, canRead, traversalIds } from '../../kernel/policy.js';
+import type { Database } from '../../storage/database.js';
+import { findProject } from '../accounts/lookup.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import { toProjectSimpleEntity, type ProjectSimpleEntity } from '../accounts/project.entity.js';
+import { isUniqueViolation } from '../../storage/dialect.js';
+import { applicationSetting } from '../application-settings/application-settings.js';
+
+export const ProjectRefInput = params({ id: p.string() });
+export const PatchScopeInput = params({ id: p.string(), enabled: p.boolean() });
+export const AllowlistInput = params({ id: p.string(), ...paginationParams });
+export const AddProjectInput = params({ id: p.string(), target_project_id: p.integer() });
+export const RemoveProjectInput = params({ id: p.string(), target_project_id: p.integer() });
+export const AddGroupInput = params({ id: p.string(), target_group_id: p.integer() });
+export const RemoveGroupInput = params({ id: p.string(), target_group_id: p.integer() });
+
+export interface JobTokenScopeEntity {
+  inbound_enabled: boolean;
+  outbound_enabled: boolean;
+}
+
+async function settingsOf(db: Kysely<Database>, projectId: number): Promise<{ inbound: boolean; outbound: boolean }> {
+  const row = await db.selectFrom('ci_job_token_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+  return { inbound: row ? row.inbound_enabled === 1 : true, outbound: row ? row.outbound_enabled === 1 : false };
+}
+
+/** The inbound setting as it applies: the instance setting forces it on. */
+async function inboundEnforced(db: Kysely<Database>, projectId: number): Promise<boolean> {
+  if (await applicationSetting(db, 'enforce_ci_inbound_job_token_scope_enabled')) return true;
+  return (await settingsOf(db, projectId)).inbound;
+}
+
+async function managedProject(ctx: Ctx, ref: string): Promise<ProjectRow> {
+  const project = await findProject(ctx, ref);
+  await authorize(ctx, 'admin_project', { kind: 'project', project });
+  return project;
+}
+
+export async function getJobTokenScope(ctx: Ctx, input: InferShape<typeof ProjectRefInput.shape>): Promise<JobTokenScopeEntity> {
+  const project = await managedProject(ctx, input.id);
+  const settings = await settingsOf(ctx.db, project.id);
+  return { inbound_enabled: await inboundEnforced(ctx.db, project.id), outbound_enabled: settings.outbound };
+}
+
+export async function patchJobTokenScope(ctx: Ctx, input: InferShape<typeof PatchScopeInput.shape>): Promise<void> {
+  const project = await managedProject(ctx, input.id);
+  if (!input.enabled && (await applicationSetting(ctx.db, 'enforce_ci_inbound_job_token_scope_enabled'))) {
+    throw new BadRequestError('Inbound job token scope cannot be disabled because this instance enforces the CI/CD job token allowlist (enforce_ci_inbound_job_token_scope_enabled)');
+  }
+  const now = nowIso(ctx);
+  const value = input.enabled ? 1 : 0;
+  await ctx.db
+    .insertInto('ci_job_token_settings')
+    .values({ project_id: project.id, inbound_enabled: value, updated_at: now })
+    .onConflict((oc) => oc.column('project_id').doUpdateSet({ inbound_enabled: value, updated_at: now }))
+    .execute();
+}
+
+/** The projects allowed in: the project itself, then the allowlisted ones, by id. */
+export async function listProjectAllowlist(ctx: Ctx, input: InferShape<typeof AllowlistInput.shape>): Promise<Page<ProjectSimpleEntity>> {
+  const project = await managedProject(ctx, input.id);
+  const query = ctx.db
+    .selectFrom('projects')
+    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+    .selectAll('projects')
+    .select(['namespaces.id as ns_id'])
+    .where((eb) =>
+      eb.or([
+        eb('projects.id', '=', project.id),
+        eb('projects.id', 'in', eb.selectFrom('ci_job_token_project_links').select('target_project_id').where('source_project_id', '=', project.id)),
+      ]),
+    )
+    .orderBy('projects.id');
+  return paginate(ctx.db, query, input, async (rows) => {
+    const out: ProjectSimpleEntity[] = [];
+    for (const { ns_id, ...row } of rows) {
+      const ns = await ctx.db.selectFrom('namespaces').selectAll().where('id', '=', ns_id).executeTakeFirstOrThrow();
+      out.push(toProjectSimpleEntity(row as ProjectRow, ns, ctx.urls));
+    }
+    return out;
+  });
+}
+
+export async function listGroupAllowlist(ctx: Ctx, input: InferShape<typeof AllowlistInput.shape>): Promise<Page<{ id: number; web_url: string; name: string }>> {
+  const project = await managedProject(ctx, input.id);
+  const query = ctx.db
+    .selectFrom('ci_job_token_group_links')
+    .innerJoin('namespaces', 'namespaces.id', 'ci_job_token_group_links.target_group_id')
+    .select(['namespaces.id', 'namespaces.name', 'namespaces.full_path'])
+    .where('ci_job_token_group_links.source_project_id', '=', project.id)
+    .orderBy('ci_job_token_group_links.id');
+  return paginate(ctx.db, query, input, (rows) => rows.map((g) => ({ id: g.id, web_url: ctx.urls.web(`/groups/${g.full_path}`), name: g.name })));
+}
+
+const NO_TARGET = "The target_project that you are attempting to access does not exist or you don't have permission to perform this action";
+
+export async function addProjectToAllowlist(ctx: Ctx, input: InferShape<typeof AddProjectInput.shape>) {
+  const project = await managedProject(ctx, input.id);
+  const target = await ctx.db.selectFrom('projects').selectAll().where('id', '=', input.target_project_id).executeTakeFirst();
+  if (!target || !(await canRead(ctx, { kind: 'project', project: target }))) throw new NotFoundError(null, { exact: NO_TARGET });
+  try {
+    await ctx.db
+      .insertInto('ci_job_token_project_links')
+      .values({ source_project_id: project.id, target_project_id: target.id, added_by_id: ctx.actor.user?.id ?? null, created_at: nowIso(ctx) })
+      .execute();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new BadRequestError('Target project is already in the job token scope', { raw: true });
+    throw err;
+  }
+  return { source_project_id: project.id, target_project_id: target.id };
+}
+
+export async function removeProjectFromAllowlist(ctx: Ctx, input: InferShape<typeof RemoveProjectInput.shape>): Promise<void> {
+  const project = await managedProject(ctx, input.id);
+  const removed = await ctx.db
+    .deleteFrom('ci_job_token_project_links')
+    .where('source_project_id', '=', project.id)
+    .where('target_project_id', '=', input.target_project_id)
+    .executeTakeFirst();
+  if (Number(removed.numDeletedRows) === 0) throw new NotFoundError(null, { exact: 'Target project is not in the job token scope' });
+}
+
+export async function addGroupToAllowlist(ctx: Ctx, input: InferShape<typeof AddGroupInput.shape>) {
+  const project = await managedProject(ctx, input.id);
+  const group = await ctx.db.selectFrom('namespaces').selectAll().where('id', '=', input.target_group_id).where('kind', '=', 'group').executeTakeFirst();
+  if (!group || !(await canRead(ctx, { kind: 'group', group }))) {
+    throw new NotFoundError(null, { exact: "The target_group that you are attempting to access does not exist or you don't have permission to perform this action" });
+  }
+  try {
+    await ctx.db
+      .insertInto('ci_job_token_group_links')
+      .values({ source_project_id: project.id, target_group_id: group.id, added_by_id: ctx.actor.user?.id ?? null, created_at: nowIso(ctx) })
+      .execute();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new BadRequestError('This group is already in the job token scope', { raw: true });
+    throw err;
+  }
+  return { source_project_id: project.id, target_group_id: group.id };
+}
+
+export async function removeGroupFromAllowlist(ctx: Ctx, input: InferShape<typeof RemoveGroupInput.shape>): Promise<void> {
+  const project = await managedProject(ctx, input.id);
+  const removed = await ctx.db
+    .deleteFrom('ci_job_token_group_links')
+    .where('source_project_id', '=', project.id)
+    .where('target_group_id', '=', input.target_group_id)
+    .executeTakeFirst();
+  if (Number(removed.numDeletedRows) === 0) throw new NotFoundError(null, { exact: 'Target group is not in the job token scope' });
+}
+
+/**
+ * May a job of `sourceProjectId` act on `target` with its job token? Yes when it is the same
+ * project, when the target's inbound scope is off (and the instance does not enforce it), when
+ * the target's allowlist names the source project, or a group containing it.
+ */
+export async function jobTokenAllowed(db: Kysely<Database>, sourceProjectId: number, target: ProjectRow): Promise<boolean> {
+  if (sourceProjectId === target.id) return true;
+  if (!(await inboundEnforced(db, target.id))) return true;
+  const link = await db
+    .selectFrom('ci_job_token_project_links')
+    .select('id')
+    .where('source_project_id', '=', target.id)
+    .where('target_project_id', '=', sourceProjectId)
+    .executeTakeFirst();
+  if (link) return true;
+  const source = await db
+    .selectFrom('projects')
+    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+    .select(['namespaces.traversal', 'namespaces.kind'])
+    .where('projects.id', '=', sourceProjectId)
+    .executeTakeFirst();
+  if (!source || source.kind !== 'group') return false;
+  const groupIds = traversalIds(source.traversal);
+  if (!groupIds.length) return false;
+  const viaGroup = await db
+    .selectFrom('ci_job_token_group_links')
+    .select('id')
+    .where('source_project_id', '=', target.id)
+    .where('target_group_id', 'in', groupIds)
+    .executeTakeFirst();
+  return Boolean(viaGroup);
+}
+
+/** Throws GitLab's 403 when the job token of `source` may not act on `target`. */
+export async function checkJobTokenScope(db: Kysely<Database>, source: { id: number; path_with_namespace: string }, target: ProjectRow): Promise<void> {
+  if (await jobTokenAllowed(db, source.id, target)) return;
+  throw new ForbiddenError(`Authentication by CI/CD job token not allowed from ${source.path_with_namespace} to ${target.path_with_namespace}.`);
+}
