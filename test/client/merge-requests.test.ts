@@ -4,6 +4,7 @@ import type { Forgelet, GroupEntity, ProjectEntity } from '@forgelet/client';
 // Until forgelet.ts exposes `api.mergeRequests`, the resource is built on the client's requester.
 import { MergeRequests } from '../../packages/client/src/resources/merge-requests.js';
 import { DIALECTS } from '../support/databases.js';
+import { commitFiles } from '../support/repository.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { apiError, clientFor, recordingFetch } from './helpers.js';
 
@@ -20,14 +21,16 @@ for (const dialect of DIALECTS) {
       mergeRequests = new MergeRequests(api.requester);
       group = await api.groups.create({ name: 'Web', path: 'web' });
       project = await api.projects.create({ name: 'Shop', namespace_id: group.id });
+      await commitFiles(f, project.id, 'main', { 'README.md': '# Shop\n' });
     });
     after(() => f.stop());
 
     it('create, show by encoded path, edit, merge', async () => {
+      const head = await commitFiles(f, project.id, 'feature/cart', { 'cart.txt': 'cart\n' }, { startBranch: 'main' });
       const created = await mergeRequests.create('web/shop', { source_branch: 'feature/cart', target_branch: 'main', title: 'Draft: Cart', labels: ['shop', 'ui'] });
       assert.equal(created.project_id, project.id);
       assert.deepEqual([created.state, created.draft, created.labels, created.references.full], ['opened', true, ['shop', 'ui'], `web/shop!${created.iid}`]);
-      assert.match(created.sha, /^[0-9a-f]{40}$/);
+      assert.equal(created.sha, head);
 
       const shown = await mergeRequests.show('web/shop', created.iid);
       assert.deepEqual(shown, created);
@@ -35,7 +38,7 @@ for (const dialect of DIALECTS) {
       const edited = await mergeRequests.edit(project.id, created.iid, { title: 'Cart', add_labels: ['ready'], remove_labels: ['ui'] });
       assert.deepEqual([edited.title, edited.draft, edited.labels, edited.detailed_merge_status], ['Cart', false, ['ready', 'shop'], 'mergeable']);
 
-      const merged = await mergeRequests.merge('web/shop', created.iid, { sha: created.sha });
+      const merged = await mergeRequests.merge('web/shop', created.iid, { sha: head });
       assert.equal(merged.state, 'merged');
       assert.match(merged.merge_commit_sha ?? '', /^[0-9a-f]{40}$/);
       assert.equal(merged.merged_by?.username, 'root');
@@ -71,6 +74,7 @@ for (const dialect of DIALECTS) {
     });
 
     it('remove deletes (204); errors carry GitLab bodies', async () => {
+      await commitFiles(f, project.id, 'gone', { 'gone.txt': 'g\n' }, { startBranch: 'main' });
       const mr = await mergeRequests.create(project.id, { source_branch: 'gone', target_branch: 'main', title: 'Gone' });
       const dup = await apiError(mergeRequests.create(project.id, { source_branch: 'gone', target_branch: 'main', title: 'Again' }));
       assert.deepEqual([dup.status, dup.body], [409, { message: [`Another open merge request already exists for this source branch: !${mr.iid}`] }]);

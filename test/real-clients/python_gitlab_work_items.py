@@ -75,7 +75,7 @@ gl = client(TOKEN)
 @step("setup")
 def _():
     gl.auth()
-    project = gl.projects.create({"name": "Py Work Items", "path": "py-work-items", "visibility": "public"})
+    project = gl.projects.create({"name": "Py Work Items", "path": "py-work-items", "visibility": "public", "initialize_with_readme": True})
     bob = gl.users.create(
         {"username": "pybob", "name": "Py Bob", "email": "pybob@example.com", "password": "correct-horse-battery", "skip_confirmation": True}
     )
@@ -176,8 +176,17 @@ def _():
 @step("merge_request")
 def _():
     project = state["project"]
+    # A merge needs both branches: the README gave `main`; a commit through the API gives `feature`.
+    commit = project.commits.create(
+        {
+            "branch": "feature",
+            "start_branch": "main",
+            "commit_message": "Add the feature",
+            "actions": [{"action": "create", "file_path": "feature.txt", "content": "on\n"}],
+        }
+    )
     mr = project.mergerequests.create({"source_branch": "feature", "target_branch": "main", "title": "Add the feature"})
-    created = {"id": mr.id, "iid": mr.iid, "state": mr.state, "source_branch": mr.source_branch, "target_branch": mr.target_branch}
+    created = {"id": mr.id, "iid": mr.iid, "state": mr.state, "source_branch": mr.source_branch, "target_branch": mr.target_branch, "sha_is_head": mr.sha == commit.id}
     tada = mr.awardemojis.create({"name": "tada"})
     awards = [a.id for a in mr.awardemojis.list(get_all=True)]
     before = [event(e) for e in mr.resourcestateevents.list(get_all=True)]

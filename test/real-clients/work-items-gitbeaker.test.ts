@@ -38,7 +38,7 @@ for (const dialect of DIALECTS) {
       f = await startTestServer(dialect);
       root = new Gitlab({ host: f.url, token: f.rootToken });
       rootId = (await root.Users.showCurrentUser()).id;
-      const project = await root.Projects.create({ name: 'Work Items', path: 'work-items', visibility: 'public' });
+      const project = await root.Projects.create({ name: 'Work Items', path: 'work-items', visibility: 'public', initializeWithReadme: true });
       assert.equal(project.visibility, 'public');
       projectId = project.id;
 
@@ -148,7 +148,10 @@ for (const dialect of DIALECTS) {
     });
 
     it('merge request: create (feature → main), award tada, merge, MergeRequestStateEvents reads merged', async () => {
+      // A merge needs both branches: the README gave `main`; a commit through the API gives `feature`.
+      const commit = await root.Commits.create(projectId, 'feature', 'Add the feature', [{ action: 'create', filePath: 'feature.txt', content: 'on\n' }], { startBranch: 'main' });
       const mr = await root.MergeRequests.create(projectId, 'feature', 'main', 'Add the feature');
+      assert.equal(mr.sha, commit.id);
       assert.equal(mr.state, 'opened');
       assert.equal(mr.source_branch, 'feature');
       assert.equal(mr.target_branch, 'main');

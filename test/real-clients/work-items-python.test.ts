@@ -133,7 +133,7 @@ for (const dialect of DIALECTS) {
 
     it('merge request: mergerequests.create (feature → main), awardemojis tada, mr.merge(), resourcestateevents lists merged', () => {
       const s = stepOf('merge_request');
-      assert.deepEqual({ ...s.created, id: 0, iid: 0 }, { id: 0, iid: 0, state: 'opened', source_branch: 'feature', target_branch: 'main' });
+      assert.deepEqual({ ...s.created, id: 0, iid: 0 }, { id: 0, iid: 0, state: 'opened', source_branch: 'feature', target_branch: 'main', sha_is_head: true });
       assert.deepEqual(s.tada, {
         id: s.tada.id,
         name: 'tada',

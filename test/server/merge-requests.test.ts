@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ControllableClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
+import { commitFiles } from '../support/repository.js';
 import { startTestServer, type ApiResponse, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus, uniq } from './http.js';
 
@@ -58,10 +59,12 @@ for (const dialect of DIALECTS) {
       const openGroup = await createGroup(f, owner.token, { name: 'Open', path: 'open', visibility: 'public' });
       site = await createProject(f, owner.token, { name: 'Site', namespace_id: openGroup.id, visibility: 'public' });
       await addMember(f, 'projects', site.id, dev.id, 30);
+      await commitFiles(f, app.id, 'main', { 'README.md': '# App\n' });
     });
     after(() => f.stop());
 
-    it('POST creates an opened merge request in GitLab\'s shape, with a head commit and new labels', async () => {
+    it('POST creates an opened merge request in GitLab\'s shape, with its source head and new labels', async () => {
+      const head = await commitFiles(f, app.id, 'feature/login', { 'login.txt': 'form\n' }, { startBranch: 'main' });
       clock.advance(1000);
       const r = await f.api('POST', `/projects/${encodeURIComponent('team/app')}/merge_requests`, {
         token: dev.token,
@@ -72,7 +75,7 @@ for (const dialect of DIALECTS) {
       });
       expectStatus(r, 201);
       const mr = r.body;
-      assert.match(mr.sha, SHA);
+      assert.equal(mr.sha, head);
       const now = clock.now().toISOString();
       assert.deepEqual(mr, {
         id: mr.id, iid: mr.iid, project_id: app.id, title: 'Add login', description: 'Adds a login form', state: 'opened',
@@ -104,8 +107,13 @@ for (const dialect of DIALECTS) {
       assert.equal(other.sha, mr.sha);
       assert.equal(other.iid, mr.iid + 1);
       assert.deepEqual(other.labels, ['ui']);
+      // GitLab accepts a source branch that does not exist yet: no head until it does.
       const fresh = await open(app, dev);
-      assert.notEqual(fresh.sha, mr.sha);
+      assert.deepEqual([fresh.sha, fresh.diff_refs.head_sha], [null, null]);
+      const later = await commitFiles(f, app.id, fresh.source_branch, { 'later.txt': 'x\n' }, { startBranch: 'main' });
+      assert.equal((await f.api('GET', `/projects/${app.id}/merge_requests/${fresh.iid}`)).body.sha, later);
+      const moved = await commitFiles(f, app.id, 'feature/login', { 'login.txt': 'form v2\n' });
+      assert.equal((await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}`)).body.sha, moved);
     });
 
     it('GET one by id or encoded path; user.can_merge follows the caller', async () => {
@@ -299,7 +307,11 @@ for (const dialect of DIALECTS) {
     it('merge: sha must be the head (409), drafts and closed ones are 405, success records a merged event', async () => {
       const draft = await open(app, dev, { title: 'Draft: not yet' });
       assert.deepEqual(await statusBody(merge(draft, dev)), [405, { message: '405 Method Not Allowed' }]);
-      const mr = await open(app, dev, { title: 'Ready' });
+      const noBranch = await open(app, dev, { title: 'No branch' });
+      assert.deepEqual(await statusBody(merge(noBranch, dev)), [422, { message: 'Branch cannot be merged' }]);
+      const source = uniq('ready-');
+      await commitFiles(f, app.id, source, { [`${source}.txt`]: 'ready\n', 'README.md': '# App, ready\n' }, { startBranch: 'main' });
+      const mr = await open(app, dev, { title: 'Ready', source_branch: source });
       const wrong = 'f'.repeat(40);
       assert.deepEqual(await statusBody(merge(mr, dev, { sha: wrong })), [409, { message: `SHA does not match HEAD of source branch: ${mr.sha}` }]);
       assert.equal((await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}`)).body.state, 'opened');
@@ -314,6 +326,14 @@ for (const dialect of DIALECTS) {
       );
       assert.match(m.merge_commit_sha, SHA);
       assert.match(m.squash_commit_sha, SHA);
+      // The merge commit is main's head: parents main's old head and the squash commit; the source branch is gone.
+      const main = (await f.api('GET', `/projects/${app.id}/repository/branches/main`)).body.commit;
+      assert.equal(main.id, m.merge_commit_sha);
+      assert.equal(main.parent_ids[1], m.squash_commit_sha);
+      assert.equal(main.title, `Merge branch '${source}' into 'main'`);
+      assert.equal((await f.api('GET', `/projects/${app.id}/repository/branches/${source}`)).status, 404);
+      const readme = await f.api('GET', `/projects/${app.id}/repository/files/README.md/raw`);
+      assert.equal(readme.text, '# App, ready\n');
       assert.deepEqual(await stateEvents(mr.id), [{ state: 'merged', user_id: dev2.id, issue_id: null, source_commit: null, source_merge_request_id: null, created_at: at }]);
       assert.deepEqual(await statusBody(merge(mr, dev)), [405, { message: '405 Method Not Allowed' }]);
       // a merged merge request is not reopened or closed
@@ -322,7 +342,9 @@ for (const dialect of DIALECTS) {
       assert.equal((await put(mr, dev, { state_event: 'close' })).body.state, 'merged');
       assert.equal((await stateEvents(mr.id)).length, 1);
       // without squash there is no squash commit
-      const plain = await open(app, dev);
+      const plainBranch = uniq('plain-');
+      await commitFiles(f, app.id, plainBranch, { 'plain.txt': 'p\n' }, { startBranch: 'main' });
+      const plain = await open(app, dev, { source_branch: plainBranch });
       const merged = await merge(plain, dev);
       assert.deepEqual([merged.body.state, merged.body.squash_commit_sha], ['merged', null]);
       const closed = await open(app, dev);
@@ -360,6 +382,8 @@ for (const dialect of DIALECTS) {
 
       before(async () => {
         lab = await createProject(f, owner.token, { name: 'Lab', namespace_id: team.id });
+        await commitFiles(f, lab.id, 'main', { 'README.md': '# Lab\n' });
+        await commitFiles(f, lab.id, 'delta', { 'delta.txt': 'd\n' }, { startBranch: 'main' });
         await addMember(f, 'projects', lab.id, dev.id, 30);
         await addMember(f, 'projects', lab.id, dev2.id, 30);
         await addMember(f, 'projects', lab.id, reporter.id, 20);

@@ -41,6 +41,8 @@ export interface ProjectEntity extends ProjectSimpleEntity {
   open_issues_count: number;
   container_registry_image_prefix: string;
   _links: Record<string, string>;
+  /** Maintainers only: the project's legacy runner registration token. */
+  runners_token?: string;
   permissions?: { project_access: { access_level: number; notification_level: number } | null; group_access: { access_level: number; notification_level: number } | null };
 }
 
@@ -71,13 +73,14 @@ export function toProjectSimpleEntity(row: ProjectRow, namespace: NamespaceRow, 
   };
 }
 
-export function toProjectEntity(row: ProjectRow, namespace: NamespaceRow, urls: UrlBuilder, owner?: UserBasicEntity): ProjectEntity {
+/** `emptyRepo`: the project has no branch yet (GitLab's `empty_repo`). */
+export function toProjectEntity(row: ProjectRow, namespace: NamespaceRow, urls: UrlBuilder, owner?: UserBasicEntity, emptyRepo = true): ProjectEntity {
   const api = (suffix: string) => urls.api(`/projects/${row.id}${suffix}`);
   const entity: ProjectEntity = {
     ...toProjectSimpleEntity(row, namespace, urls),
     visibility: row.visibility,
     archived: row.archived === 1,
-    empty_repo: false,
+    empty_repo: emptyRepo,
     creator_id: row.creator_id,
     issues_enabled: row.issues_enabled === 1,
     merge_requests_enabled: row.merge_requests_enabled === 1,

@@ -7,7 +7,8 @@ import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import { GUEST, MAINTAINER, OWNER } from '../../kernel/access.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { accessLevel, authorize, memberLevels, namespaceOf, requireUser } from '../../kernel/policy.js';
+import { accessLevel, authorize, can, memberLevels, namespaceOf, requireUser } from '../../kernel/policy.js';
+import { projectRunnersToken } from '../ci/runners.js';
 import { bool } from '../../storage/dialect.js';
 import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from './lookup.js';
 import { retireResourceTokens } from './tokens.js';
@@ -15,6 +16,7 @@ import { insertMember } from './member.queries.js';
 import { checkPath, rethrowPathTaken } from './paths.js';
 import type { NamespaceRow } from './namespace.table.js';
 import { toProjectEntity, toProjectSimpleEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
+import { recordCommitIn } from '../repository/write-commit.js';
 import type { ProjectRow } from './project.table.js';
 import { toUserBasicEntity } from './user.entity.js';
 import { projectMembershipFilter, visibleProjectsFilter } from './visibility.queries.js';
@@ -83,6 +85,7 @@ export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = fal
   const nsIds = [...new Set(rows.map((r) => r.namespace_id))];
   const namespaces = new Map((await ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute()).map((n) => [n.id, n]));
   if (simple) return rows.map((r) => toProjectSimpleEntity(r, namespaces.get(r.namespace_id)!, ctx.urls));
+  const withBranches = await projectsWithBranches(ctx, rows.map((r) => r.id));
   const ownerIds = [...new Set([...namespaces.values()].filter((n) => n.kind === 'user' && n.owner_id).map((n) => n.owner_id!))];
   const owners = new Map(
     ownerIds.length ? (await ctx.db.selectFrom('users').selectAll().where('id', 'in', ownerIds).execute()).map((u) => [u.id, u]) : [],
@@ -90,8 +93,15 @@ export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = fal
   return rows.map((r) => {
     const ns = namespaces.get(r.namespace_id)!;
     const owner = ns.owner_id ? owners.get(ns.owner_id) : undefined;
-    return toProjectEntity(r, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined);
+    return toProjectEntity(r, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, !withBranches.has(r.id));
   });
+}
+
+/** Which of the projects have a branch (the others are GitLab's `empty_repo`). */
+async function projectsWithBranches(ctx: Ctx, ids: number[]): Promise<Set<number>> {
+  if (!ids.length) return new Set();
+  const rows = await ctx.db.selectFrom('repository_refs').select('project_id').distinct().where('project_id', 'in', ids).where('kind', '=', 'branch').execute();
+  return new Set(rows.map((r) => r.project_id));
 }
 
 function listQuery(ctx: Ctx, input: ListProjectsInput) {
@@ -138,7 +148,10 @@ export async function getProject(ctx: Ctx, ref: string): Promise<ProjectEntity> 
   const project = await findProject(ctx, ref);
   const ns = await namespaceOf(ctx, project.namespace_id);
   const owner = ns.kind === 'user' && ns.owner_id ? await ctx.db.selectFrom('users').selectAll().where('id', '=', ns.owner_id).executeTakeFirst() : undefined;
-  const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined);
+  const emptyRepo = !(await projectsWithBranches(ctx, [project.id])).has(project.id);
+  const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, emptyRepo);
+  // The legacy runner registration token, shown to who administers the project (created on first use).
+  if (ctx.actor.user && (await can(ctx, 'admin_project', { kind: 'project', project }))) entity.runners_token = await projectRunnersToken(ctx, project.id);
   if (ctx.actor.user) {
     const levels = await memberLevels(ctx, { kind: 'project', project });
     entity.permissions = {
@@ -227,6 +240,11 @@ export async function createProject(ctx: Ctx, input: CreateProjectInput): Promis
       // ...and the owner of a personal namespace an Owner member of its projects.
       if (ns.kind === 'user' && ns.owner_id) {
         await insertMember(trx, { source_kind: 'project', source_id: project.id, user_id: ns.owner_id, access_level: OWNER, created_by_id: user.id }, now);
+      }
+      // GitLab's `initialize_with_readme`: a first commit with README.md on the default branch.
+      if (input.initialize_with_readme) {
+        const readme = `# ${name}\n${project.description ? `\n${project.description}\n` : ''}`;
+        await recordCommitIn(trx, ctx, project, { branch: project.default_branch, commit_message: 'Initial commit', actions: [{ action: 'create', file_path: 'README.md', content: readme }] });
       }
       return project;
     }),

@@ -35,8 +35,9 @@ async function checkTargetProject(ctx: Ctx, project: ProjectRow, targetProjectId
 }
 
 /**
- * POST /projects/:id/merge_requests (Developer). The source branch gets a head commit (see
- * source-branch.ts); unknown label titles become project labels.
+ * POST /projects/:id/merge_requests (Developer). `sha` is the source branch's head; a source
+ * branch that does not exist yet is accepted, as GitLab does (`sha` null until commits land
+ * on it). Unknown label titles become project labels.
  * source == target → 422; an open merge request for the same branches → 409.
  */
 export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInput): Promise<MergeRequestDetailEntity> {
@@ -72,7 +73,7 @@ export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInpu
       source_project_id: project.id,
       author_id: user.id,
       milestone_id: milestoneId,
-      sha: await sourceBranchHead(trx, project, input.source_branch),
+      sha: await sourceBranchHead(trx, project.id, input.source_branch),
       merge_commit_sha: null,
       squash_commit_sha: null,
       draft: bool(isDraftTitle(title)),

@@ -45,9 +45,10 @@ export interface MergeRequestEntity {
   work_in_progress: boolean;
   milestone: MilestoneEntity | null;
   merge_when_pipeline_succeeds: boolean;
-  merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked';
-  detailed_merge_status: 'mergeable' | 'draft_status' | 'not_open';
-  sha: string;
+  merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked' | 'checking';
+  detailed_merge_status: 'mergeable' | 'draft_status' | 'not_open' | 'not_approved' | 'checking' | 'approvals_syncing';
+  /** The source branch's head; null while the branch does not exist. */
+  sha: string | null;
   merge_commit_sha: string | null;
   squash_commit_sha: string | null;
   discussion_locked: boolean;
@@ -74,7 +75,7 @@ export interface MergeRequestDetailEntity extends MergeRequestEntity {
   first_deployed_to_production_at: string | null;
   pipeline: null;
   head_pipeline: null;
-  diff_refs: { base_sha: string | null; head_sha: string; start_sha: string | null };
+  diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null };
   merge_error: string | null;
   first_contribution: boolean;
   user: { can_merge: boolean };
@@ -95,6 +96,8 @@ export interface MergeRequestRelations {
   userNotesCount: number;
   upvotes: number;
   downvotes: number;
+  /** From the approvals domain: approved per its rules, and a push still being processed. */
+  approval: { approved: boolean; sync: 'checking' | 'approvals_syncing' | null };
 }
 
 function references(row: MergeRequestRow, rel: MergeRequestRelations): MergeRequestReferences {
@@ -107,9 +110,17 @@ function references(row: MergeRequestRow, rel: MergeRequestRelations): MergeRequ
   return { short, relative, full };
 }
 
-function detailedMergeStatus(row: MergeRequestRow): MergeRequestEntity['detailed_merge_status'] {
+/**
+ * GitLab's DetailedMergeStatusService order: `checking` while a push is processed, then the
+ * mergeability checks (open, draft, approved; `approvals_syncing` while a push that reset
+ * the approvals is processed).
+ */
+function detailedMergeStatus(row: MergeRequestRow, approval: MergeRequestRelations['approval']): MergeRequestEntity['detailed_merge_status'] {
+  if (approval.sync === 'checking') return 'checking';
   if (row.state !== 'opened') return 'not_open';
-  return row.draft ? 'draft_status' : 'mergeable';
+  if (row.draft) return 'draft_status';
+  if (approval.sync === 'approvals_syncing') return 'approvals_syncing';
+  return approval.approved ? 'mergeable' : 'not_approved';
 }
 
 export function toMergeRequestEntity(row: MergeRequestRow, rel: MergeRequestRelations, urls: UrlBuilder): MergeRequestEntity {
@@ -149,10 +160,10 @@ export function toMergeRequestEntity(row: MergeRequestRow, rel: MergeRequestRela
     work_in_progress: draft,
     milestone: rel.milestone,
     merge_when_pipeline_succeeds: false,
-    // There is no repository to conflict in yet: every merge request can be merged.
-    merge_status: 'can_be_merged',
-    detailed_merge_status: detailedMergeStatus(row),
-    sha: row.sha,
+    // Nothing conflicts (Forgelet keeps no trees); `checking` while a push is processed.
+    merge_status: rel.approval.sync ? 'checking' : 'can_be_merged',
+    detailed_merge_status: detailedMergeStatus(row, rel.approval),
+    sha: row.sha || null,
     merge_commit_sha: row.merge_commit_sha,
     squash_commit_sha: row.squash_commit_sha,
     discussion_locked: row.discussion_locked === 1,
@@ -186,7 +197,7 @@ export function toMergeRequestDetailEntity(
     first_deployed_to_production_at: null,
     pipeline: null,
     head_pipeline: null,
-    diff_refs: { base_sha: null, head_sha: row.sha, start_sha: null },
+    diff_refs: { base_sha: null, head_sha: row.sha || null, start_sha: null },
     merge_error: null,
     first_contribution: false,
     user: { can_merge: viewer.canMerge },

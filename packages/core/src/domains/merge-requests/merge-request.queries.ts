@@ -51,18 +51,6 @@ export async function selectOpenMergeRequestByBranches(
     .executeTakeFirst();
 }
 
-/** The head recorded by the newest merge request from a source branch, if any. */
-export async function selectSourceBranchHead(trx: Kysely<Database>, projectId: number, branch: string): Promise<string | undefined> {
-  const row = await trx
-    .selectFrom('merge_requests')
-    .select('sha')
-    .where('source_project_id', '=', projectId)
-    .where('source_branch', '=', branch)
-    .orderBy('id', 'desc')
-    .executeTakeFirst();
-  return row?.sha;
-}
-
 /** Replaces the assignees or reviewers of a merge request (they are listed by user id). */
 export async function replaceMergeRequestUsers(trx: Kysely<Database>, table: MergeRequestUserTableName, mergeRequestId: number, userIds: number[]) {
   await trx.deleteFrom(table).where('merge_request_id', '=', mergeRequestId).execute();

@@ -66,8 +66,9 @@ export const MergeMergeRequestInput = params({
   sha: p.string().optional(),
   squash: p.boolean().optional(),
   should_remove_source_branch: p.boolean().optional(),
-  /** Accepted for compatibility; there is no repository to write a message into yet. */
+  /** The merge commit's message (default: GitLab's `Merge branch 'a' into 'b'` template). */
   merge_commit_message: p.string().optional(),
+  /** The squash commit's message (default: the title). */
   squash_commit_message: p.string().optional(),
 });
 export type MergeMergeRequestInput = InferShape<typeof MergeMergeRequestInput.shape>;

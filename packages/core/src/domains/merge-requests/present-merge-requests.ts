@@ -7,6 +7,7 @@ import { countVotesOf } from '../award-emoji/index.js';
 import { selectLabelsOfTargets } from '../labels/index.js';
 import { milestonesByIdFor } from '../milestones/index.js';
 import { countUserNotesOf } from '../notes/index.js';
+import { approvalStatusesOf } from '../approvals/merge-status.js';
 import {
   toMergeRequestDetailEntity,
   toMergeRequestEntity,
@@ -32,13 +33,14 @@ function groupBy<T>(rows: T[], key: (row: T) => number): Map<number, T[]> {
 
 async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<number, ProjectRow>, from: From): Promise<MergeRequestRelations[]> {
   const ids = rows.map((r) => r.id);
-  const [assignees, reviewers, labels, notes, votes, milestones] = await Promise.all([
+  const [assignees, reviewers, labels, notes, votes, milestones, approvals] = await Promise.all([
     selectUsersOfMergeRequests(ctx.db, 'merge_request_assignees', ids),
     selectUsersOfMergeRequests(ctx.db, 'merge_request_reviewers', ids),
     selectLabelsOfTargets(ctx.db, 'MergeRequest', ids),
     countUserNotesOf(ctx.db, 'MergeRequest', ids),
     countVotesOf(ctx.db, 'MergeRequest', ids),
     milestonesByIdFor(ctx, rows.map((r) => r.milestone_id)),
+    approvalStatusesOf(ctx, rows),
   ]);
   const userIds = new Set<number>();
   for (const r of rows) for (const id of [r.author_id, r.merged_by_id, r.closed_by_id]) if (id !== null) userIds.add(id);
@@ -60,6 +62,7 @@ async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<nu
     userNotesCount: notes.get(r.id) ?? 0,
     upvotes: votes.get(r.id)?.up ?? 0,
     downvotes: votes.get(r.id)?.down ?? 0,
+    approval: approvals.get(r.id) ?? { approved: true, sync: null },
   }));
 }
 

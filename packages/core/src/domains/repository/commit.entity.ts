@@ -27,6 +27,11 @@ export interface CommitStats {
   total: number;
 }
 
+/** `with_stats=true` on the commit list (`Entities::CommitWithStats`). */
+export interface CommitWithStatsEntity extends CommitEntity {
+  stats: CommitStats;
+}
+
 export interface CommitDetailEntity extends CommitEntity {
   stats?: CommitStats;
   status: string | null;
@@ -56,8 +61,14 @@ export function commitWebUrl(urls: UrlBuilder, project: Pick<ProjectRow, 'path_w
   return urls.web(`/${project.path_with_namespace}/-/commit/${sha}`);
 }
 
-export function presentCommit(urls: UrlBuilder, project: Pick<ProjectRow, 'path_with_namespace'>, row: RepositoryCommitRow): CommitEntity {
-  const { trailers, extended } = trailersOf(row.message);
+/** `trailers: false` leaves them empty, as GitLab's commit list does unless asked (`trailers=true`). */
+export function presentCommit(
+  urls: UrlBuilder,
+  project: Pick<ProjectRow, 'path_with_namespace'>,
+  row: RepositoryCommitRow,
+  options: { trailers?: boolean } = {},
+): CommitEntity {
+  const { trailers, extended } = options.trailers === false ? { trailers: {}, extended: {} } : trailersOf(row.message);
   return {
     id: row.sha,
     short_id: row.sha.slice(0, 8),

@@ -1,4 +1,14 @@
 /** Repository refs without git: commits, branches, tags, the latest files per ref, protected branches. */
+import type { Route } from '../../kernel/route.js';
+import { branchesRoutes } from './branches.routes.js';
+import { commitsRoutes } from './commits.routes.js';
+import { filesRoutes } from './files.routes.js';
+import { tagsRoutes } from './tags.routes.js';
+import { treeRoutes } from './tree.routes.js';
+
+/** Routes of this domain: branches, tags, commits, files, tree. */
+export const repositoryRoutes: Route[] = [...branchesRoutes, ...tagsRoutes, ...commitsRoutes, ...filesRoutes, ...treeRoutes];
+
 export {
   resolveRevision,
   readFileAtRevision,
@@ -18,6 +28,7 @@ export {
 export {
   recordCommit,
   recordCommitIn,
+  insertCommitRow,
   authorizePush,
   createBranchIn,
   createTagIn,
@@ -26,11 +37,32 @@ export {
   newCommitSha,
   validRefName,
   validFilePath,
+  isHexBranchName,
   type CommitAction,
   type CommitActionName,
   type CommitInput,
   type RecordedCommit,
 } from './write-commit.js';
-export { canOnBranch, protectionsOf, isProtectedBranch, type ProtectedAction } from './protection.js';
-export { presentCommit, presentCommitDetail, commitWebUrl, type CommitEntity, type CommitDetailEntity, type CommitStats } from './commit.entity.js';
-export type { RepositoryCommitRow, RepositoryRefRow, RepositoryFileRow, ProtectedBranchRow, RefKind } from './repository.table.js';
+export { canOnBranch, protectionsOf, isProtectedBranch, loadBranchRules, type ProtectedAction, type BranchRules } from './protection.js';
+export {
+  presentCommit,
+  presentCommitDetail,
+  commitWebUrl,
+  type CommitEntity,
+  type CommitDetailEntity,
+  type CommitWithStatsEntity,
+  type CommitStats,
+} from './commit.entity.js';
+export { ancestryCte, ancestorsAmong, mergeBase } from './history.queries.js';
+export { presentBranch, presentBranches, type BranchEntity } from './branch.entity.js';
+export { presentTags, type TagEntity } from './tag.entity.js';
+export { listBranches, getBranch, createBranch, deleteBranch, deleteMergedBranches } from './branches.js';
+export { listTags, getTag, createTag, deleteTag } from './tags.js';
+export { listCommits, getCommit, listCommitRefs, createCommit, type CommitRefEntity } from './commits.js';
+export { getFile, getRawFile, writeFile, type FileEntity, type FileMetadata, type FileCommitEntity } from './files.js';
+export { listTree, ListTreeInput, type TreeEntryEntity } from './tree.js';
+export type { ListBranchesInput, BranchRefInput, CreateBranchInput } from './branches.schema.js';
+export type { ListTagsInput, TagRefInput, CreateTagInput } from './tags.schema.js';
+export type { ListCommitsInput, GetCommitInput, CommitRefsInput, CreateCommitInput } from './commits.schema.js';
+export type { GetFileInput, RawFileInput, WriteFileInput, DeleteFileInput } from './files.schema.js';
+export type { RepositoryCommitRow, RepositoryRefRow, RepositoryFileRow, ProtectedBranchRow, RefKind, RepositoryCommitChangeRow } from './repository.table.js';

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { Ctx } from '../../kernel/context.js';
-import { ADMIN, NO_ACCESS } from '../../kernel/access.js';
+import { ADMIN, DEVELOPER, NO_ACCESS } from '../../kernel/access.js';
 import { accessLevel, can, namespaceOf } from '../../kernel/policy.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import { branchPatternMatches } from './refs.js';
@@ -63,7 +63,64 @@ export async function canOnBranch(ctx: Ctx, project: ProjectRow, branch: string,
   return false;
 }
 
+/**
+ * GitLab's `ProtectedBranch#can_unprotect?`: a rule with no unprotect entries may be changed by
+ * whoever administers protected branches; otherwise one of its unprotect entries must admit the
+ * actor (administrators always pass). Used before updating or deleting the rule itself.
+ */
+export async function canUnprotectRule(ctx: Ctx, project: ProjectRow, ruleId: number): Promise<boolean> {
+  if (ctx.actor.isAdmin) return true;
+  const entries = await ctx.db
+    .selectFrom('protected_branch_access_levels')
+    .selectAll()
+    .where('protected_branch_id', '=', ruleId)
+    .where('action', '=', 'unprotect')
+    .execute();
+  if (!entries.length) return true;
+  const level = await accessLevel(ctx, { kind: 'project', project });
+  for (const entry of entries) if (await entryAdmits(ctx, project, entry, level)) return true;
+  return false;
+}
+
 /** True when some protection rule matches the branch. */
 export async function isProtectedBranch(db: Kysely<Database>, projectId: number, branch: string): Promise<boolean> {
   return (await protectionsOf(db, projectId, branch)).length > 0;
+}
+
+/** Every protection rule of a project with its access entries, loaded once for a page of branches. */
+export interface BranchRules {
+  /** Rules whose name or wildcard matches the branch. */
+  matching(branch: string): ProtectedBranchRow[];
+  /** The answer `canOnBranch` gives, without a query per branch. */
+  can(branch: string, action: ProtectedAction): Promise<boolean>;
+  /** GitLab's `developers_can_push` / `developers_can_merge`: a matching rule grants Developers exactly. */
+  developersCan(branch: string, action: 'push' | 'merge'): boolean;
+}
+
+export async function loadBranchRules(ctx: Ctx, project: ProjectRow): Promise<BranchRules> {
+  const subject = { kind: 'project' as const, project };
+  const rules = await ctx.db.selectFrom('protected_branches').selectAll().where('project_id', '=', project.id).orderBy('id').execute();
+  const entries = rules.length
+    ? await ctx.db.selectFrom('protected_branch_access_levels').selectAll().where('protected_branch_id', 'in', rules.map((r) => r.id)).execute()
+    : [];
+  const pushCode = await can(ctx, 'push_code', subject);
+  let level: number | undefined;
+  const matching = (branch: string) => rules.filter((r) => branchPatternMatches(r.name, branch));
+  const entriesOf = (branch: string, action: ProtectedAction) => {
+    const ids = new Set(matching(branch).map((r) => r.id));
+    return entries.filter((e) => ids.has(e.protected_branch_id) && e.action === action);
+  };
+  return {
+    matching,
+    async can(branch, action) {
+      if (!pushCode) return false;
+      if (!matching(branch).length) return action === 'unprotect' ? can(ctx, 'admin_protected_branch', subject) : true;
+      level ??= await accessLevel(ctx, subject);
+      for (const entry of entriesOf(branch, action)) if (await entryAdmits(ctx, project, entry, level)) return true;
+      return false;
+    },
+    developersCan(branch, action) {
+      return entriesOf(branch, action).some((e) => e.access_level === DEVELOPER);
+    },
+  };
 }

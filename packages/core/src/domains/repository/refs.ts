@@ -129,7 +129,11 @@ export async function readFileAtRevision(db: Db, projectId: number, revision: st
 /** One page of the files on a ref, ordered by path (the runner and the tree API walk these). */
 export async function listFilesOnRef(db: Db, refId: number, options: { limit: number; offset: number; under?: string }) {
   let q = db.selectFrom('repository_files').selectAll().where('ref_id', '=', refId);
-  if (options.under) q = q.where('path', '>', `${options.under}/`).where('path', '<', `${options.under}0`); // '0' sorts right after '/'
+  if (options.under) {
+    // An exact prefix test: range tricks on '/' depend on PostgreSQL's collation.
+    const prefix = `${options.under}/`;
+    q = q.where((eb) => eb(eb.fn('substr', ['path', eb.val(1), eb.val(prefix.length)]), '=', prefix));
+  }
   return q.orderBy('path').limit(options.limit).offset(options.offset).execute();
 }
 

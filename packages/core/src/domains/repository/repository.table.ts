@@ -28,6 +28,19 @@ export interface RepositoryCommitParentTable {
   position: number;
 }
 
+/** One path a commit changed, with its line counts (migration 006-repository-changes). */
+export interface RepositoryCommitChangeTable {
+  id: Generated<number>;
+  commit_id: number;
+  path: string;
+  previous_path: string | null;
+  change: CommitChangeKind;
+  additions: Generated<number>;
+  deletions: Generated<number>;
+}
+export type CommitChangeKind = 'added' | 'modified' | 'deleted' | 'renamed' | 'mode';
+export type RepositoryCommitChangeRow = Selectable<RepositoryCommitChangeTable>;
+
 /** Branches and tags. */
 export interface RepositoryRefTable {
   id: Generated<number>;

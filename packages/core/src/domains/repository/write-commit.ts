@@ -1,8 +1,9 @@
 /**
  * Recording commits, branches and tags. `recordCommit` is GitLab's `POST
  * /repository/commits` (and the files API, and merges): it applies file actions to the
- * latest files of a branch, records the commit with its parent, moves the branch and makes
- * the new commit the head `sha` of open merge requests from that branch, in one transaction.
+ * latest files of a branch, records the commit with its parents and what it changed, moves
+ * the branch and makes the new commit the head `sha` of open merge requests from that
+ * branch, in one transaction. Validation follows `Commits::CreateService#validate!`.
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -12,23 +13,15 @@ import { MAINTAINER } from '../../kernel/access.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import { canOnBranch } from './protection.js';
-import { gitBlobSha, readFileOnRef, repositoryIsEmpty, resolveRevision, selectBranch, selectTag, type ResolvedRef } from './refs.js';
+import { repositoryIsEmpty, resolveRevision, selectBranch, selectCommit, selectTag, type ResolvedRef } from './refs.js';
+import { applyActions, type CommitAction } from './commit-actions.js';
 import type { CommitStats } from './commit.entity.js';
 import type { RepositoryCommitRow, RepositoryRefRow } from './repository.table.js';
+import { onMergeRequestHeadsMoved } from '../approvals/on-push.js';
+
+export { validFilePath, type CommitAction, type CommitActionName } from './commit-actions.js';
 
 type Trx = Kysely<Database>;
-
-export type CommitActionName = 'create' | 'delete' | 'move' | 'update' | 'chmod';
-
-export interface CommitAction {
-  action: CommitActionName;
-  file_path: string;
-  previous_path?: string;
-  content?: string;
-  encoding?: 'text' | 'base64';
-  last_commit_id?: string;
-  execute_filemode?: boolean;
-}
 
 export interface CommitInput {
   branch: string;
@@ -62,44 +55,21 @@ export function validRefName(name: string): boolean {
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return false;
   if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock')) return false;
-  return !name.split('/').some((part) => part.startsWith('.'));
+  return !name.split('/').some((part) => part.startsWith('.') || part.endsWith('.lock'));
 }
 
-/** A repository-relative file path: no empty, `.` or `..` segments, not absolute. */
-export function validFilePath(path: string): boolean {
-  if (!path || path.startsWith('/') || path.includes('\0') || path.length > 4096) return false;
-  return path.split('/').every((part) => part !== '' && part !== '.' && part !== '..' && part !== '.git');
+/** GitLab's pre-receive check refuses new branches named like commit ids. */
+export const HEX_BRANCH_MESSAGE = 'You cannot create a branch with a SHA-1 or SHA-256 branch name.';
+export function isHexBranchName(name: string): boolean {
+  return /^([0-9a-f]{40}|[0-9a-f]{64})(-\/|\/|$)/i.test(name);
 }
 
 function firstLine(message: string): string {
   return message.split('\n', 1)[0]!.trim();
 }
 
-function linesOf(buf: Buffer | undefined): string[] {
-  if (!buf || buf.length === 0) return [];
-  return buf.toString('utf8').replace(/\n$/, '').split('\n');
-}
-
-/** Added and removed lines between two versions (multiset difference: no alignment, good for counts). */
-function lineDelta(before: Buffer | undefined, after: Buffer | undefined): { additions: number; deletions: number } {
-  const counts = new Map<string, number>();
-  for (const l of linesOf(before)) counts.set(l, (counts.get(l) ?? 0) + 1);
-  let additions = 0;
-  for (const l of linesOf(after)) {
-    const n = counts.get(l) ?? 0;
-    if (n > 0) counts.set(l, n - 1);
-    else additions += 1;
-  }
-  let deletions = 0;
-  for (const n of counts.values()) deletions += n;
-  return { additions, deletions };
-}
-
-async function storeBlob(trx: Trx, projectId: number, content: Buffer): Promise<string> {
-  const sha = gitBlobSha(content);
-  const existing = await trx.selectFrom('repository_blobs').select('id').where('project_id', '=', projectId).where('sha', '=', sha).executeTakeFirst();
-  if (!existing) await trx.insertInto('repository_blobs').values({ project_id: projectId, sha, size: content.length, content: content.toString('base64') }).execute();
-  return sha;
+function fail(message: string): never {
+  throw new BadRequestError(message, { raw: true });
 }
 
 /** Creates a ref pointing at `start`'s commit, carrying a copy of `start`'s files (copied in SQL). */
@@ -127,17 +97,18 @@ export async function insertRef(
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  if (start.filesFrom) {
-    const from = start.filesFrom.id;
-    await trx
-      .insertInto('repository_files')
-      .columns(['ref_id', 'path', 'blob_sha', 'last_commit_sha', 'executable'])
-      .expression((eb) =>
-        eb.selectFrom('repository_files').select((s) => [s.val(ref.id).as('ref_id'), 'path', 'blob_sha', 'last_commit_sha', 'executable']).where('ref_id', '=', from),
-      )
-      .execute();
-  }
+  if (start.filesFrom) await copyFiles(trx, start.filesFrom.id, ref.id);
   return ref;
+}
+
+async function copyFiles(trx: Trx, fromRefId: number, toRefId: number): Promise<void> {
+  await trx
+    .insertInto('repository_files')
+    .columns(['ref_id', 'path', 'blob_sha', 'last_commit_sha', 'executable'])
+    .expression((eb) =>
+      eb.selectFrom('repository_files').select((s) => [s.val(toRefId).as('ref_id'), 'path', 'blob_sha', 'last_commit_sha', 'executable']).where('ref_id', '=', fromRefId),
+    )
+    .execute();
 }
 
 /** The default protection GitLab gives a project's default branch on first push: Maintainers push and merge. */
@@ -160,117 +131,33 @@ interface Start {
   filesFrom?: RepositoryRefRow;
 }
 
-/** Where a new branch starts: `start_sha`, then `start_branch`; nothing in an empty repository. */
-async function startOf(trx: Trx, project: ProjectRow, input: CommitInput, empty: boolean): Promise<Start> {
+/**
+ * Where the commit starts, checked in GitLab's order: `start_sha` (full commit id of this
+ * project), else `start_branch` (defaulting to `branch`), which must exist unless the
+ * repository is empty.
+ */
+async function startOf(trx: Trx, project: ProjectRow, input: CommitInput, startBranch: string | undefined, empty: boolean): Promise<Start> {
   if (input.start_sha) {
-    const resolved = await resolveRevision(trx, project.id, input.start_sha);
-    if (!resolved || resolved.kind !== 'commit') throw new BadRequestError(`Invalid start_sha: ${input.start_sha}`, { raw: true });
-    if (!resolved.ref) throw new BadRequestError(`Forgelet keeps files only at branch and tag heads; ${input.start_sha} is not one`, { raw: true });
-    return { commitSha: resolved.commit.sha, filesFrom: resolved.ref };
+    if (input.start_branch) fail("You can't pass both start_branch and start_sha");
+    if (!/^([0-9a-f]{40}|[0-9a-f]{64})$/i.test(input.start_sha)) fail(`Invalid start_sha '${input.start_sha}'`);
+    const commit = await selectCommit(trx, project.id, input.start_sha);
+    if (!commit) fail(`Cannot find start_sha '${input.start_sha}'`);
+    const resolved = await resolveRevision(trx, project.id, commit!.sha);
+    if (!resolved?.ref) fail(`Forgelet keeps files only at branch and tag heads; ${input.start_sha} is not one`);
+    return { commitSha: commit!.sha, filesFrom: resolved!.ref };
   }
-  const startBranch = input.start_branch ?? input.branch;
-  const ref = await selectBranch(trx, project.id, startBranch);
+  const ref = startBranch ? await selectBranch(trx, project.id, startBranch) : undefined;
   if (ref) return { commitSha: ref.commit_sha, filesFrom: ref };
-  if (empty) return { commitSha: null };
-  if (input.start_branch) throw new BadRequestError(`Invalid reference ${input.start_branch}`, { raw: true });
-  throw new BadRequestError('You can only create or edit files when you are on a branch', { raw: true });
+  if (!empty) fail('You can only create or edit files when you are on a branch');
+  return { commitSha: null };
 }
 
-interface Applied {
-  stats: CommitStats;
-  touched: string[];
-}
-
-async function applyActions(trx: Trx, project: ProjectRow, ref: RepositoryRefRow, actions: CommitAction[]): Promise<Applied> {
-  const stats = { additions: 0, deletions: 0, total: 0 };
-  const touched: string[] = [];
-  const fail = (message: string): never => {
-    throw new BadRequestError(message, { raw: true });
-  };
-  for (const action of actions) {
-    const path = action.file_path;
-    if (!validFilePath(path)) fail(`Your changes could not be committed, because the file path ${JSON.stringify(path)} is not valid`);
-    const current = await readFileOnRef(trx, ref, path);
-    if (action.last_commit_id && current && current.file.last_commit_sha !== action.last_commit_id) {
-      fail(`The file has changed since you started editing it: ${path}`);
-    }
-    const decode = (): Buffer | undefined => {
-      if (action.content === undefined) return undefined;
-      if (action.encoding === 'base64') {
-        if (!/^[A-Za-z0-9+/=\s]*$/.test(action.content)) fail(`content of ${path} is not valid base64`);
-        return Buffer.from(action.content, 'base64');
-      }
-      return Buffer.from(action.content, 'utf8');
-    };
-    const write = async (target: string, content: Buffer, executable: number) => {
-      const blob = await storeBlob(trx, project.id, content);
-      await trx.deleteFrom('repository_files').where('ref_id', '=', ref.id).where('path', '=', target).execute();
-      await trx.insertInto('repository_files').values({ ref_id: ref.id, path: target, blob_sha: blob, last_commit_sha: '', executable }).execute();
-      touched.push(target);
-    };
-    switch (action.action) {
-      case 'create': {
-        if (current) fail('A file with this name already exists');
-        if (await directoryExists(trx, ref.id, path)) fail('A directory with this name already exists');
-        const content = decode() ?? Buffer.alloc(0);
-        const d = lineDelta(undefined, content);
-        stats.additions += d.additions;
-        await write(path, content, action.execute_filemode ? 1 : 0);
-        break;
-      }
-      case 'update': {
-        if (!current) fail("A file with this name doesn't exist");
-        const content = decode() ?? Buffer.alloc(0);
-        const d = lineDelta(current!.content, content);
-        stats.additions += d.additions;
-        stats.deletions += d.deletions;
-        await write(path, content, action.execute_filemode === undefined ? current!.file.executable : action.execute_filemode ? 1 : 0);
-        break;
-      }
-      case 'delete': {
-        if (!current) fail("A file with this name doesn't exist");
-        stats.deletions += linesOf(current!.content).length;
-        await trx.deleteFrom('repository_files').where('id', '=', current!.file.id).execute();
-        break;
-      }
-      case 'move': {
-        if (!action.previous_path) fail('previous_path is missing');
-        if (!validFilePath(action.previous_path!)) fail(`Your changes could not be committed, because the file path ${JSON.stringify(action.previous_path)} is not valid`);
-        const previous = await readFileOnRef(trx, ref, action.previous_path!);
-        if (!previous) fail("A file with this name doesn't exist");
-        if (current && action.previous_path !== path) fail('A file with this name already exists');
-        const content = decode() ?? previous!.content;
-        const d = lineDelta(previous!.content, content);
-        stats.additions += d.additions;
-        stats.deletions += d.deletions;
-        await trx.deleteFrom('repository_files').where('id', '=', previous!.file.id).execute();
-        await write(path, content, action.execute_filemode === undefined ? previous!.file.executable : action.execute_filemode ? 1 : 0);
-        break;
-      }
-      case 'chmod': {
-        if (!current) fail("A file with this name doesn't exist");
-        await trx.updateTable('repository_files').set({ executable: action.execute_filemode ? 1 : 0, last_commit_sha: '' }).where('id', '=', current!.file.id).execute();
-        touched.push(path);
-        break;
-      }
-      default:
-        fail(`Unknown action ${String((action as CommitAction).action)}`);
-    }
-  }
-  stats.total = stats.additions + stats.deletions;
-  return { stats, touched };
-}
-
-async function directoryExists(trx: Trx, refId: number, path: string): Promise<boolean> {
-  const row = await trx
-    .selectFrom('repository_files')
-    .select('id')
-    .where('ref_id', '=', refId)
-    .where('path', '>', `${path}/`)
-    .where('path', '<', `${path}0`)
-    .limit(1)
-    .executeTakeFirst();
-  return Boolean(row);
+/** Points an existing branch at `start` with `start`'s files (GitLab's `force`). */
+async function resetBranch(trx: Trx, branch: RepositoryRefRow, start: Start, now: string): Promise<RepositoryRefRow> {
+  if (start.filesFrom?.id === branch.id) return branch;
+  await trx.deleteFrom('repository_files').where('ref_id', '=', branch.id).execute();
+  if (start.filesFrom) await copyFiles(trx, start.filesFrom.id, branch.id);
+  return trx.updateTable('repository_refs').set({ commit_sha: start.commitSha ?? '', updated_at: now }).where('id', '=', branch.id).returningAll().executeTakeFirstOrThrow();
 }
 
 /** Checks that the actor may push to the branch (call before opening the transaction). */
@@ -283,24 +170,29 @@ export async function authorizePush(ctx: Ctx, project: ProjectRow, branch: strin
  * (`authorizePush`) and opened the transaction.
  */
 export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, input: CommitInput): Promise<RecordedCommit> {
-  if (!validRefName(input.branch)) throw new BadRequestError('Branch name is invalid', { raw: true });
   if (!input.commit_message.trim()) throw new BadRequestError('commit_message is empty');
   const now = nowIso(ctx);
   const empty = await repositoryIsEmpty(trx, project.id);
+  const startBranch = input.start_sha ? input.start_branch : (input.start_branch ?? input.branch);
+  const start = await startOf(trx, project, input, startBranch, empty);
+  const differentBranch = startBranch !== input.branch || Boolean(input.start_sha);
   let branch = await selectBranch(trx, project.id, input.branch);
+  if (!empty && differentBranch && branch && !input.force) {
+    fail(`A branch called '${input.branch}' already exists. Switch to that branch in order to make changes`);
+  }
   let branchCreated = false;
   let parent: string | null;
-  if (branch && !input.force && (input.start_sha || (input.start_branch && input.start_branch !== input.branch))) {
-    throw new BadRequestError(`A branch called '${input.branch}' already exists. Switch to that branch in order to make changes`, { raw: true });
-  }
-  if (!branch || input.force) {
-    const start = await startOf(trx, project, input, empty);
-    if (branch) await trx.deleteFrom('repository_refs').where('id', '=', branch.id).execute();
+  if (!branch) {
+    if (!validRefName(input.branch)) fail(`Something went wrong when we tried to create '${input.branch}' for you: Branch name is invalid`);
+    if (isHexBranchName(input.branch)) fail(HEX_BRANCH_MESSAGE);
     branch = await insertRef(trx, project, 'branch', input.branch, { commitSha: start.commitSha ?? '', filesFrom: start.filesFrom }, now);
     branchCreated = true;
     parent = start.commitSha;
+  } else if (differentBranch) {
+    branch = await resetBranch(trx, branch, start, now);
+    parent = start.commitSha;
   } else {
-    parent = branch.commit_sha;
+    parent = branch.commit_sha || null;
   }
   const applied = await applyActions(trx, project, branch, input.actions);
   const user = ctx.actor.user;
@@ -330,6 +222,9 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
   if (parents.length) {
     await trx.insertInto('repository_commit_parents').values(parents.map((parent_sha, position) => ({ commit_id: commit.id, parent_sha, position }))).execute();
   }
+  if (applied.changes.length) {
+    await trx.insertInto('repository_commit_changes').values(applied.changes.map((c) => ({ commit_id: commit.id, ...c }))).execute();
+  }
   if (applied.touched.length) {
     await trx.updateTable('repository_files').set({ last_commit_sha: sha }).where('ref_id', '=', branch.id).where('last_commit_sha', '=', '').execute();
   }
@@ -357,20 +252,34 @@ export async function moveMergeRequestHeads(trx: Trx, projectId: number, branch:
     .where('source_branch', '=', branch)
     .where('state', 'in', ['opened', 'locked'])
     .execute();
+  await onMergeRequestHeadsMoved(trx, projectId, branch, sha, now);
 }
 
-/** Creates a branch at a revision (`ref`: branch, tag or sha at a ref head). */
-export async function createBranchIn(trx: Trx, ctx: Ctx, project: ProjectRow, name: string, revision: string): Promise<RepositoryRefRow> {
-  if (!validRefName(name)) throw new BadRequestError('Branch name is invalid', { raw: true });
-  if (await selectBranch(trx, project.id, name)) throw new BadRequestError('Branch already exists', { raw: true });
+/**
+ * Creates a branch at a revision (`ref`: branch, tag or sha at a ref head), with the
+ * messages of `Branches::CreateService`; `refusal` is the caller's pre-receive verdict.
+ */
+export async function createBranchIn(
+  trx: Trx,
+  ctx: Ctx,
+  project: ProjectRow,
+  name: string,
+  revision: string,
+  options: { refusal?: string } = {},
+): Promise<RepositoryRefRow> {
+  if (!validRefName(name)) fail('Branch name is invalid');
+  if (await selectBranch(trx, project.id, name)) fail('Branch already exists');
   const start = await resolveRevision(trx, project.id, revision);
-  if (!start) throw new BadRequestError('Invalid reference name', { raw: true });
-  const ref = await insertRef(trx, project, 'branch', name, { commitSha: start.commit.sha, filesFrom: start.ref }, nowIso(ctx));
-  await moveMergeRequestHeads(trx, project.id, name, start.commit.sha, nowIso(ctx));
+  if (!start) fail(`Failed to create branch '${name}': invalid reference name '${revision}'`);
+  if (isHexBranchName(name)) fail(HEX_BRANCH_MESSAGE);
+  // What GitLab's pre-receive checks would refuse (a protected name), decided by the caller.
+  if (options.refusal) fail(options.refusal);
+  const ref = await insertRef(trx, project, 'branch', name, { commitSha: start!.commit.sha, filesFrom: start!.ref }, nowIso(ctx));
+  await moveMergeRequestHeads(trx, project.id, name, start!.commit.sha, nowIso(ctx));
   return ref;
 }
 
-/** Creates a tag at a revision; `message` makes it annotated. */
+/** Creates a tag at a revision; `message` makes it annotated. Messages of `Tags::CreateService`. */
 export async function createTagIn(
   trx: Trx,
   ctx: Ctx,
@@ -379,15 +288,47 @@ export async function createTagIn(
   revision: string,
   message?: string | null,
 ): Promise<{ tag: RepositoryRefRow; target: ResolvedRef }> {
-  if (!validRefName(name)) throw new BadRequestError('Tag name invalid', { raw: true });
-  if (await selectTag(trx, project.id, name)) throw new BadRequestError(`Tag ${name} already exists`, { raw: true });
+  if (!revision.trim()) fail('Target is empty');
+  if (!validRefName(name)) fail('Tag name invalid');
+  if (await selectTag(trx, project.id, name)) fail(`Tag ${name} already exists`);
   const start = await resolveRevision(trx, project.id, revision);
-  if (!start) throw new BadRequestError('Target is invalid', { raw: true });
+  if (!start) fail(`Target ${revision} is invalid`);
   const user = ctx.actor.user;
-  const tag = await insertRef(trx, project, 'tag', name, { commitSha: start.commit.sha, filesFrom: start.ref }, nowIso(ctx), {
-    message: message || null,
+  const tag = await insertRef(trx, project, 'tag', name, { commitSha: start!.commit.sha, filesFrom: start!.ref }, nowIso(ctx), {
+    message: message?.trim() || null,
     tagger_name: user?.name,
     tagger_email: user?.email,
   });
-  return { tag, target: start };
+  return { tag, target: start! };
+}
+
+/** Records a commit that no branch points at (a merge request's squash commit), with its parents. */
+export async function insertCommitRow(trx: Trx, ctx: Ctx, project: Pick<ProjectRow, 'id'>, message: string, parents: string[]): Promise<RepositoryCommitRow> {
+  const now = nowIso(ctx);
+  const user = ctx.actor.user;
+  const name = user?.name ?? 'Forgelet';
+  const email = user?.email ?? 'forgelet@localhost';
+  const commit = await trx
+    .insertInto('repository_commits')
+    .values({
+      project_id: project.id,
+      sha: newCommitSha(),
+      parent_ids: JSON.stringify(parents),
+      title: firstLine(message),
+      message,
+      author_name: name,
+      author_email: email,
+      authored_date: now,
+      committer_name: name,
+      committer_email: email,
+      committed_date: now,
+      user_id: user?.id ?? null,
+      created_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  if (parents.length) {
+    await trx.insertInto('repository_commit_parents').values(parents.map((parent_sha, position) => ({ commit_id: commit.id, parent_sha, position }))).execute();
+  }
+  return commit;
 }

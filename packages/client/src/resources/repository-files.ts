@@ -1,0 +1,38 @@
+/** `projects/:id/repository/files/:file_path` (gitbeaker's RepositoryFiles); paths are URL-encoded here. */
+import type { DeleteFileInput, FileCommitEntity, FileEntity, WriteFileInput } from '@forgelet/core';
+import { endpoint } from '../infrastructure/endpoint.js';
+import type { ResourceId } from '../infrastructure/params.js';
+import type { Requester } from '../infrastructure/requester.js';
+
+export type WriteFileParams = Partial<Omit<WriteFileInput, 'id' | 'file_path' | 'branch' | 'content' | 'commit_message'>>;
+export type RemoveFileParams = Partial<Omit<DeleteFileInput, 'id' | 'file_path' | 'branch' | 'commit_message'>>;
+
+export class RepositoryFiles {
+  constructor(private readonly requester: Requester) {}
+
+  /** The file at `ref` with its metadata; `content` is base64. */
+  show(projectId: ResourceId, filePath: string, ref: string): Promise<FileEntity> {
+    return this.requester.get(endpoint`projects/${projectId}/repository/files/${filePath}`, { ref });
+  }
+
+  /** The file's text (at the default branch unless `ref` is given). */
+  showRaw(projectId: ResourceId, filePath: string, params: { ref?: string } = {}): Promise<string> {
+    return this.requester.get<string | undefined>(endpoint`projects/${projectId}/repository/files/${filePath}/raw`, params).then((text) => text ?? '');
+  }
+
+  /** One commit creating the file (`encoding: 'base64'` for binary content). */
+  create(projectId: ResourceId, filePath: string, branch: string, content: string, commitMessage: string, params: WriteFileParams = {}): Promise<FileCommitEntity> {
+    return this.requester.post(endpoint`projects/${projectId}/repository/files/${filePath}`, { branch, content, commit_message: commitMessage, ...params });
+  }
+
+  /** One commit replacing the file; `last_commit_id` refuses it if the file changed meanwhile. */
+  edit(projectId: ResourceId, filePath: string, branch: string, content: string, commitMessage: string, params: WriteFileParams = {}): Promise<FileCommitEntity> {
+    return this.requester.put(endpoint`projects/${projectId}/repository/files/${filePath}`, { branch, content, commit_message: commitMessage, ...params });
+  }
+
+  /** One commit deleting the file (its parameters go in the query, as DELETE has no body). */
+  async remove(projectId: ResourceId, filePath: string, branch: string, commitMessage: string, params: RemoveFileParams = {}): Promise<void> {
+    const url = this.requester.url(endpoint`projects/${projectId}/repository/files/${filePath}`, { branch, commit_message: commitMessage, ...params });
+    await this.requester.send('DELETE', url);
+  }
+}

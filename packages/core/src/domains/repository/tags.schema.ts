@@ -1,0 +1,25 @@
+/** Parameters of the tag endpoints, as GitLab's `API::Tags` declares them. */
+import { paginationParams } from '../../kernel/pagination.js';
+import { p, params, type InferShape } from '../../kernel/params.js';
+
+export const ListTagsInput = params({
+  id: p.string(),
+  order_by: p.enum(['name', 'updated', 'version']).default('updated'),
+  sort: p.enum(['asc', 'desc']).default('desc'),
+  /** `^term` starts with, `term$` ends with, else contains; case-insensitive. */
+  search: p.string().optional(),
+  ...paginationParams,
+});
+export type ListTagsInput = InferShape<typeof ListTagsInput.shape>;
+
+export const TagRefInput = params({ id: p.string(), tag_name: p.string() });
+export type TagRefInput = InferShape<typeof TagRefInput.shape>;
+
+export const CreateTagInput = params({
+  id: p.string(),
+  tag_name: p.string(),
+  ref: p.string(),
+  /** Makes an annotated tag. */
+  message: p.string().optional(),
+});
+export type CreateTagInput = InferShape<typeof CreateTagInput.shape>;
