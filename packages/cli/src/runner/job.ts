@@ -1,0 +1,452 @@
+/**
+ * One job, start to finish: fetch the ref's files with the job token, bring in earlier
+ * jobs' artifacts, run `script` then `after_script`, upload artifacts, report the state.
+ * The log streams to the server all along.
+ */
+import { mkdir, rm, symlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { RUNNER_NAME, RunnerApiError, RunnerNetworkError, type RunnerApi } from './api.js';
+import { extractZip, writeGzip, writeRaw, writeZip } from './archive.js';
+import { collectArtifacts, relativePattern } from './paths.js';
+import { runScript, type Shell } from './shell.js';
+import { JobTrace, TraceSender, type CancelReason } from './trace.js';
+import type { JobArtifactSpec, JobOutcome, JobPayload, JobStep } from './types.js';
+import { buildEnvironment, expand } from './variables.js';
+
+export interface JobContext {
+  api: RunnerApi;
+  shell: Shell;
+  /** CI_BUILDS_DIR: job directories are created below it. */
+  buildsDir: string;
+  version: string;
+  systemId: string;
+  /** Keep each job's directory after the job (default: removed). */
+  keepBuilds: boolean;
+  traceIntervalMs: number;
+  /** Aborted on a forced shutdown: the running script is killed, the job reported failed. */
+  abort?: AbortSignal;
+  /** Seconds a step may run when the job sets no timeout. */
+  defaultTimeout: number;
+}
+
+const AFTER_SCRIPT_TIMEOUT = 5 * 60;
+
+class JobFailure extends Error {
+  constructor(
+    message: string,
+    readonly reason: string,
+  ) {
+    super(message);
+  }
+}
+
+function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return `${String(Math.floor(s / 60)).padStart(2, '0')}:${String(s % 60).padStart(2, '0')}`;
+}
+
+/** Stops the job on the server's word (cancel) or the runner's (forced shutdown). */
+class JobControl {
+  readonly controller = new AbortController();
+  reason: CancelReason | 'aborted' | null = null;
+
+  stop(reason: CancelReason | 'aborted'): void {
+    if (this.reason) return;
+    this.reason = reason;
+    this.controller.abort();
+  }
+}
+
+export async function runJob(ctx: JobContext, job: JobPayload): Promise<JobOutcome> {
+  const started = Date.now();
+  const name = job.job_info?.name ?? `job ${job.id}`;
+  const stage = job.job_info?.stage ?? 'test';
+  const projectId = job.job_info?.project_id ?? null;
+  const variables = Array.isArray(job.variables) ? job.variables : [];
+  const trace = new JobTrace([job.token, ...variables.filter((v) => v?.masked && v.value).map((v) => v.value)]);
+  const control = new JobControl();
+  const onForcedStop = () => control.stop('aborted');
+  if (ctx.abort?.aborted) onForcedStop();
+  else ctx.abort?.addEventListener('abort', onForcedStop, { once: true });
+  const sender = new TraceSender(ctx.api, job.id, job.token, trace, (reason) => control.stop(reason), ctx.traceIntervalMs);
+  sender.start();
+
+  const jobDir = path.join(ctx.buildsDir, `job-${job.id}`);
+  const tmpDir = path.join(ctx.buildsDir, `job-${job.id}.tmp`);
+  let status: JobOutcome['status'] = 'success';
+  let failureReason: string | null = null;
+  let exitCode: number | null = null;
+
+  trace.line(`Running with ${RUNNER_NAME} ${ctx.version}`);
+  trace.line(`  on ${hostname()} system ID: ${ctx.systemId}`);
+  trace.line(`Preparing the "shell" executor`, 'cyan');
+  trace.line(`Using Shell (${ctx.shell.name}) executor...`);
+  if (job.image?.name) trace.line(`WARNING: the shell executor ignores image "${job.image.name}"`, 'yellow');
+  trace.line(`Running on ${hostname()}...`);
+
+  try {
+    await rm(jobDir, { recursive: true, force: true });
+    await rm(tmpDir, { recursive: true, force: true });
+    await mkdir(jobDir, { recursive: true });
+    await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+
+    const tracked = await fetchSources(ctx, job, jobDir, trace);
+    if (control.reason) throw new JobFailure('canceled', 'canceled');
+    await downloadDependencies(ctx, job, jobDir, trace);
+    if (control.reason) throw new JobFailure('canceled', 'canceled');
+
+    const defaults: Record<string, string> = {
+      CI: 'true',
+      GITLAB_CI: 'true',
+      CI_JOB_ID: String(job.id),
+      CI_JOB_NAME: name,
+      CI_JOB_STAGE: stage,
+      CI_JOB_TOKEN: job.token,
+    };
+    if (projectId !== null) defaults.CI_PROJECT_ID = String(projectId);
+    if (job.job_info?.pipeline_id !== undefined) defaults.CI_PIPELINE_ID = String(job.job_info.pipeline_id);
+    if (job.git_info?.sha) defaults.CI_COMMIT_SHA = job.git_info.sha;
+    if (job.git_info?.ref) defaults.CI_COMMIT_REF_NAME = job.git_info.ref;
+    const extra = {
+      CI_PROJECT_DIR: jobDir,
+      CI_BUILDS_DIR: ctx.buildsDir,
+      CI_SERVER: 'yes',
+      CI_RUNNER_VERSION: ctx.version,
+      CI_RUNNER_EXECUTABLE_ARCH: `${process.platform}/${process.arch}`,
+    };
+    const environment = await buildEnvironment(variables, defaults, extra, tmpDir);
+    const lookup = (key: string) => environment.variables.get(key);
+
+    const steps = Array.isArray(job.steps) ? job.steps : [];
+    const script = steps.find((s) => s.name === 'script');
+    const afterScript = steps.find((s) => s.name === 'after_script');
+    for (const s of steps) {
+      if (s.name !== 'script' && s.name !== 'after_script') trace.line(`WARNING: step "${s.name}" is not supported by forgelet-runner; skipped`, 'yellow');
+    }
+
+    if (script) {
+      trace.line(`Executing "step_script" stage of the job script`, 'cyan');
+      const result = await runStep(ctx, script, job, jobDir, tmpDir, environment.env, trace, control.controller.signal, 'step_script');
+      if (control.reason) throw new JobFailure('canceled', 'canceled');
+      if (result.timedOut) {
+        status = 'failed';
+        failureReason = 'job_execution_timeout';
+        trace.line(`ERROR: Job failed: execution took longer than ${formatDuration(stepTimeout(ctx, script, job) * 1000)} seconds`, 'red');
+      } else if (result.exitCode !== 0) {
+        status = 'failed';
+        failureReason = 'script_failure';
+        exitCode = result.exitCode ?? 1;
+        if (result.exitCode === null) trace.line(`ERROR: Job failed: killed by signal ${result.signal}`, 'red');
+      }
+    }
+
+    if (afterScript && afterScript.script?.length) {
+      trace.line('Running after_script', 'cyan');
+      trace.line('Running after script...');
+      const env = { ...environment.env, CI_JOB_STATUS: status };
+      const result = await runStep(ctx, afterScript, job, jobDir, tmpDir, env, trace, control.controller.signal, 'after_script');
+      if (control.reason) throw new JobFailure('canceled', 'canceled');
+      if (result.timedOut) trace.line('WARNING: after_script timed out, but job will continue unaffected', 'yellow');
+      else if (result.exitCode !== 0) trace.line(`WARNING: after_script failed, but job will continue unaffected: exit code ${result.exitCode ?? 1}`, 'yellow');
+    }
+
+    const specs = Array.isArray(job.artifacts) ? job.artifacts : [];
+    const wanted = specs.filter((a) => artifactWanted(a, status));
+    if (wanted.length > 0) {
+      trace.line(status === 'success' ? 'Uploading artifacts for successful job' : 'Uploading artifacts for failed job', 'cyan');
+      for (const spec of wanted) {
+        const ok = await uploadArtifact(ctx, job, spec, jobDir, tmpDir, tracked, lookup, trace);
+        if (!ok && status === 'success') {
+          status = 'failed';
+          failureReason = 'unknown_failure';
+        }
+        if (control.reason) throw new JobFailure('canceled', 'canceled');
+      }
+    }
+  } catch (err) {
+    if (control.reason || (err instanceof JobFailure && err.reason === 'canceled')) {
+      status = control.reason === 'aborted' ? 'failed' : 'canceled';
+      failureReason = control.reason === 'aborted' ? 'runner_system_failure' : null;
+    } else {
+      status = 'failed';
+      failureReason = err instanceof JobFailure ? err.reason : 'runner_system_failure';
+      exitCode = null;
+      trace.line(`ERROR: ${(err as Error).message}`, 'red');
+    }
+  }
+
+  trace.line('Cleaning up project directory and file based variables', 'cyan');
+  await rm(tmpDir, { recursive: true, force: true }).catch(() => undefined);
+  if (!ctx.keepBuilds) await rm(jobDir, { recursive: true, force: true }).catch(() => undefined);
+  ctx.abort?.removeEventListener('abort', onForcedStop);
+
+  if (status === 'success') trace.line('Job succeeded', 'green');
+  else if (status === 'canceled') trace.line('ERROR: Job failed: canceled', 'red');
+  else if (control.reason === 'aborted') trace.line('ERROR: Job failed (system failure): aborted: the runner is shutting down', 'red');
+  else if (failureReason === 'script_failure') trace.line(`ERROR: Job failed: exit code ${exitCode}`, 'red');
+  else if (failureReason !== 'job_execution_timeout') trace.line(`ERROR: Job failed: ${failureReason}`, 'red');
+
+  await sender.finish();
+  if (status !== 'canceled') {
+    await reportState(ctx.api, job, {
+      state: status,
+      ...(failureReason ? { failure_reason: failureReason } : {}),
+      ...(exitCode !== null ? { exit_code: exitCode } : {}),
+      checksum: trace.checksum(),
+      output: { checksum: trace.checksum(), bytesize: trace.size },
+    });
+  }
+  return {
+    job: job.id,
+    name,
+    stage,
+    project_id: projectId,
+    pipeline_id: job.job_info?.pipeline_id ?? null,
+    status,
+    failure_reason: failureReason,
+    exit_code: exitCode,
+    duration: Math.round((Date.now() - started) / 100) / 10,
+  };
+}
+
+function stepTimeout(ctx: JobContext, step: JobStep, job: JobPayload): number {
+  const t = Number(step.timeout ?? job.runner_info?.timeout ?? ctx.defaultTimeout);
+  return Number.isFinite(t) && t > 0 ? t : ctx.defaultTimeout;
+}
+
+async function runStep(
+  ctx: JobContext,
+  step: JobStep,
+  job: JobPayload,
+  jobDir: string,
+  tmpDir: string,
+  env: NodeJS.ProcessEnv,
+  trace: JobTrace,
+  signal: AbortSignal,
+  label: string,
+) {
+  const lines = (Array.isArray(step.script) ? step.script : []).map(String);
+  const timeout = step.name === 'after_script' ? Math.min(AFTER_SCRIPT_TIMEOUT, stepTimeout(ctx, step, job)) : stepTimeout(ctx, step, job);
+  const result = await runScript({
+    shell: ctx.shell,
+    lines,
+    scriptFile: path.join(tmpDir, `${label}.sh`),
+    cwd: jobDir,
+    env,
+    timeoutMs: timeout * 1000,
+    onOutput: (stream, chunk) => trace.output(stream, chunk),
+    signal,
+  });
+  trace.settle();
+  return result;
+}
+
+function artifactWanted(spec: JobArtifactSpec, status: JobOutcome['status']): boolean {
+  const when = spec.when ?? 'on_success';
+  if (when === 'always') return true;
+  if (when === 'on_failure') return status === 'failed';
+  return status === 'success';
+}
+
+/** Writes the ref's files into `dir`; returns their paths (for `artifacts:untracked`). */
+async function fetchSources(ctx: JobContext, job: JobPayload, dir: string, trace: JobTrace): Promise<Set<string>> {
+  const tracked = new Set<string>();
+  const projectId = job.job_info?.project_id;
+  let ref = job.git_info?.sha || job.git_info?.ref;
+  trace.line('Getting source from the repository', 'cyan');
+  if (projectId === undefined || !ref) {
+    trace.line('WARNING: the job names no project or revision; starting from an empty directory', 'yellow');
+    return tracked;
+  }
+  trace.line(`Fetching files of ${job.git_info?.ref ?? ref} at ${(job.git_info?.sha ?? ref).slice(0, 8)}...`);
+  let files: { path: string; mode: string }[] = [];
+  const list = async (revision: string) => {
+    const out: { path: string; mode: string }[] = [];
+    for await (const entry of ctx.api.tree(projectId, job.token, revision)) {
+      if (entry.type === 'blob') out.push({ path: entry.path, mode: entry.mode });
+    }
+    return out;
+  };
+  try {
+    files = await list(ref);
+  } catch (err) {
+    if (!(err instanceof RunnerApiError && err.status === 404)) {
+      throw new JobFailure(`fetching the repository tree failed: ${(err as Error).message}`, 'runner_system_failure');
+    }
+  }
+  // A server that lists trees only at branch and tag heads (Forgelet) lists nothing at a
+  // commit the branch has moved past: take the branch as it is now, and say so.
+  const branch = job.git_info?.ref;
+  if (files.length === 0 && branch && branch !== ref) {
+    try {
+      files = await list(branch);
+    } catch (err) {
+      throw new JobFailure(`fetching the repository tree failed: ${(err as Error).message}`, 'runner_system_failure');
+    }
+    if (files.length > 0) {
+      trace.line(`WARNING: no files listed at ${ref.slice(0, 8)}; using ${branch} as it is now`, 'yellow');
+      ref = branch;
+    }
+  }
+  let count = 0;
+  const queue = [...files];
+  const worker = async () => {
+    for (let item = queue.shift(); item; item = queue.shift()) {
+      let rel: string;
+      try {
+        rel = relativePattern(dir, item.path);
+      } catch {
+        trace.line(`WARNING: ${item.path}: outside the project directory; skipped`, 'yellow');
+        continue;
+      }
+      if (rel === '') continue;
+      const dest = path.join(dir, ...rel.split('/'));
+      await mkdir(path.dirname(dest), { recursive: true });
+      try {
+        if (item.mode === '120000') {
+          await symlink(await ctx.api.rawText(projectId, job.token, item.path, ref), dest);
+        } else {
+          await ctx.api.rawFile(projectId, job.token, item.path, ref, dest, item.mode === '100755' ? 0o755 : 0o644);
+        }
+      } catch (err) {
+        throw new JobFailure(`fetching ${item.path} failed: ${(err as Error).message}`, 'runner_system_failure');
+      }
+      tracked.add(rel);
+      count++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(8, files.length) }, worker));
+  trace.line(`Fetched ${count} file${count === 1 ? '' : 's'}`);
+  return tracked;
+}
+
+/** Artifacts of the jobs this one depends on, extracted into the project directory. */
+async function downloadDependencies(ctx: JobContext, job: JobPayload, dir: string, trace: JobTrace): Promise<void> {
+  const deps = (Array.isArray(job.dependencies) ? job.dependencies : []).filter((d) => d?.artifacts_file);
+  if (deps.length === 0) return;
+  trace.line('Downloading artifacts', 'cyan');
+  for (const dep of deps) {
+    trace.line(`Downloading artifacts for ${dep.name} (${dep.id})...`);
+    const file = path.join(path.dirname(dir), `job-${job.id}.tmp`, `dependency-${dep.id}.zip`);
+    let reply: { status: number; message: string };
+    try {
+      reply = await ctx.api.downloadArtifacts(dep.id, dep.token ?? job.token, file);
+    } catch (err) {
+      throw new JobFailure(`downloading artifacts of ${dep.name} (${dep.id}) failed: ${(err as Error).message}`, 'runner_system_failure');
+    }
+    if (reply.status !== 200) {
+      throw new JobFailure(`downloading artifacts of ${dep.name} (${dep.id}) failed: ${reply.status} ${reply.message}`, 'missing_dependency_failure');
+    }
+    try {
+      const result = await extractZip(file, dir);
+      trace.line(`Downloading artifacts from coordinator... ok        id=${dep.id} responseStatus=200 OK files=${result.files}`);
+      for (const skipped of result.skipped) trace.line(`WARNING: ${skipped}: outside the project directory; not extracted`, 'yellow');
+    } catch (err) {
+      throw new JobFailure(`extracting artifacts of ${dep.name} (${dep.id}) failed: ${(err as Error).message}`, 'runner_system_failure');
+    } finally {
+      await rm(file, { force: true });
+    }
+  }
+}
+
+/** Collects, archives and uploads one `artifacts` entry; false when the upload failed. */
+async function uploadArtifact(
+  ctx: JobContext,
+  job: JobPayload,
+  spec: JobArtifactSpec,
+  dir: string,
+  tmpDir: string,
+  tracked: ReadonlySet<string>,
+  lookup: (key: string) => string | undefined,
+  trace: JobTrace,
+): Promise<boolean> {
+  const type = spec.artifact_type || 'archive';
+  const format = spec.artifact_format || (type === 'archive' ? 'zip' : 'gzip');
+  const paths = (spec.paths ?? []).map((p) => expand(String(p), lookup));
+  const exclude = (spec.exclude ?? []).map((p) => expand(String(p), lookup));
+  trace.line(`Uploading artifacts...`);
+  const { entries, messages } = await collectArtifacts(dir, { paths, exclude, untracked: spec.untracked ?? false, tracked });
+  for (const m of messages) trace.line(m, m.startsWith('WARNING') ? 'yellow' : undefined);
+  if (entries.length === 0) {
+    trace.line('ERROR: No files to upload', 'yellow');
+    return true;
+  }
+  const baseName = spec.name ? expand(spec.name, lookup).replace(/[/\\]/g, '_') || 'artifacts' : type === 'archive' ? 'artifacts' : type;
+  const file = path.join(tmpDir, `artifact-${type}.${format}`);
+  let size: number;
+  let filename: string;
+  try {
+    if (format === 'zip') {
+      size = await writeZip(entries, file);
+      filename = baseName.endsWith('.zip') ? baseName : `${baseName}.zip`;
+    } else if (format === 'gzip') {
+      size = await writeGzip(entries, file);
+      filename = `${baseName}.gz`;
+    } else if (format === 'raw') {
+      size = await writeRaw(entries, file);
+      filename = path.basename(entries.find((e) => e.kind === 'file')!.rel);
+    } else {
+      trace.line(`ERROR: unsupported artifact format "${format}"`, 'red');
+      return false;
+    }
+  } catch (err) {
+    trace.line(`ERROR: archiving artifacts failed: ${(err as Error).message}`, 'red');
+    return false;
+  }
+  const label = `Uploading artifacts as "${type}" to coordinator...`;
+  try {
+    for (let attempt = 0; ; attempt++) {
+      let reply: { status: number; message: string };
+      try {
+        reply = await ctx.api.uploadArtifact(job.id, job.token, file, size, { artifactType: type, artifactFormat: format, expireIn: spec.expire_in, filename });
+      } catch (err) {
+        if (attempt < 2 && err instanceof RunnerNetworkError) {
+          trace.line(`WARNING: ${label} ${err.message}; retrying`, 'yellow');
+          await new Promise((r) => setTimeout(r, 1000 * (attempt + 1)));
+          continue;
+        }
+        trace.line(`ERROR: ${label} ${(err as Error).message}`, 'red');
+        return false;
+      }
+      if (reply.status === 201) {
+        trace.line(`${label} 201 Created  id=${job.id} responseStatus=201 Created size=${size}`);
+        return true;
+      }
+      if (reply.status >= 500 && attempt < 2) {
+        trace.line(`WARNING: ${label} ${reply.status} ${reply.message}; retrying`, 'yellow');
+        await new Promise((r) => setTimeout(r, 1000 * (attempt + 1)));
+        continue;
+      }
+      trace.line(`ERROR: ${label} ${reply.status} ${reply.message}  id=${job.id}`, 'red');
+      return false;
+    }
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+/**
+ * `PUT /jobs/:id` with the final state: retried on network and server errors, repeated
+ * while the server answers 202 (it still waits for log bytes); 403/404 (the job is no
+ * longer running there) end it quietly.
+ */
+async function reportState(api: RunnerApi, job: JobPayload, body: Record<string, unknown>): Promise<void> {
+  let failures = 0;
+  for (let accepted = 0; ; ) {
+    try {
+      const reply = await api.updateJob(job.id, job.token, body);
+      if (reply.status === 202 && accepted < 10) {
+        accepted++;
+        await new Promise((r) => setTimeout(r, Math.min((reply.updateInterval ?? 1) * 1000, 2000)));
+        continue;
+      }
+      if (reply.status === 200 || reply.status === 202 || reply.status === 403 || reply.status === 404) return;
+      throw new RunnerApiError(reply.status, reply.body, `PUT /jobs/${job.id}`);
+    } catch (err) {
+      if (err instanceof RunnerApiError && err.status < 500) throw err;
+      if (!(err instanceof RunnerNetworkError || err instanceof RunnerApiError) || ++failures > 5) throw err;
+      await new Promise((r) => setTimeout(r, 500 * 2 ** (failures - 1)));
+    }
+  }
+}

@@ -1,0 +1,53 @@
+/** CI: pipelines and jobs from `.gitlab-ci.yml`, runners and the runner protocol, CI job tokens. */
+export { ciRoutes } from './ci.routes.js';
+export {
+  createPipeline,
+  presentPipeline,
+  presentPipelineBasic,
+  resolvePipelineRef,
+  canWriteRef,
+  pipelineError,
+  CI_CONFIG_PATH,
+  type CreatePipelineInput,
+  type PipelineSource,
+} from './create-pipeline.js';
+export { parseCiConfig, DEFAULT_STAGES, type CiConfig, type CiConfigResult, type CiJobDefinition, type CiJobSpec } from './ci-config.js';
+export { parseDuration, expiryFrom } from './durations.js';
+export { compositeStatus, nextStatusOf, AVAILABLE_STATUSES, COMPLETED_STATUSES, type CiStatus } from './status.js';
+export { processPipeline } from './process-pipeline.js';
+export { resolveJobToken } from './job-token.js';
+export { projectRunnersToken, runnerByToken } from './runners.js';
+export { readTrace, archiveOf } from './jobs.js';
+export {
+  listPipelines,
+  getPipeline,
+  getLatestPipeline,
+  createPipelineFromApi,
+  cancelPipeline,
+  retryPipeline,
+  deletePipeline,
+  listPipelineVariables,
+  listPipelineJobs,
+  type PipelineVariableEntity,
+} from './pipelines.js';
+export { listProjectJobs, getJob, cancelJob, retryJob, playJob, getJobTrace, currentJob } from './jobs.js';
+export { createUserRunner, registerRunner, verifyRunner, unregisterRunner, getRunner, listProjectRunners } from './runners.js';
+export type { PipelineBasicEntity, PipelineListEntity, PipelineEntity, DetailedStatusEntity } from './pipeline.entity.js';
+export type { JobEntity, JobArtifactEntity } from './job.entity.js';
+export type { RunnerEntity, RunnerDetailsEntity, RunnerRegistrationEntity } from './runner.entity.js';
+export type {
+  ListPipelinesInput,
+  PipelineRefInput,
+  LatestPipelineInput,
+  CreatePipelineRequest,
+  ListPipelineJobsInput,
+  ListProjectJobsInput,
+  JobRefInput,
+  CancelJobInput,
+  PlayJobInput,
+  CreateRunnerInput,
+  RegisterRunnerInput,
+  ListProjectRunnersInput,
+  RunnerRefInput,
+} from './ci.schema.js';
+export type { CiPipelineRow, CiJobRow, CiRunnerRow, CiJobArtifactRow } from './ci.table.js';

@@ -1,0 +1,130 @@
+/** Changing jobs: retry (new rows, the old ones `retried`), cancel and play, each followed by processing. */
+import type { Kysely } from 'kysely';
+import type { Ctx } from '../../kernel/context.js';
+import { nowIso } from '../../kernel/context.js';
+import type { Database } from '../../storage/database.js';
+import type { CiJobRow, CiPipelineRow } from './ci.table.js';
+import { lockPipeline, processPipeline } from './process-pipeline.js';
+
+/** Clones the jobs as new `created` rows owned by the actor; returns the new ids by old id. */
+async function cloneForRetry(trx: Kysely<Database>, ctx: Ctx, jobs: CiJobRow[], now: string): Promise<Map<number, number>> {
+  const ids = new Map<number, number>();
+  for (const pipelineId of new Set(jobs.map((j) => j.pipeline_id))) await lockPipeline(trx, pipelineId);
+  for (const job of jobs) {
+    const clone = await trx
+      .insertInto('ci_jobs')
+      .values({
+        project_id: job.project_id,
+        pipeline_id: job.pipeline_id,
+        name: job.name,
+        stage: job.stage,
+        stage_idx: job.stage_idx,
+        status: 'created',
+        when: job.when,
+        allow_failure: job.allow_failure,
+        ref: job.ref,
+        tag: job.tag,
+        definition: job.definition,
+        user_id: ctx.actor.user?.id ?? job.user_id,
+        environment_name: job.environment_name,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await trx.updateTable('ci_jobs').set({ retried: 1, updated_at: now }).where('id', '=', job.id).execute();
+    ids.set(job.id, clone.id);
+  }
+  if (jobs.length) {
+    // Jobs skipped because of what is retried get another chance (ResetSkippedJobsService).
+    const from = Math.min(...jobs.map((j) => j.stage_idx));
+    await trx
+      .updateTable('ci_jobs')
+      .set({ status: 'created', updated_at: now })
+      .where('pipeline_id', '=', jobs[0]!.pipeline_id)
+      .where('retried', '=', 0)
+      .where('status', '=', 'skipped')
+      .where('stage_idx', '>=', from)
+      .execute();
+  }
+  return ids;
+}
+
+/** Retries the jobs of one pipeline in one transaction; returns the processed pipeline. */
+export async function retryJobsIn(ctx: Ctx, pipeline: CiPipelineRow, jobs: CiJobRow[]): Promise<CiPipelineRow> {
+  const now = nowIso(ctx);
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockPipeline(trx, pipeline.id);
+    await cloneForRetry(trx, ctx, jobs, now);
+    return processPipeline(trx, pipeline.id, now);
+  });
+}
+
+/** Retries one job; returns the new job's id. */
+export async function retryJob(ctx: Ctx, job: CiJobRow): Promise<number> {
+  const now = nowIso(ctx);
+  return ctx.db.transaction().execute(async (trx) => {
+    const ids = await cloneForRetry(trx, ctx, [job], now);
+    await processPipeline(trx, job.pipeline_id, now);
+    return ids.get(job.id)!;
+  });
+}
+
+/** Cancels the job when it can be canceled (created, pending, running …); otherwise nothing changes. */
+export async function cancelJobRow(ctx: Ctx, job: CiJobRow, cancelable: string[]): Promise<void> {
+  if (!cancelable.includes(job.status)) return;
+  const now = nowIso(ctx);
+  await ctx.db.transaction().execute(async (trx) => {
+    await lockPipeline(trx, job.pipeline_id);
+    const done = await trx
+      .updateTable('ci_jobs')
+      .set({ status: 'canceled', finished_at: now, updated_at: now })
+      .where('id', '=', job.id)
+      .where('status', 'in', cancelable)
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) > 0) await processPipeline(trx, job.pipeline_id, now);
+  });
+}
+
+/** Plays a manual job: it becomes pending, started by the actor. */
+export async function playJobRow(ctx: Ctx, job: CiJobRow): Promise<boolean> {
+  const now = nowIso(ctx);
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockPipeline(trx, job.pipeline_id);
+    const done = await trx
+      .updateTable('ci_jobs')
+      .set({ status: 'pending', queued_at: now, updated_at: now, user_id: ctx.actor.user?.id ?? job.user_id })
+      .where('id', '=', job.id)
+      .where('status', '=', 'manual')
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) === 0) return false;
+    await processPipeline(trx, job.pipeline_id, now);
+    return true;
+  });
+}
+
+/** A running job reported finished by its runner; the pipeline advances in the same transaction. */
+export async function finishJob(
+  db: Kysely<Database>,
+  job: CiJobRow,
+  outcome: { status: 'success' | 'failed'; failureReason?: string | null },
+  now: string,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    await lockPipeline(trx, job.pipeline_id);
+    const done = await trx
+      .updateTable('ci_jobs')
+      .set({
+        status: outcome.status,
+        failure_reason: outcome.status === 'failed' ? (outcome.failureReason ?? 'unknown_failure') : null,
+        finished_at: now,
+        updated_at: now,
+      })
+      .where('id', '=', job.id)
+      .where('status', '=', 'running')
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) === 0) return false;
+    await processPipeline(trx, job.pipeline_id, now);
+    return true;
+  });
+}

@@ -1,0 +1,351 @@
+/**
+ * The runner-facing protocol (GitLab's lib/api/ci/runner.rb, the jobs part): a runner asks for
+ * a job with its token and claims one atomically; it then reports state, appends the log and
+ * uploads artifacts with the job's token, valid only while the job runs.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Ctx } from '../../kernel/context.js';
+import { nowIso } from '../../kernel/context.js';
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
+import { digestToken, randomToken } from '../../kernel/ids.js';
+import type { UploadedFile } from '../../kernel/params.js';
+import type { Reply } from '../../kernel/route.js';
+import { checkZipArchive, insertArchiveIndex } from '../artifacts/archive-index.js';
+import { ZipRejectedError } from '../artifacts/zip.js';
+import { isProtectedBranch } from '../repository/protection.js';
+import type { CiJobRow, CiRunnerRow } from './ci.table.js';
+import type { RequestJobInput, RunnerDownloadArtifactInput, UpdateJobInput, UploadArtifactInput } from './ci.schema.js';
+import { expiryFrom } from './durations.js';
+import { finishJob } from './job-actions.js';
+import { parseDefinition } from './job.entity.js';
+import { buildJobPayload, loadPayloadContext } from './job-payload.js';
+import { archiveOf, streamArtifact, type ArtifactDownload } from './jobs.js';
+import { lockPipeline, processPipeline } from './process-pipeline.js';
+import { authenticateRunner, groupTraversalsOf } from './runners.js';
+
+export const JOB_TOKEN_PREFIX = 'glcbt-';
+const BATCH = 50;
+const TRACE_PATCH_LIMIT = 16 * 1024 * 1024;
+const TRACE_UPDATE_INTERVAL = '60';
+const DEFAULT_ARTIFACTS_EXPIRE_IN = '30 days';
+
+/** GitLab's `Ci::JobArtifact.file_types` the upload accepts. */
+export const ARTIFACT_TYPES = [
+  'archive', 'metadata', 'trace', 'junit', 'sast', 'dependency_scanning', 'container_scanning', 'dast', 'codequality', 'license_scanning',
+  'performance', 'metrics', 'metrics_referee', 'network_referee', 'lsif', 'dotenv', 'cobertura', 'terraform', 'accessibility', 'cluster_applications',
+  'secret_detection', 'requirements', 'coverage_fuzzing', 'browser_performance', 'load_performance', 'api_fuzzing', 'cluster_image_scanning', 'cyclonedx',
+  'requirements_v2', 'annotations', 'repository_xray', 'jacoco',
+];
+
+/** `failure_reason` values a runner may report (CommitStatus failure reasons). */
+const FAILURE_REASONS = new Set([
+  'unknown_failure', 'script_failure', 'api_failure', 'stuck_or_timeout_failure', 'runner_system_failure', 'missing_dependency_failure',
+  'runner_unsupported', 'stale_schedule', 'job_execution_timeout', 'archived_failure', 'unmet_prerequisites', 'scheduler_failure',
+  'data_integrity_failure', 'forward_deployment_failure', 'user_blocked', 'project_deleted', 'ci_quota_exceeded', 'pipeline_loop_detected',
+  'no_matching_runner', 'trace_size_exceeded', 'builds_disabled', 'environment_creation_failure', 'deployment_rejected',
+  'failed_outdated_deployment_job', 'protected_environment_failure', 'insufficient_bridge_permissions', 'downstream_bridge_project_not_found',
+  'invalid_bridge_trigger', 'bridge_pipeline_is_child_pipeline', 'downstream_pipeline_creation_failed', 'secrets_provider_not_found',
+  'reached_max_descendant_pipelines_depth', 'ip_restriction_failure', 'reached_max_pipeline_hierarchy_size', 'reached_downstream_pipeline_trigger_rate_limit',
+]);
+
+function lastUpdateHeader(): Record<string, string> {
+  return { 'X-GitLab-Last-Update': randomBytes(16).toString('hex') };
+}
+
+/** Does the runner serve this job? Scope (instance, group tree, project), tags, protected refs. */
+function tagsMatch(runner: CiRunnerRow, jobTags: string[]): boolean {
+  const runnerTags = new Set(JSON.parse(runner.tag_list) as string[]);
+  if (jobTags.length === 0) return runner.run_untagged === 1;
+  return jobTags.every((t) => runnerTags.has(t));
+}
+
+/** Pending jobs the runner may take, oldest first, a batch at a time. */
+async function candidateJobs(ctx: Ctx, runner: CiRunnerRow, afterId: number, traversals: string[]) {
+  let q = ctx.db
+    .selectFrom('ci_jobs as j')
+    .innerJoin('projects as p', 'p.id', 'j.project_id')
+    .innerJoin('namespaces as ns', 'ns.id', 'p.namespace_id')
+    .selectAll('j')
+    .where('j.status', '=', 'pending')
+    .where('j.runner_id', 'is', null)
+    .where('j.id', '>', afterId)
+    .where('p.jobs_enabled', '=', 1)
+    .where('p.archived', '=', 0);
+  if (runner.runner_type === 'project_type') {
+    q = q.where('j.project_id', 'in', ctx.db.selectFrom('ci_runner_scopes').select('project_id').where('runner_id', '=', runner.id).where('project_id', 'is not', null).$narrowType<{ project_id: number }>());
+  } else if (runner.runner_type === 'group_type') {
+    if (!traversals.length) return [];
+    q = q.where((eb) => eb.or(traversals.map((t) => eb('ns.traversal', 'like', `${t}%`))));
+  }
+  return q.orderBy('j.id').limit(BATCH).execute();
+}
+
+/** POST /jobs/request: 201 with a job the runner now owns, or 204 when there is none. */
+export async function requestJob(ctx: Ctx, input: RequestJobInput): Promise<Reply> {
+  const runner = await authenticateRunner(ctx, input.token);
+  if (runner.paused === 1) return { kind: 'empty', status: 204, headers: lastUpdateHeader() };
+  const traversals = runner.runner_type === 'group_type' ? await groupTraversalsOf(ctx.db, runner.id) : [];
+  let afterId = 0;
+  for (;;) {
+    const batch = await candidateJobs(ctx, runner, afterId, traversals);
+    if (!batch.length) break;
+    afterId = batch[batch.length - 1]!.id;
+    for (const job of batch) {
+      if (!tagsMatch(runner, parseDefinition(job).tags)) continue;
+      if (runner.access_level === 'ref_protected' && (job.tag === 1 || !(await isProtectedBranch(ctx.db, job.project_id, job.ref)))) continue;
+      const claimed = await claimJob(ctx, runner, job);
+      if (claimed) {
+        const payload = await buildJobPayload(ctx, await loadPayloadContext(ctx, claimed.job, claimed.token, runner));
+        return { kind: 'json', status: 201, body: payload };
+      }
+    }
+    if (batch.length < BATCH) break;
+  }
+  return { kind: 'empty', status: 204, headers: lastUpdateHeader() };
+}
+
+/**
+ * Takes the job for the runner: a conditional UPDATE on `status = 'pending'`, so two runners
+ * never get the same job; the pipeline's status follows in the same transaction.
+ */
+async function claimJob(ctx: Ctx, runner: CiRunnerRow, job: CiJobRow): Promise<{ job: CiJobRow; token: string } | null> {
+  const token = randomToken(JOB_TOKEN_PREFIX, 24);
+  const now = nowIso(ctx);
+  return ctx.db.transaction().execute(async (trx) => {
+    await lockPipeline(trx, job.pipeline_id);
+    const done = await trx
+      .updateTable('ci_jobs')
+      .set({ status: 'running', runner_id: runner.id, token_digest: digestToken(token), started_at: now, updated_at: now })
+      .where('id', '=', job.id)
+      .where('status', '=', 'pending')
+      .where('runner_id', 'is', null)
+      .executeTakeFirst();
+    if (Number(done.numUpdatedRows) !== 1) return null;
+    await processPipeline(trx, job.pipeline_id, now);
+    const row = await trx.selectFrom('ci_jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
+    return { job: row, token };
+  });
+}
+
+function jobForbidden(job: CiJobRow, reason: string): ForbiddenError {
+  const err = new ForbiddenError(reason);
+  err.headers['Job-Status'] = job.status;
+  return err;
+}
+
+/** GitLab's `authenticate_job!`: the job exists, the token is its own, and (by default) it runs. */
+async function authenticateJob(ctx: Ctx, id: number, token: string | undefined, options: { notRunning?: string } = {}): Promise<CiJobRow> {
+  const job = await ctx.db.selectFrom('ci_jobs').selectAll().where('id', '=', id).executeTakeFirst();
+  if (!job || !token || job.token_digest === null || job.token_digest !== digestToken(token)) throw new ForbiddenError();
+  if (job.erased_at !== null) throw new ForbiddenError('Job has been erased!');
+  if (job.status !== 'running') throw jobForbidden(job, options.notRunning ?? 'Job is not running');
+  if (job.runner_id !== null) await ctx.db.updateTable('ci_runners').set({ contacted_at: nowIso(ctx) }).where('id', '=', job.runner_id).execute();
+  return job;
+}
+
+function jobTokenOf(input: { token?: string }, headers: Record<string, string | undefined>): string | undefined {
+  return input.token || headers['job-token'] || undefined;
+}
+
+/** PUT /jobs/:id: the runner reports the job running, succeeded or failed. */
+export async function updateJob(ctx: Ctx, input: UpdateJobInput, headers: Record<string, string | undefined>): Promise<Reply> {
+  const job = await authenticateJob(ctx, input.id, jobTokenOf(input, headers));
+  const reply = (status: number): Reply => ({
+    kind: 'text',
+    status,
+    body: String(status),
+    contentType: 'text/plain',
+    headers: { 'X-GitLab-Trace-Update-Interval': TRACE_UPDATE_INTERVAL },
+  });
+  const now = nowIso(ctx);
+  switch (input.state) {
+    case undefined:
+    case 'running':
+      return reply(200);
+    case 'success':
+      await finishJob(ctx.db, job, { status: 'success' }, now);
+      return reply(200);
+    case 'failed': {
+      const reason = input.failure_reason && FAILURE_REASONS.has(input.failure_reason) ? input.failure_reason : 'unknown_failure';
+      await finishJob(ctx.db, job, { status: 'failed', failureReason: reason }, now);
+      return reply(200);
+    }
+    default:
+      return reply(400);
+  }
+}
+
+/** The log's length in bytes: the end of its last chunk. */
+async function traceSize(ctx: Pick<Ctx, 'db'>, jobId: number): Promise<number> {
+  const last = await ctx.db
+    .selectFrom('ci_job_trace_chunks')
+    .select(['byte_offset', 'data'])
+    .where('job_id', '=', jobId)
+    .orderBy('byte_offset', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return last ? last.byte_offset + Buffer.from(last.data, 'base64').length : 0;
+}
+
+async function readBody(body: AsyncIterable<Uint8Array> | undefined, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of body ?? []) {
+    size += c.length;
+    if (size > limit) throw new BadRequestError('Trace patch is too large');
+    chunks.push(Buffer.from(c));
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The job token written into its own log is masked (same length, as GitLab masks secrets). */
+function maskToken(data: Buffer, token: string): Buffer {
+  const needle = Buffer.from(token);
+  let at = data.indexOf(needle);
+  if (at < 0) return data;
+  const out = Buffer.from(data);
+  while (at >= 0) {
+    out.fill('x'.charCodeAt(0), at, at + needle.length);
+    at = out.indexOf(needle, at + needle.length);
+  }
+  return out;
+}
+
+/**
+ * PATCH /jobs/:id/trace: appends the body at the `Content-Range` start, which must be the log's
+ * current length (else 416 with the length in `Range`); 202 with `Range: 0-<length>`.
+ */
+export async function patchTrace(
+  ctx: Ctx,
+  input: { id: number; token?: string },
+  headers: Record<string, string | undefined>,
+  body: AsyncIterable<Uint8Array> | undefined,
+): Promise<Reply> {
+  const token = jobTokenOf(input, headers);
+  const job = await authenticateJob(ctx, input.id, token);
+  const range = headers['content-range'];
+  if (range === undefined) throw new BadRequestError('400 Missing header Content-Range', { raw: true });
+  const m = /^(?:bytes\s+)?(\d+)-(\d+)?/.exec(range.trim());
+  const data = await readBody(body, TRACE_PATCH_LIMIT);
+  const start = m ? Number(m[1]) : NaN;
+  const size = await ctx.db.transaction().execute(async (trx) => {
+    const current = await traceSize({ db: trx }, job.id);
+    if (!Number.isSafeInteger(start) || start !== current) return { ok: false as const, size: current };
+    if (data.length) {
+      const inserted = await trx
+        .insertInto('ci_job_trace_chunks')
+        .values({ job_id: job.id, byte_offset: start, data: maskToken(data, token!).toString('base64') })
+        .onConflict((oc) => oc.columns(['job_id', 'byte_offset']).doNothing())
+        .executeTakeFirst();
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 0) return { ok: false as const, size: await traceSize({ db: trx }, job.id) };
+    }
+    return { ok: true as const, size: current + data.length };
+  });
+  if (!size.ok) {
+    return { kind: 'json', status: 416, body: { message: '416 Range Not Satisfiable' }, headers: { Range: `0-${size.size}` } };
+  }
+  return {
+    kind: 'empty',
+    status: 202,
+    headers: { 'Job-Status': job.status, Range: `0-${size.size}`, 'X-GitLab-Trace-Update-Interval': TRACE_UPDATE_INTERVAL },
+  };
+}
+
+function artifactKey(job: CiJobRow, type: string): string {
+  return `artifacts/${job.project_id}/${job.id}/${type}-${randomBytes(8).toString('hex')}`;
+}
+
+/** Stores one uploaded file as an artifact of the job (the archive with its zip index). */
+async function storeArtifact(
+  ctx: Ctx,
+  job: CiJobRow,
+  file: UploadedFile,
+  meta: { type: string; format: string; fileName: string; expireAt: string | null },
+): Promise<void> {
+  const existing = await ctx.db.selectFrom('ci_job_artifacts').selectAll().where('job_id', '=', job.id).where('file_type', '=', meta.type).executeTakeFirst();
+  if (existing) {
+    if (existing.sha256 === file.sha256) return;
+    throw new BadRequestError('another artifact of the same type already exists', { raw: true });
+  }
+  if (meta.type === 'archive' && meta.format === 'zip') {
+    try {
+      await checkZipArchive(ctx.blobs, file.blobKey, file.size);
+    } catch (err) {
+      if (err instanceof ZipRejectedError) throw new BadRequestError(err.message);
+      throw err;
+    }
+  }
+  const key = artifactKey(job, meta.type);
+  await ctx.blobs.move(file.blobKey, key);
+  try {
+    await insertArtifact(ctx, job, file, meta, key);
+  } catch (err) {
+    await ctx.blobs.delete(key);
+    // A concurrent upload of the same type won the unique index: answer as if it came first.
+    const winner = await ctx.db.selectFrom('ci_job_artifacts').select('sha256').where('job_id', '=', job.id).where('file_type', '=', meta.type).executeTakeFirst();
+    if (winner?.sha256 === file.sha256) return;
+    if (winner) throw new BadRequestError('another artifact of the same type already exists', { raw: true });
+    throw err;
+  }
+}
+
+async function insertArtifact(
+  ctx: Ctx,
+  job: CiJobRow,
+  file: UploadedFile,
+  meta: { type: string; format: string; fileName: string; expireAt: string | null },
+  key: string,
+): Promise<void> {
+  await ctx.db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto('ci_job_artifacts')
+      .values({
+        project_id: job.project_id,
+        job_id: job.id,
+        file_type: meta.type,
+        file_format: meta.format,
+        file_name: meta.fileName,
+        blob_key: key,
+        size: file.size,
+        sha256: file.sha256,
+        expire_at: meta.expireAt,
+        created_at: nowIso(ctx),
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (meta.type === 'archive' && meta.format === 'zip') await insertArchiveIndex(trx, row.id, ctx.blobs, key, file.size);
+  });
+}
+
+/** POST /jobs/:id/artifacts (multipart `file`, streamed to the blob store by the server): 201. */
+export async function uploadArtifacts(ctx: Ctx, input: UploadArtifactInput, headers: Record<string, string | undefined>): Promise<Reply> {
+  const job = await authenticateJob(ctx, input.id, jobTokenOf(input, headers), { notRunning: 'Job is not processing on runner' });
+  if (!ARTIFACT_TYPES.includes(input.artifact_type)) throw new ValidationError([{ field: 'artifact_type', message: 'does not have a valid value' }]);
+  const expireIn = input.expire_in ?? parseDefinition(job).artifacts?.expire_in ?? DEFAULT_ARTIFACTS_EXPIRE_IN;
+  const expireAt = expiryFrom(ctx.clock.now(), expireIn);
+  if (expireAt === undefined) throw new ValidationError([{ field: 'expire_in', message: 'is invalid' }]);
+  const fileName = input.file.filename || (input.artifact_type === 'archive' ? 'artifacts.zip' : `${input.artifact_type}.${input.artifact_format}`);
+  await storeArtifact(ctx, job, input.file, { type: input.artifact_type, format: input.artifact_format, fileName, expireAt });
+  if (input.metadata && input.artifact_type === 'archive') {
+    await storeArtifact(ctx, job, input.metadata, { type: 'metadata', format: 'gzip', fileName: input.metadata.filename || 'metadata.gz', expireAt });
+  }
+  return { kind: 'text', status: 201, body: '201', contentType: 'text/plain' };
+}
+
+/**
+ * GET /jobs/:id/artifacts for runners: with the token of a running job of the same project
+ * (a dependent job downloading what it needs), or the job's own token.
+ */
+export async function runnerDownloadArtifacts(ctx: Ctx, input: RunnerDownloadArtifactInput, headers: Record<string, string | undefined>): Promise<ArtifactDownload> {
+  const token = jobTokenOf(input, headers);
+  const job = await ctx.db.selectFrom('ci_jobs').selectAll().where('id', '=', input.id).executeTakeFirst();
+  if (!job || !token) throw new ForbiddenError();
+  const digest = digestToken(token);
+  if (job.token_digest !== digest) {
+    const holder = await ctx.db.selectFrom('ci_jobs').select(['id', 'project_id', 'status']).where('token_digest', '=', digest).executeTakeFirst();
+    if (!holder || holder.status !== 'running' || holder.project_id !== job.project_id) throw new ForbiddenError();
+  }
+  const artifact = await archiveOf(ctx, job.id);
+  if (!artifact) throw new NotFoundError();
+  return streamArtifact(ctx, artifact);
+}

@@ -1,0 +1,258 @@
+/**
+ * Runners: created by users (`POST /user/runners`, `glrt-` tokens) or registered with a
+ * project's legacy registration token (`POST /runners`), verified and removed by their own
+ * token, and read by administrators and the maintainers of what they serve. Runner tokens and
+ * registration tokens are stored as digests; the registration token is also kept encrypted,
+ * since maintainers see it again as the project's `runners_token`.
+ */
+import type { Ctx, Deps } from '../../kernel/context.js';
+import { nowIso } from '../../kernel/context.js';
+import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
+import { digestToken, randomToken } from '../../kernel/ids.js';
+import { paginate, type Page } from '../../kernel/pagination.js';
+import { can, traversalIds } from '../../kernel/policy.js';
+import { selectGroupByRef, selectProjectByRef } from '../accounts/lookup.js';
+import type { ProjectRow } from '../accounts/project.table.js';
+import type { CiRunnerRow, RunnerType } from './ci.table.js';
+import type { CreateRunnerInput, ListProjectRunnersInput, RegisterRunnerInput, RunnerRefInput } from './ci.schema.js';
+import { findCiProject } from './ci-access.js';
+import { presentRunnerDetails, presentRunners, type RunnerDetailsEntity, type RunnerEntity, type RunnerRegistrationEntity } from './runner.entity.js';
+
+export const RUNNER_TOKEN_PREFIX = 'glrt-';
+export const REGISTRATION_TOKEN_PREFIX = 'GR1348941';
+const MIN_TIMEOUT = 600;
+
+/** The runner a token belongs to, or undefined. */
+export async function runnerByToken(db: Deps['db'], token: string | undefined): Promise<CiRunnerRow | undefined> {
+  if (!token) return undefined;
+  return db.selectFrom('ci_runners').selectAll().where('token_digest', '=', digestToken(token)).executeTakeFirst();
+}
+
+/** 403 unless the token is a runner's (GitLab's `authenticate_runner!`); records the contact. */
+export async function authenticateRunner(ctx: Pick<Ctx, 'db' | 'clock'>, token: string | undefined): Promise<CiRunnerRow> {
+  const runner = await runnerByToken(ctx.db, token);
+  if (!runner) throw new ForbiddenError();
+  const now = nowIso(ctx);
+  await ctx.db.updateTable('ci_runners').set({ contacted_at: now }).where('id', '=', runner.id).execute();
+  return { ...runner, contacted_at: now };
+}
+
+/**
+ * The project's registration token (`runners_token`), created on first use. Safe under
+ * concurrency: the unique index keeps one, and every caller reads that one back.
+ */
+export async function projectRunnersToken(deps: Pick<Deps, 'db' | 'secrets' | 'clock'>, projectId: number): Promise<string> {
+  const existing = await deps.db.selectFrom('ci_registration_tokens').selectAll().where('project_id', '=', projectId).executeTakeFirst();
+  if (existing) return deps.secrets.decrypt(existing.token_encrypted);
+  const token = randomToken(REGISTRATION_TOKEN_PREFIX, 15);
+  await deps.db
+    .insertInto('ci_registration_tokens')
+    .values({ project_id: projectId, token_digest: digestToken(token), token_encrypted: deps.secrets.encrypt(token), created_at: nowIso(deps) })
+    .onConflict((oc) => oc.column('project_id').doNothing())
+    .execute();
+  const row = await deps.db.selectFrom('ci_registration_tokens').selectAll().where('project_id', '=', projectId).executeTakeFirstOrThrow();
+  return deps.secrets.decrypt(row.token_encrypted);
+}
+
+interface RunnerAttributes {
+  description?: string;
+  maintenance_note?: string;
+  paused?: boolean;
+  locked?: boolean;
+  run_untagged?: boolean;
+  tag_list?: string[];
+  access_level?: 'not_protected' | 'ref_protected';
+  maximum_timeout?: number;
+}
+
+/** Runner validations; the messages of `Ci::Runner`'s errors as `[attribute, message]`. */
+function runnerProblems(a: RunnerAttributes): [string, string][] {
+  const problems: [string, string][] = [];
+  const tags = (a.tag_list ?? []).map((t) => t.trim()).filter(Boolean);
+  if (a.run_untagged === false && tags.length === 0) problems.push(['tags_list', 'can not be empty when runner is not allowed to pick untagged jobs']);
+  if (a.maximum_timeout !== undefined && a.maximum_timeout !== null && a.maximum_timeout < MIN_TIMEOUT) {
+    problems.push(['maximum_timeout', 'needs to be at least 10 minutes']);
+  }
+  return problems;
+}
+
+async function insertRunner(
+  ctx: Ctx,
+  type: RunnerType,
+  attributes: RunnerAttributes,
+  scope: { projectId?: number; namespaceId?: number },
+  options: { registration: 'authenticated_user' | 'registration_token'; creatorId: number | null; token: string },
+): Promise<CiRunnerRow> {
+  const now = nowIso(ctx);
+  const tags = [...new Set((attributes.tag_list ?? []).map((t) => t.trim()).filter(Boolean))];
+  return ctx.db.transaction().execute(async (trx) => {
+    const runner = await trx
+      .insertInto('ci_runners')
+      .values({
+        runner_type: type,
+        token_digest: digestToken(options.token),
+        token_prefix: options.token.slice(0, 8),
+        description: attributes.description ?? '',
+        paused: attributes.paused ? 1 : 0,
+        locked: attributes.locked ? 1 : 0,
+        run_untagged: attributes.run_untagged === false ? 0 : 1,
+        tag_list: JSON.stringify(tags),
+        access_level: attributes.access_level ?? 'not_protected',
+        maximum_timeout: attributes.maximum_timeout ?? null,
+        maintenance_note: attributes.maintenance_note ?? null,
+        registration_type: options.registration,
+        creator_id: options.creatorId,
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (scope.projectId !== undefined || scope.namespaceId !== undefined) {
+      await trx
+        .insertInto('ci_runner_scopes')
+        .values({ runner_id: runner.id, project_id: scope.projectId ?? null, namespace_id: scope.namespaceId ?? null })
+        .execute();
+    }
+    return runner;
+  });
+}
+
+/** POST /user/runners: a runner of the instance (admins), a group (Owners) or a project (Maintainers). */
+export async function createUserRunner(ctx: Ctx, input: CreateRunnerInput): Promise<RunnerRegistrationEntity> {
+  const user = ctx.actor.user;
+  if (!user) throw new UnauthorizedError();
+  const scope: { projectId?: number; namespaceId?: number } = {};
+  if (input.runner_type === 'instance_type') {
+    if (!ctx.actor.isAdmin) throw new ForbiddenError('Insufficient permissions');
+  } else if (input.runner_type === 'group_type') {
+    const group = input.group_id !== undefined ? await selectGroupByRef(ctx, input.group_id) : undefined;
+    if (!group) throw new BadRequestError('Missing/invalid scope');
+    if (!(await can(ctx, 'create_runner', { kind: 'group', group }))) throw new ForbiddenError('Insufficient permissions');
+    scope.namespaceId = group.id;
+  } else {
+    const project = input.project_id !== undefined ? await selectProjectByRef(ctx, input.project_id) : undefined;
+    if (!project) throw new BadRequestError('Missing/invalid scope');
+    if (!(await can(ctx, 'admin_runner', { kind: 'project', project }))) throw new ForbiddenError('Insufficient permissions');
+    scope.projectId = project.id;
+  }
+  const problems = runnerProblems(input);
+  if (problems.length) {
+    const [field, message] = problems[0]!;
+    const label = field === 'tags_list' ? 'Tags list' : 'Maximum timeout';
+    throw new BadRequestError(`${label} ${message}`);
+  }
+  const token = randomToken(RUNNER_TOKEN_PREFIX, 15);
+  const runner = await insertRunner(ctx, input.runner_type, input, scope, { registration: 'authenticated_user', creatorId: user.id, token });
+  return { id: runner.id, token, token_expires_at: null };
+}
+
+/** POST /runners with a project's registration token (legacy registration). */
+export async function registerRunner(ctx: Ctx, input: RegisterRunnerInput): Promise<RunnerRegistrationEntity> {
+  const registration = await ctx.db
+    .selectFrom('ci_registration_tokens')
+    .selectAll()
+    .where('token_digest', '=', digestToken(input.token))
+    .executeTakeFirst();
+  if (!registration) throw new ForbiddenError();
+  const attributes: RunnerAttributes = {
+    description: input.description,
+    maintenance_note: input.maintenance_note ?? input.maintainer_note,
+    paused: input.paused ?? (input.active === undefined ? undefined : !input.active),
+    locked: input.locked,
+    run_untagged: input.run_untagged,
+    tag_list: input.tag_list,
+    access_level: input.access_level,
+    maximum_timeout: input.maximum_timeout,
+  };
+  const problems = runnerProblems(attributes);
+  if (problems.length) throw new BadRequestError(Object.fromEntries(problems.map(([f, m]) => [f, [m]])), { raw: true });
+  const token = randomToken('', 15);
+  const runner = await insertRunner(ctx, 'project_type', attributes, { projectId: registration.project_id }, { registration: 'registration_token', creatorId: null, token });
+  return { id: runner.id, token, token_expires_at: null };
+}
+
+/** POST /runners/verify: 403 unless the token is a runner's. */
+export async function verifyRunner(ctx: Ctx, token: string): Promise<void> {
+  await authenticateRunner(ctx, token);
+}
+
+/** DELETE /runners: the runner of the token removes itself. */
+export async function unregisterRunner(ctx: Ctx, token: string): Promise<void> {
+  const runner = await authenticateRunner(ctx, token);
+  await ctx.db.deleteFrom('ci_runners').where('id', '=', runner.id).execute();
+}
+
+/** May the actor read (and manage) the runner? Admins; Maintainers of one of its projects; Owners of its group. */
+async function canReadRunner(ctx: Ctx, runner: CiRunnerRow): Promise<boolean> {
+  if (ctx.actor.isAdmin) return true;
+  const scopes = await ctx.db.selectFrom('ci_runner_scopes').selectAll().where('runner_id', '=', runner.id).execute();
+  for (const s of scopes) {
+    if (s.project_id !== null) {
+      const project = await selectProjectByRef(ctx, s.project_id);
+      if (project && (await can(ctx, 'admin_runner', { kind: 'project', project }))) return true;
+    }
+    if (s.namespace_id !== null) {
+      const group = await selectGroupByRef(ctx, s.namespace_id);
+      if (group && (await can(ctx, 'admin_runner', { kind: 'group', group }))) return true;
+    }
+  }
+  return false;
+}
+
+/** GET /runners/:id: instance runners for anyone signed in; others for who may manage them. */
+export async function getRunner(ctx: Ctx, input: RunnerRefInput): Promise<RunnerDetailsEntity> {
+  const runner = await ctx.db.selectFrom('ci_runners').selectAll().where('id', '=', input.id).executeTakeFirst();
+  if (!runner) throw new NotFoundError('Runner');
+  const manage = await canReadRunner(ctx, runner);
+  if (runner.runner_type !== 'instance_type' && !manage) throw new ForbiddenError('No access granted');
+  return presentRunnerDetails(ctx, runner, { showNote: manage });
+}
+
+/** GET /projects/:id/runners (Maintainers): the project's, its groups' and the instance's runners. */
+export async function listProjectRunners(ctx: Ctx, input: ListProjectRunnersInput): Promise<Page<RunnerEntity>> {
+  const project = await findCiProject(ctx, input.id, 'admin_runner');
+  const groupIds = await projectGroupIdsOf(ctx, project);
+  let q = ctx.db
+    .selectFrom('ci_runners as r')
+    .selectAll('r')
+    .where((eb) =>
+      eb.or([
+        eb('r.runner_type', '=', 'instance_type'),
+        eb('r.id', 'in', eb.selectFrom('ci_runner_scopes').select('runner_id').where('project_id', '=', project.id)),
+        ...(groupIds.length ? [eb('r.id', 'in', eb.selectFrom('ci_runner_scopes').select('runner_id').where('namespace_id', 'in', groupIds))] : []),
+      ]),
+    );
+  const type = input.type ?? (input.scope === 'shared' ? 'instance_type' : undefined);
+  if (type) q = q.where('r.runner_type', '=', type);
+  if (input.scope === 'specific') q = q.where('r.runner_type', '!=', 'instance_type');
+  const paused = input.paused ?? (input.scope === 'paused' || input.status === 'paused' ? true : input.scope === 'active' || input.status === 'active' ? false : undefined);
+  if (paused !== undefined) q = q.where('r.paused', '=', paused ? 1 : 0);
+  const status = input.status ?? (['online', 'offline', 'never_contacted', 'stale'].includes(input.scope ?? '') ? input.scope : undefined);
+  const onlineSince = new Date(ctx.clock.now().getTime() - 2 * 3600_000).toISOString();
+  if (status === 'online') q = q.where('r.contacted_at', '>', onlineSince);
+  else if (status === 'offline') q = q.where('r.contacted_at', '<=', onlineSince);
+  else if (status === 'never_contacted') q = q.where('r.contacted_at', 'is', null);
+  else if (status === 'stale') {
+    const staleBefore = new Date(ctx.clock.now().getTime() - 7 * 86_400_000).toISOString();
+    q = q.where('r.created_at', '<=', staleBefore).where((eb) => eb.or([eb('r.contacted_at', 'is', null), eb('r.contacted_at', '<=', staleBefore)]));
+  }
+  for (const tag of input.tag_list ?? []) q = q.where('r.tag_list', 'like', `%${JSON.stringify(tag.trim())}%`);
+  q = q.orderBy('r.id', 'desc');
+  return paginate(ctx.db, q, input, (rows) => presentRunners(ctx, rows));
+}
+
+async function projectGroupIdsOf(ctx: Ctx, project: ProjectRow): Promise<number[]> {
+  const ns = await ctx.db.selectFrom('namespaces').select(['kind', 'traversal']).where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
+  return ns.kind === 'group' ? traversalIds(ns.traversal) : [];
+}
+
+/** Runners serving the project's jobs, for the job payload's `CI_RUNNER_*` and authorization. */
+export async function groupTraversalsOf(db: Deps['db'], runnerId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('ci_runner_scopes')
+    .innerJoin('namespaces', 'namespaces.id', 'ci_runner_scopes.namespace_id')
+    .select('namespaces.traversal')
+    .where('ci_runner_scopes.runner_id', '=', runnerId)
+    .execute();
+  return rows.map((r) => r.traversal);
+}
+

@@ -1,0 +1,228 @@
+// `forgelet runner --once` end to end against a Forgelet server: a two-stage pipeline runs in
+// order from the committed files, the logs and the artifact archive land on the server, the
+// later stage gets the earlier one's artifacts, and a failing script fails the pipeline.
+// The CLI does not depend on the SQL dialect, so this runs once, on SQLite.
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { fromBufferPromise } from 'yauzl';
+import { recordCommit, type CommitAction } from '@forgelet/core';
+import { run, type CliIo } from '@forgelet/cli';
+import { DIALECTS } from '../support/databases.js';
+import { startTestServer, type TestForgelet } from '../support/server.js';
+import { tempDir } from './cli-process.js';
+
+const CI_FILE = `stages:
+  - build
+  - test
+
+build-job:
+  stage: build
+  script:
+    - ./scripts/build.sh
+    - echo "built $CI_COMMIT_REF_NAME at $CI_COMMIT_SHORT_SHA"
+  artifacts:
+    paths:
+      - out/
+      - "*.log"
+    exclude:
+      - out/tmp/**
+    expire_in: 1 week
+
+test-job:
+  stage: test
+  script:
+    - cat out/result.txt
+    - test -x scripts/build.sh
+    - echo "tested $(cat src/input.txt)"
+  after_script:
+    - 'echo "after test: $CI_JOB_STATUS"'
+`;
+
+const BUILD_SCRIPT = `#!/bin/sh
+set -e
+mkdir -p out/nested out/tmp
+echo "result of $CI_JOB_NAME" > out/result.txt
+echo nested > out/nested/n.txt
+echo scratch > out/tmp/scratch.txt
+echo "building $CI_PROJECT_NAME" | tee build.log
+`;
+
+const FAILING_CI_FILE = `stages: [build, test]
+
+build-job:
+  stage: build
+  script:
+    - echo "about to fail"
+    - exit 3
+    - echo unreachable
+
+test-job:
+  stage: test
+  script:
+    - echo never
+`;
+
+function fakeIo(): { io: CliIo; stdout: () => string; stderr: () => string } {
+  let out = '';
+  let err = '';
+  return {
+    io: { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, env: {} },
+    stdout: () => out,
+    stderr: () => err,
+  };
+}
+
+const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
+
+describe('forgelet runner end to end', { skip: DIALECTS.includes('sqlite') ? false : 'runs once, with the sqlite dialect' }, () => {
+  let f: TestForgelet;
+  let projectId: number;
+  let runnerToken: string;
+  const work = tempDir('forgelet-runner-e2e-');
+
+  async function commit(branch: string, actions: CommitAction[], startBranch?: string): Promise<string> {
+    const ctx = await f.forge.contextFor('root');
+    const project = await ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
+    const done = await recordCommit(ctx, project, { branch, start_branch: startBranch, commit_message: `CI on ${branch}`, actions });
+    return done.commit.sha;
+  }
+
+  async function runOnce(): Promise<{ code: number; outcomes: any[]; stderr: string }> {
+    const io = fakeIo();
+    const code = await run(['runner', '--url', f.url, '--token', runnerToken, '--once', '--work-dir', work.path, '--json'], io.io);
+    const outcomes = io.stdout().trim() === '' ? [] : io.stdout().trim().split('\n').map((l) => JSON.parse(l));
+    return { code, outcomes, stderr: io.stderr() };
+  }
+
+  async function jobsOf(pipelineId: number): Promise<any[]> {
+    const res = await f.api('GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs?per_page=100`);
+    assert.equal(res.status, 200, res.text);
+    return (res.body as any[]).sort((a, b) => a.id - b.id);
+  }
+
+  before(async () => {
+    f = await startTestServer('sqlite');
+    const project = await f.api('POST', '/projects', { body: { name: 'runner-demo' } });
+    assert.equal(project.status, 201, project.text);
+    projectId = project.body.id;
+    await commit('main', [
+      { action: 'create', file_path: '.gitlab-ci.yml', content: CI_FILE },
+      { action: 'create', file_path: 'scripts/build.sh', content: BUILD_SCRIPT, execute_filemode: true },
+      { action: 'create', file_path: 'src/input.txt', content: 'forty-two' },
+    ]);
+    const runner = await f.api('POST', '/user/runners', { body: { runner_type: 'project_type', project_id: projectId, description: 'e2e' } });
+    assert.equal(runner.status, 201, runner.text);
+    assert.match(runner.body.token, /^glrt-/);
+    runnerToken = runner.body.token;
+  });
+
+  after(async () => {
+    await f?.stop();
+    work.remove();
+  });
+
+  it('refuses an unknown runner token (exit 1) and exits 0 when no job is pending', async () => {
+    const io = fakeIo();
+    assert.equal(await run(['runner', '--url', f.url, '--token', 'glrt-not-a-runner', '--once'], io.io), 1);
+    assert.match(io.stderr(), /^error: the runner token was refused \(403 /);
+    const idle = await runOnce();
+    assert.deepEqual(idle, { code: 0, outcomes: [], stderr: '' });
+  });
+
+  it('runs a two-stage pipeline in order, streaming logs and uploading artifacts', async () => {
+    const created = await f.api('POST', `/projects/${projectId}/pipeline`, { body: { ref: 'main' } });
+    assert.equal(created.status, 201, created.text);
+    const pipelineId = created.body.id;
+
+    const result = await runOnce();
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(
+      result.outcomes.map((o) => [o.name, o.stage, o.status, o.pipeline_id, o.project_id]),
+      [
+        ['build-job', 'build', 'success', pipelineId, projectId],
+        ['test-job', 'test', 'success', pipelineId, projectId],
+      ],
+    );
+
+    const pipeline = await f.api('GET', `/projects/${projectId}/pipelines/${pipelineId}`);
+    assert.equal(pipeline.body.status, 'success');
+    const [build, test] = await jobsOf(pipelineId);
+    assert.deepEqual([build.name, build.status, test.name, test.status], ['build-job', 'success', 'test-job', 'success']);
+    assert.ok(Date.parse(build.finished_at) <= Date.parse(test.started_at), 'the test stage started after the build stage finished');
+
+    const buildLog = await f.api('GET', `/projects/${projectId}/jobs/${build.id}/trace`);
+    assert.equal(buildLog.status, 200);
+    const buildText = plain(buildLog.text);
+    assert.match(buildText, /^Running with forgelet-runner /);
+    assert.match(buildText, /\nFetched 3 files\n/);
+    assert.match(buildText, /\n\$ \.\/scripts\/build\.sh\nbuilding runner-demo\n\$ echo "built \$CI_COMMIT_REF_NAME at \$CI_COMMIT_SHORT_SHA"\nbuilt main at [0-9a-f]{8}\n/);
+    assert.match(buildText, /\nUploading artifacts as "archive" to coordinator\.\.\. 201 Created/);
+    assert.match(buildText, /\nJob succeeded\n$/);
+    assert.doesNotMatch(buildText, /glcbt-/);
+
+    const archive = await fetch(`${f.url}/api/v4/projects/${projectId}/jobs/${build.id}/artifacts`, { headers: { 'PRIVATE-TOKEN': f.rootToken } });
+    assert.equal(archive.status, 200);
+    const zip = await fromBufferPromise(Buffer.from(await archive.arrayBuffer()), {});
+    const entries = new Map<string, string>();
+    for await (const entry of zip.eachEntry()) {
+      const chunks: Buffer[] = [];
+      if (!entry.fileName.endsWith('/')) for await (const c of await zip.openReadStreamPromise(entry)) chunks.push(c as Buffer);
+      entries.set(entry.fileName, Buffer.concat(chunks).toString());
+    }
+    assert.deepEqual([...entries.keys()].sort(), ['build.log', 'out/', 'out/nested/', 'out/nested/n.txt', 'out/result.txt']);
+    assert.equal(entries.get('out/result.txt'), 'result of build-job\n');
+    assert.equal(entries.get('build.log'), 'building runner-demo\n');
+
+    // the test job got the build job's artifacts and the repository's executable bit
+    const testText = plain((await f.api('GET', `/projects/${projectId}/jobs/${test.id}/trace`)).text);
+    assert.match(testText, /\n\$ cat out\/result\.txt\nresult of build-job\n\$ test -x scripts\/build\.sh\n\$ echo "tested \$\(cat src\/input\.txt\)"\ntested forty-two\n/);
+    assert.match(testText, /\nafter test: success\n/);
+    assert.match(testText, /\nJob succeeded\n$/);
+
+    // job directories are removed after each job
+    assert.deepEqual(existsSync(work.path) ? readdirSync(work.path) : [], []);
+  });
+
+  it('a failing script fails its job and the pipeline, and skips the later stage', async () => {
+    await commit('broken', [{ action: 'update', file_path: '.gitlab-ci.yml', content: FAILING_CI_FILE }], 'main');
+    const created = await f.api('POST', `/projects/${projectId}/pipeline`, { body: { ref: 'broken' } });
+    assert.equal(created.status, 201, created.text);
+    const pipelineId = created.body.id;
+
+    const result = await runOnce();
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(
+      result.outcomes.map((o) => [o.name, o.status, o.failure_reason, o.exit_code]),
+      [['build-job', 'failed', 'script_failure', 3]],
+    );
+
+    const pipeline = await f.api('GET', `/projects/${projectId}/pipelines/${pipelineId}`);
+    assert.equal(pipeline.body.status, 'failed');
+    const [build, test] = await jobsOf(pipelineId);
+    assert.deepEqual([build.status, build.failure_reason, test.status], ['failed', 'script_failure', 'skipped']);
+    const log = plain((await f.api('GET', `/projects/${projectId}/jobs/${build.id}/trace`)).text);
+    assert.match(log, /\n\$ echo "about to fail"\nabout to fail\n\$ exit 3\n/);
+    assert.doesNotMatch(log, /unreachable/);
+    assert.match(log, /\nERROR: Job failed: exit code 3\n$/);
+  });
+
+  it("a commit the branch has moved past runs on the branch's current files, with a warning", async () => {
+    const sha = await commit('moved', [{ action: 'update', file_path: 'src/input.txt', content: 'first' }], 'main');
+    const created = await f.api('POST', `/projects/${projectId}/pipeline`, { body: { ref: 'moved' } });
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.sha, sha);
+    await commit('moved', [{ action: 'update', file_path: 'src/input.txt', content: 'second' }]);
+
+    const result = await runOnce();
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(result.outcomes.map((o) => [o.name, o.status]), [['build-job', 'success'], ['test-job', 'success']]);
+    const [build, test] = await jobsOf(created.body.id);
+    const buildLog = plain((await f.api('GET', `/projects/${projectId}/jobs/${build.id}/trace`)).text);
+    // Forgelet lists trees at branch and tag heads only (domains/repository/tree.ts): nothing at `sha` now
+    const tree = await f.api('GET', `/projects/${projectId}/repository/tree?ref=${sha}&recursive=true`);
+    assert.deepEqual(tree.body, []);
+    assert.match(buildLog, new RegExp(`\\nWARNING: no files listed at ${sha.slice(0, 8)}; using moved as it is now\\n`));
+    assert.match(plain((await f.api('GET', `/projects/${projectId}/jobs/${test.id}/trace`)).text), /\ntested second\n/);
+  });
+});
