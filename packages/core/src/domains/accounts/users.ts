@@ -9,6 +9,7 @@ import { requireAdmin, requireUser } from '../../kernel/policy.js';
 import { bool, isUniqueViolation } from '../../storage/dialect.js';
 import { findUser } from './lookup.js';
 import { insertUserWithNamespace } from './user.queries.js';
+import { hashPassword, storePasswordDigest } from './passwords.js';
 import { toUserDetailEntity, toUserEntity, type UserDetailEntity, type UserEntity } from './user.entity.js';
 import type { UserRow } from './user.table.js';
 
@@ -113,14 +114,16 @@ async function assertFreeNamespacePath(ctx: Ctx, path: string, exceptNamespaceId
   if (clash && clash.id !== exceptNamespaceId) throw new ConflictError('Username has already been taken');
 }
 
-/** POST /users (admin). Passwords are accepted and ignored: Forgelet authenticates with tokens. */
+/** POST /users (admin). A password is stored hashed (re-authentication); Forgelet authenticates API calls with tokens. */
 export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<UserDetailEntity> {
   requireAdmin(ctx);
   await assertFreeNamespacePath(ctx, input.username);
   const now = nowIso(ctx);
+  // Kept hashed for re-authentication (approval_password); API calls use tokens.
+  const passwordDigest = input.password ? await hashPassword(input.password) : null;
   try {
-    const row = await ctx.db.transaction().execute((trx) =>
-      insertUserWithNamespace(
+    const row = await ctx.db.transaction().execute(async (trx) => {
+      const user = await insertUserWithNamespace(
         trx,
         {
           username: input.username,
@@ -142,8 +145,10 @@ export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<User
           updated_at: now,
         },
         now,
-      ),
-    );
+      );
+      if (passwordDigest) await storePasswordDigest(trx, user.id, passwordDigest, now);
+      return user;
+    });
     return toUserDetailEntity(row, ctx.urls, { admin: true });
   } catch (err) {
     if (isUniqueViolation(err)) uniqueUserError(err);

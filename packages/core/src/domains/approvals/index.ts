@@ -1,0 +1,30 @@
+/** Merge request approvals: project settings and rules, merge request rules, approve / unapprove / reset. */
+export { approvalsRoutes } from './approvals.routes.js';
+export { getApprovalSettings, updateApprovalSettings, settingsOf, DEFAULT_SETTINGS, type ApprovalSettings, type ApprovalSettingsEntity } from './settings.js';
+export { listProjectRules, getProjectRule, createProjectRule, updateProjectRule, deleteProjectRule } from './project-rules.js';
+export { listMergeRequestRules, getMergeRequestRule, createMergeRequestRule, updateMergeRequestRule, deleteMergeRequestRule } from './merge-request-rules.js';
+export { getApprovals, getApprovalState, approveMergeRequest, unapproveMergeRequest, resetApprovals } from './approve.js';
+export { onMergeRequestHeadsMoved, registerApprovalJobs, APPROVALS_SYNC_JOB } from './on-push.js';
+export { approvalStatusesOf, approvalsAllowMerge, type MergeRequestApprovalStatus } from './merge-status.js';
+export type { ApprovalStateEntity, ApprovalStateRuleEntity, ApprovalRuleShortEntity, MergeRequestApprovalStateEntity } from './approval-state.entity.js';
+export type {
+  ApprovalRuleEntity,
+  ProjectApprovalRuleEntity,
+  MergeRequestApprovalRuleEntity,
+  RuleProtectedBranchEntity,
+  RuleProtectedBranchAccessEntity,
+} from './rules.js';
+export type {
+  ApproveInput,
+  CreateMergeRequestRuleInput,
+  CreateProjectRuleInput,
+  ListMergeRequestRulesInput,
+  ListRulesInput,
+  MergeRequestRefInput as ApprovalMergeRequestRefInput,
+  MergeRequestRuleRefInput,
+  ProjectRefInput as ApprovalProjectRefInput,
+  ProjectRuleRefInput,
+  UpdateApprovalSettingsInput,
+  UpdateMergeRequestRuleInput,
+  UpdateProjectRuleInput,
+} from './approvals.schema.js';
