@@ -1,15 +1,15 @@
 /** Request bodies: gunzip, size limits, JSON, form and multipart into one params object. */
 import type { IncomingMessage } from 'node:http';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, createInflate } from 'node:zlib';
 import { BadRequestError, TooLargeError, type BlobStore } from '@forgelet/core';
 import { boundaryOf, parseMultipart } from './multipart.js';
 import { parseQuery } from './query.js';
 
-/** The request body as a stream, gunzipped when `Content-Encoding: gzip`. */
+/** The request body as a stream, decompressed when `Content-Encoding: gzip` or `deflate` (zlib). */
 export function bodyStream(req: IncomingMessage): AsyncIterable<Uint8Array> {
   const encoding = (req.headers['content-encoding'] ?? '').toLowerCase();
-  if (encoding === 'gzip' || encoding === 'x-gzip') {
-    const gunzip = createGunzip();
+  if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate') {
+    const gunzip = encoding === 'deflate' ? createInflate() : createGunzip();
     req.pipe(gunzip);
     req.on('error', (e) => gunzip.destroy(e));
     return (async function* () {

@@ -1,0 +1,493 @@
+/**
+ * Writing accepted events in batches. The collector answers as soon as an event is parsed
+ * and authorised; events wait in a write-behind buffer (one per database) and are written
+ * together in one transaction: one upsert of the errors they touch (counters added in SQL,
+ * so several processes may write at once), one insert of the events, the new distinct users
+ * and the hourly counts. A clean shutdown (forge.close) writes what is left; reads flush
+ * first, so a process always reads its own writes.
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Clock } from '../../kernel/clock.js';
+import { RateLimitedError } from '../../kernel/errors.js';
+import type { Database } from '../../storage/database.js';
+import type { Queue } from '../../storage/queue.js';
+import type { NormalizedEvent, SessionAggregate, SessionUpdate } from './normalize.js';
+
+export interface PendingEvent extends NormalizedEvent {
+  projectId: number;
+  receivedAt: string;
+}
+
+export type PendingSession = ({ kind: 'session' } & SessionUpdate & { projectId: number }) | ({ kind: 'aggregate' } & SessionAggregate & { projectId: number });
+
+export const PURGE_JOB = 'error_tracking.purge';
+
+interface Group {
+  projectId: number;
+  fingerprint: string;
+  events: PendingEvent[];
+  first: PendingEvent;
+  last: PendingEvent;
+  firstRelease: string | null;
+  lastRelease: string | null;
+}
+
+const ERRORS = 'error_tracking_errors';
+/** `excluded.<col>` when the batch's newest event is at least as new as the stored one, else the stored value. */
+const latest = (col: string): RawBuilder<any> =>
+  sql<any>`case when excluded.last_seen_at >= ${sql.ref(`${ERRORS}.last_seen_at`)} then ${sql.ref(`excluded.${col}`)} else ${sql.ref(`${ERRORS}.${col}`)} end`;
+
+function chunks<T>(list: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+function groupEvents(events: PendingEvent[]): Group[] {
+  const groups = new Map<string, Group>();
+  for (const e of events) {
+    const key = `${e.projectId}:${e.fingerprint}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = { projectId: e.projectId, fingerprint: e.fingerprint, events: [], first: e, last: e, firstRelease: null, lastRelease: null };
+      groups.set(key, g);
+    }
+    g.events.push(e);
+    if (e.occurredAt < g.first.occurredAt) g.first = e;
+    if (e.occurredAt >= g.last.occurredAt) g.last = e;
+  }
+  for (const g of groups.values()) {
+    const withRelease = g.events.filter((e) => e.release !== null).sort((a, b) => (a.occurredAt < b.occurredAt ? -1 : a.occurredAt > b.occurredAt ? 1 : 0));
+    g.firstRelease = withRelease[0]?.release ?? null;
+    g.lastRelease = withRelease[withRelease.length - 1]?.release ?? null;
+  }
+  // One lock order for every writer (PostgreSQL: concurrent upserts of the same rows).
+  return [...groups.values()].sort((a, b) => a.projectId - b.projectId || (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0));
+}
+
+const hourOf = (iso: string) => `${iso.slice(0, 13)}:00:00.000Z`;
+
+async function writeEvents(trx: Kysely<Database>, events: PendingEvent[], now: string): Promise<void> {
+  const groups = groupEvents(events);
+  const ids = new Map<string, number>();
+  for (const part of chunks(groups, 200)) {
+    const rows = await trx
+      .insertInto('error_tracking_errors')
+      .values(
+        part.map((g) => ({
+          project_id: g.projectId,
+          fingerprint: g.fingerprint,
+          title: g.last.title,
+          type: g.last.type,
+          message: g.last.message,
+          culprit: g.last.culprit,
+          platform: g.last.platform,
+          level: g.last.level,
+          status: 'unresolved',
+          event_count: g.events.length,
+          user_count: 0,
+          first_seen_at: g.first.occurredAt,
+          last_seen_at: g.last.occurredAt,
+          first_release: g.firstRelease,
+          last_release: g.lastRelease,
+          last_event_id: g.last.eventId,
+          stack_trace: JSON.stringify(g.last.frames),
+          issue_id: null,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'fingerprint']).doUpdateSet({
+          event_count: sql`${sql.ref(`${ERRORS}.event_count`)} + excluded.event_count`,
+          first_release: sql`case when excluded.first_seen_at < ${sql.ref(`${ERRORS}.first_seen_at`)} and excluded.first_release is not null
+            then excluded.first_release else coalesce(${sql.ref(`${ERRORS}.first_release`)}, excluded.first_release) end`,
+          first_seen_at: sql`case when excluded.first_seen_at < ${sql.ref(`${ERRORS}.first_seen_at`)} then excluded.first_seen_at else ${sql.ref(`${ERRORS}.first_seen_at`)} end`,
+          last_release: sql`case when excluded.last_seen_at >= ${sql.ref(`${ERRORS}.last_seen_at`)}
+            then coalesce(excluded.last_release, ${sql.ref(`${ERRORS}.last_release`)}) else coalesce(${sql.ref(`${ERRORS}.last_release`)}, excluded.last_release) end`,
+          title: latest('title'),
+          type: latest('type'),
+          message: latest('message'),
+          culprit: latest('culprit'),
+          platform: latest('platform'),
+          level: latest('level'),
+          last_event_id: latest('last_event_id'),
+          stack_trace: latest('stack_trace'),
+          // Last: the comparisons above read the stored last_seen_at (SET sees the old row on both dialects).
+          last_seen_at: sql`case when excluded.last_seen_at > ${sql.ref(`${ERRORS}.last_seen_at`)} then excluded.last_seen_at else ${sql.ref(`${ERRORS}.last_seen_at`)} end`,
+          // A resolved error that happens again is a regression: unresolved again. Ignored stays ignored.
+          status: sql`case when ${sql.ref(`${ERRORS}.status`)} = 'resolved' then 'unresolved' else ${sql.ref(`${ERRORS}.status`)} end`,
+          updated_at: sql`excluded.updated_at`,
+        }),
+      )
+      .returning(['id', 'project_id', 'fingerprint'])
+      .execute();
+    for (const r of rows) ids.set(`${r.project_id}:${r.fingerprint}`, r.id);
+  }
+  const errorIdOf = (e: PendingEvent) => ids.get(`${e.projectId}:${e.fingerprint}`)!;
+
+  for (const part of chunks(events, 250)) {
+    await trx
+      .insertInto('error_tracking_error_events')
+      .values(
+        part.map((e) => ({
+          error_id: errorIdOf(e),
+          project_id: e.projectId,
+          event_id: e.eventId,
+          occurred_at: e.occurredAt,
+          received_at: e.receivedAt,
+          level: e.level,
+          environment: e.environment,
+          release: e.release,
+          platform: e.platform,
+          message: e.message,
+          user_key: e.userKey,
+          user: e.user ? JSON.stringify(e.user) : null,
+          stack_trace: JSON.stringify(e.frames),
+          payload: e.payload,
+        })),
+      )
+      .execute();
+  }
+
+  // Distinct users: only the pairs not seen before count.
+  const pairs = new Map<string, { error_id: number; user_key: string }>();
+  for (const e of events) {
+    if (e.userKey === null) continue;
+    const errorId = errorIdOf(e);
+    pairs.set(`${errorId}\u0000${e.userKey}`, { error_id: errorId, user_key: e.userKey });
+  }
+  const added = new Map<number, number>();
+  for (const part of chunks([...pairs.values()], 500)) {
+    const inserted = await trx
+      .insertInto('error_tracking_error_users')
+      .values(part)
+      .onConflict((oc) => oc.columns(['error_id', 'user_key']).doNothing())
+      .returning('error_id')
+      .execute();
+    for (const r of inserted) added.set(r.error_id, (added.get(r.error_id) ?? 0) + 1);
+  }
+  const byIncrement = new Map<number, number[]>();
+  for (const [errorId, n] of added) byIncrement.set(n, [...(byIncrement.get(n) ?? []), errorId]);
+  for (const [n, errorIds] of byIncrement) {
+    await trx
+      .updateTable('error_tracking_errors')
+      .set({ user_count: sql`user_count + ${n}` })
+      .where('id', 'in', errorIds)
+      .execute();
+  }
+
+  const hours = new Map<string, { error_id: number; hour_start: string; count: number }>();
+  for (const e of events) {
+    const errorId = errorIdOf(e);
+    const hour = hourOf(e.occurredAt);
+    const key = `${errorId}:${hour}`;
+    const h = hours.get(key);
+    if (h) h.count++;
+    else hours.set(key, { error_id: errorId, hour_start: hour, count: 1 });
+  }
+  const sortedHours = [...hours.values()].sort((a, b) => a.error_id - b.error_id || (a.hour_start < b.hour_start ? -1 : 1));
+  for (const part of chunks(sortedHours, 500)) {
+    await trx
+      .insertInto('error_tracking_error_frequency')
+      .values(part)
+      .onConflict((oc) => oc.columns(['error_id', 'hour_start']).doUpdateSet({ count: sql`error_tracking_error_frequency.count + excluded.count` }))
+      .execute();
+  }
+}
+
+const TERMINAL = "('exited', 'crashed', 'abnormal', 'errored')";
+
+async function writeSessionUpdates(trx: Kysely<Database>, updates: Extract<PendingSession, { kind: 'session' }>[]): Promise<void> {
+  // Several updates of one session in a batch: the last status (an ended session stays ended), the most errors.
+  const merged = new Map<string, Extract<PendingSession, { kind: 'session' }>>();
+  for (const u of updates) {
+    const key = `${u.projectId}\u0000${u.sid}`;
+    const m = merged.get(key);
+    if (!m) merged.set(key, { ...u });
+    else {
+      if (!TERMINAL.includes(`'${m.status}'`)) m.status = u.status;
+      m.errors = Math.max(m.errors, u.errors);
+      m.at = u.at > m.at ? u.at : m.at;
+    }
+  }
+  const rows = [...merged.values()].sort((a, b) => a.projectId - b.projectId || (a.sid < b.sid ? -1 : 1));
+  const S = 'error_tracking_sessions';
+  for (const part of chunks(rows, 300)) {
+    await trx
+      .insertInto('error_tracking_sessions')
+      .values(
+        part.map((u) => ({
+          project_id: u.projectId,
+          sid: u.sid,
+          release: u.release,
+          environment: u.environment,
+          status: u.status,
+          errors: u.errors,
+          started_at: u.startedAt,
+          updated_at: u.at,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'sid']).doUpdateSet({
+          status: sql<string>`case when ${sql.ref(`${S}.status`)} in ${sql.raw(TERMINAL)} then ${sql.ref(`${S}.status`)} else excluded.status end`,
+          errors: sql<number>`case when excluded.errors > ${sql.ref(`${S}.errors`)} then excluded.errors else ${sql.ref(`${S}.errors`)} end`,
+          updated_at: sql<string>`case when excluded.updated_at > ${sql.ref(`${S}.updated_at`)} then excluded.updated_at else ${sql.ref(`${S}.updated_at`)} end`,
+        }),
+      )
+      .execute();
+  }
+}
+
+async function writeSessionAggregates(trx: Kysely<Database>, aggregates: Extract<PendingSession, { kind: 'aggregate' }>[]): Promise<void> {
+  const merged = new Map<string, Extract<PendingSession, { kind: 'aggregate' }>>();
+  for (const s of aggregates) {
+    const key = `${s.projectId}\u0000${s.release}\u0000${s.environment}`;
+    const m = merged.get(key);
+    if (!m) merged.set(key, { ...s });
+    else {
+      m.exited += s.exited;
+      m.errored += s.errored;
+      m.crashed += s.crashed;
+      m.abnormal += s.abnormal;
+      if (s.at > m.at) m.at = s.at;
+    }
+  }
+  const rows = [...merged.values()].sort((a, b) => a.projectId - b.projectId || (a.release < b.release ? -1 : a.release > b.release ? 1 : a.environment < b.environment ? -1 : 1));
+  const add = (col: string) => sql<number>`${sql.ref(`error_tracking_session_aggregates.${col}`)} + ${sql.ref(`excluded.${col}`)}`;
+  for (const part of chunks(rows, 200)) {
+    await trx
+      .insertInto('error_tracking_session_aggregates')
+      .values(
+        part.map((s) => ({
+          project_id: s.projectId,
+          release: s.release,
+          environment: s.environment,
+          exited: s.exited,
+          errored: s.errored,
+          crashed: s.crashed,
+          abnormal: s.abnormal,
+          first_seen_at: s.at,
+          last_seen_at: s.at,
+        })),
+      )
+      .onConflict((oc) =>
+        oc.columns(['project_id', 'release', 'environment']).doUpdateSet({
+          exited: add('exited'),
+          errored: add('errored'),
+          crashed: add('crashed'),
+          abnormal: add('abnormal'),
+          last_seen_at: sql<string>`case when excluded.last_seen_at > error_tracking_session_aggregates.last_seen_at then excluded.last_seen_at else error_tracking_session_aggregates.last_seen_at end`,
+        }),
+      )
+      .execute();
+  }
+}
+
+async function writeSessions(trx: Kysely<Database>, sessions: PendingSession[]): Promise<void> {
+  const updates = sessions.filter((s): s is Extract<PendingSession, { kind: 'session' }> => s.kind === 'session');
+  const aggregates = sessions.filter((s): s is Extract<PendingSession, { kind: 'aggregate' }> => s.kind === 'aggregate');
+  if (updates.length) await writeSessionUpdates(trx, updates);
+  if (aggregates.length) await writeSessionAggregates(trx, aggregates);
+}
+
+/** One transaction for a batch of events and session updates. */
+export async function writeBatch(db: Kysely<Database>, events: PendingEvent[], sessions: PendingSession[], now: string, extra?: (trx: Kysely<Database>) => Promise<void>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    if (events.length) await writeEvents(trx, events, now);
+    if (sessions.length) await writeSessions(trx, sessions);
+    if (extra) await extra(trx);
+  });
+}
+
+export interface BufferOptions {
+  /** Events (or session updates) written per transaction. */
+  maxBatch: number;
+  /** How long the first event of a quiet period waits for company. */
+  delayMs: number;
+  /** Over this many pending items (or bytes), accepting waits for the writer. */
+  softLimit: number;
+  softBytes: number;
+  /** While writes fail, over this many pending items the collector answers 429. */
+  hardLimit: number;
+}
+
+export const DEFAULT_BUFFER_OPTIONS: BufferOptions = { maxBatch: 1000, delayMs: 15, softLimit: 5000, softBytes: 64 * 1024 * 1024, hardLimit: 50_000 };
+
+export interface BufferDeps {
+  db: Kysely<Database>;
+  clock: Clock;
+  queue: Queue;
+}
+
+export class IngestBuffer {
+  private events: PendingEvent[] = [];
+  private sessions: PendingSession[] = [];
+  private bytes = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private failures = 0;
+  private closed = false;
+  private purgeScheduled = false;
+  /** Totals since start (benchmarks, diagnostics); `dropped`: items of projects deleted before they were written. */
+  readonly stats = { written: 0, batches: 0, failures: 0, dropped: 0 };
+
+  private options: BufferOptions;
+
+  constructor(
+    private readonly deps: BufferDeps,
+    options: Partial<BufferOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_BUFFER_OPTIONS, ...options };
+  }
+
+  /** Changes batching and limits (tests, benchmarks, embedders that want other trade-offs). */
+  configure(options: Partial<BufferOptions>): void {
+    this.options = { ...this.options, ...options };
+  }
+
+  get pending(): number {
+    return this.events.length + this.sessions.length;
+  }
+
+  /** Takes accepted items; resolves at once unless the writer is behind. */
+  async add(events: PendingEvent[], sessions: PendingSession[]): Promise<void> {
+    if (!events.length && !sessions.length) return;
+    if (this.failures > 0 && this.pending >= this.options.hardLimit) throw new RateLimitedError(Math.min(60, 2 ** this.failures));
+    if (this.closed) {
+      // After shutdown began (a request still in flight): write through.
+      await this.write(events, sessions);
+      return;
+    }
+    this.events.push(...events);
+    this.sessions.push(...sessions);
+    for (const e of events) this.bytes += e.payload.length;
+    if (this.pending >= this.options.maxBatch) void this.cycle().catch(() => {});
+    else this.schedule(this.options.delayMs);
+    while (!this.closed && (this.pending > this.options.softLimit || this.bytes > this.options.softBytes) && this.failures === 0) {
+      await this.cycle().catch(() => {});
+    }
+  }
+
+  /** Writes everything accepted before the call; rejects when the database refuses. */
+  async flush(): Promise<void> {
+    if (this.running) await this.running.catch(() => {});
+    if (this.pending) await this.cycle();
+  }
+
+  /** Stops the timer and writes what is left. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.flush();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.running || this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.cycle().catch(() => {});
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async write(events: PendingEvent[], sessions: PendingSession[]): Promise<void> {
+    const now = this.deps.clock.now();
+    const schedulePurge = !this.purgeScheduled;
+    await writeBatch(this.deps.db, events, sessions, now.toISOString(), async (trx) => {
+      if (schedulePurge) await schedulePurgeJob(this.deps.queue, trx, now);
+    });
+    if (schedulePurge) this.purgeScheduled = true;
+    this.stats.written += events.length;
+    this.stats.batches++;
+  }
+
+  /** Removes (in place) the items of projects that no longer exist; true when it removed any. */
+  private async dropDeletedProjects(events: PendingEvent[], sessions: PendingSession[]): Promise<boolean> {
+    const ids = [...new Set([...events.map((e) => e.projectId), ...sessions.map((s) => s.projectId)])];
+    if (!ids.length) return false;
+    const found = await this.deps.db.selectFrom('projects').select('id').where('id', 'in', ids).execute();
+    const alive = new Set(found.map((r) => r.id));
+    if (alive.size === ids.length) return false;
+    const keepEvents = events.filter((e) => alive.has(e.projectId));
+    const keepSessions = sessions.filter((s) => alive.has(s.projectId));
+    this.stats.dropped += events.length - keepEvents.length + sessions.length - keepSessions.length;
+    events.splice(0, events.length, ...keepEvents);
+    sessions.splice(0, sessions.length, ...keepSessions);
+    return true;
+  }
+
+  /** Writes batches until nothing is pending; one cycle at a time. */
+  private cycle(): Promise<void> {
+    if (this.running) return this.running;
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = null;
+    }
+    const run = (async () => {
+      try {
+        while (this.pending) {
+          const events = this.events.splice(0, this.options.maxBatch);
+          const sessions = this.sessions.splice(0, this.options.maxBatch);
+          const size = events.reduce((n, e) => n + e.payload.length, 0);
+          this.bytes -= size;
+          try {
+            try {
+              await this.write(events, sessions);
+            } catch (err) {
+              // A project deleted since its events were accepted would fail the batch forever:
+              // its events go (with the project), the rest is written. A database that is down
+              // fails this lookup too, and the batch waits for the next try.
+              if (!(await this.dropDeletedProjects(events, sessions))) throw err;
+              await this.write(events, sessions);
+            }
+            this.failures = 0;
+          } catch (err) {
+            // Nothing is lost: the batch goes back to the front and is tried again later.
+            this.events.unshift(...events);
+            this.sessions.unshift(...sessions);
+            this.bytes += events.reduce((n, e) => n + e.payload.length, 0);
+            this.failures++;
+            this.stats.failures++;
+            throw err;
+          }
+        }
+      } finally {
+        this.running = null;
+      }
+    })();
+    this.running = run;
+    run.catch(() => {
+      if (this.pending && !this.closed) this.schedule(Math.min(30_000, 250 * 2 ** this.failures));
+    });
+    return run;
+  }
+}
+
+const RETENTION_CHECK_MS = 3600_000;
+
+/** The retention job, once (a pending job with the same key makes this a no-op). */
+export async function schedulePurgeJob(queue: Queue, db: Kysely<Database>, now: Date): Promise<void> {
+  await queue.enqueue(db, PURGE_JOB, {}, { uniqueKey: PURGE_JOB, runAt: new Date(now.getTime() + RETENTION_CHECK_MS) });
+}
+
+const buffers = new WeakMap<Kysely<Database>, IngestBuffer>();
+
+/** The write-behind buffer of a database (one per forge). */
+export function ingestBufferOf(deps: BufferDeps): IngestBuffer {
+  let buffer = buffers.get(deps.db);
+  if (!buffer) {
+    buffer = new IngestBuffer(deps);
+    buffers.set(deps.db, buffer);
+  }
+  return buffer;
+}
+
+/** Writes pending events and forgets the buffer (forge.close). */
+export async function closeIngestBuffer(deps: Pick<BufferDeps, 'db'>): Promise<void> {
+  const buffer = buffers.get(deps.db);
+  if (!buffer) return;
+  buffers.delete(deps.db);
+  await buffer.close();
+}
