@@ -1,0 +1,77 @@
+/**
+ * Running the real NuGet clients under mono: Debian's `nuget` (NuGet.exe 2.8.7, v2 only) and
+ * npm `nuget-exe` 5.8 (v3). Each run gets a fresh HOME and HTTP cache so nothing is served
+ * from a previous run. NuGet 2.8.7 formats `list` output to the console width and loops
+ * forever when there is no terminal, so commands run inside `script` on a pseudo-terminal
+ * with a width set.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+export const NUGET_58 = join(ROOT, 'node_modules', 'nuget-exe', 'nuget-5.8.0.exe');
+
+/** Null when Debian's `nuget` (2.8.7) runs, else why not. */
+export function probeNuget287(): string | null {
+  const s = spawnSync('script', ['--version'], { encoding: 'utf8' });
+  if (s.error) return `script (util-linux) is missing: ${s.error.message}`;
+  const w = spawnSync('sh', ['-c', 'command -v nuget'], { encoding: 'utf8' });
+  if (w.status !== 0) return 'nuget is not installed (apt-get install -y nuget mono-runtime)';
+  // `nuget help` wraps to the console width: run it on a pseudo-terminal, as every command here.
+  const r = spawnSync('script', ['-qec', 'stty cols 200 rows 50; nuget help', '/dev/null'], { encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 20 });
+  if (r.error) return `nuget cannot run: ${r.error.message}`;
+  if (!/NuGet Version: 2\.8\./.test(r.stdout)) return `unexpected nuget: ${r.stdout.split('\n')[0]}`;
+  return null;
+}
+
+/** Null when `mono node_modules/nuget-exe/nuget-5.8.0.exe` runs, else why not. */
+export function probeNuget58(): string | null {
+  const r = spawnSync('mono', [NUGET_58, 'help'], { encoding: 'utf8', timeout: 60_000 });
+  if (r.error) return `mono cannot run: ${r.error.message}`;
+  if (!/NuGet Version: 5\.8\./.test(r.stdout)) return `nuget-exe 5.8 is missing (npm install): ${(r.stdout + r.stderr).split('\n')[0]}`;
+  return null;
+}
+
+export interface NugetRun {
+  code: number | null;
+  /** stdout and stderr, terminal escapes and carriage returns removed. */
+  output: string;
+}
+
+const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+const clean = (s: string) => s.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, '').replace(/\x1b[=>]/g, '').replace(/\r/g, '');
+
+/** A fresh HOME (NuGet's caches and config live under it). */
+export function nugetHome(): string {
+  return mkdtempSync(join(tmpdir(), 'forgelet-nuget-'));
+}
+
+/** Runs a command with args in `cwd` on a 200-column pseudo-terminal. */
+export function runNuget(command: string[], options: { cwd: string; home: string; timeoutMs?: number }): Promise<NugetRun> {
+  const line = `stty cols 200 rows 50; ${command.map(shellQuote).join(' ')}`;
+  return new Promise((resolveRun) => {
+    const child = spawn('script', ['-qec', line, '/dev/null'], {
+      cwd: options.cwd,
+      env: {
+        ...process.env,
+        HOME: options.home,
+        NUGET_HTTP_CACHE_PATH: join(options.home, 'http-cache'),
+        NUGET_PACKAGES: join(options.home, 'packages'),
+        MONO_ENV_OPTIONS: '',
+        TERM: 'xterm',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
+    child.stderr.on('data', (d: Buffer) => (out = (out + d.toString()).slice(-200_000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 90_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code, output: clean(out) });
+    });
+  });
+}
