@@ -1,4 +1,6 @@
 import type { UrlBuilder } from '../../kernel/context.js';
+import { toMemberRoleEntity, type MemberRoleEntity } from '../member-roles/member-role.entity.js';
+import type { MemberRoleRow } from '../member-roles/member-role.table.js';
 import type { MemberRow } from './member.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from './user.entity.js';
 import type { UserRow } from './user.table.js';
@@ -9,7 +11,8 @@ export interface MemberEntity extends UserBasicEntity {
   created_by: UserBasicEntity | null;
   expires_at: string | null;
   membership_state: string;
-  member_role: { id: number; name: string; description: string | null; base_access_level: number } | null;
+  /** The member's custom role; absent when none (GitLab's `expose_nil: false`). */
+  member_role?: MemberRoleEntity;
 }
 
 export function toMemberEntity(
@@ -17,6 +20,7 @@ export function toMemberEntity(
   user: UserRow,
   createdBy: UserRow | null,
   urls: UrlBuilder,
+  memberRole?: MemberRoleRow,
 ): MemberEntity {
   return {
     ...toUserBasicEntity(user, urls),
@@ -25,6 +29,6 @@ export function toMemberEntity(
     created_by: createdBy ? toUserBasicEntity(createdBy, urls) : null,
     expires_at: member.expires_at,
     membership_state: 'active',
-    member_role: null,
+    ...(memberRole && { member_role: toMemberRoleEntity(memberRole) }),
   };
 }

@@ -10,7 +10,9 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '.
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
 import { accessLevel, authorize, traversalIds } from '../../kernel/policy.js';
+import { tierAtLeast } from '../../kernel/tiers.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
+import { memberRolesByIds, roleAssignmentErrors } from '../member-roles/member-roles.js';
 import { findGroup, findProject, findUser, selectNamespaceById } from './lookup.js';
 import { toMemberEntity, type MemberEntity } from './member.entity.js';
 import { insertMember } from './member.queries.js';
@@ -25,6 +27,8 @@ interface Source {
   id: number;
   /** Ancestor group ids whose memberships are inherited here (nearest last). */
   inheritedFrom: number[];
+  /** The top-level namespace (a group role must belong to it). */
+  rootNamespaceId: number;
   subject: { kind: 'project'; project: ProjectRow } | { kind: 'group'; group: NamespaceRow };
 }
 
@@ -32,10 +36,12 @@ async function resolveSource(ctx: Ctx, sourceKind: SourceKind, ref: string): Pro
   if (sourceKind === 'projects') {
     const project = await findProject(ctx, ref);
     const ns = await selectNamespaceById(ctx, project.namespace_id);
-    return { kind: 'project', id: project.id, inheritedFrom: ns.kind === 'group' ? traversalIds(ns.traversal) : [], subject: { kind: 'project', project } };
+    const inheritedFrom = ns.kind === 'group' ? traversalIds(ns.traversal) : [];
+    return { kind: 'project', id: project.id, inheritedFrom, rootNamespaceId: inheritedFrom[0] ?? ns.id, subject: { kind: 'project', project } };
   }
   const group = await findGroup(ctx, ref);
-  return { kind: 'namespace', id: group.id, inheritedFrom: traversalIds(group.traversal).filter((id) => id !== group.id), subject: { kind: 'group', group } };
+  const path = traversalIds(group.traversal);
+  return { kind: 'namespace', id: group.id, inheritedFrom: path.filter((id) => id !== group.id), rootNamespaceId: path[0] ?? group.id, subject: { kind: 'group', group } };
 }
 
 const readAbility = (s: Source) => (s.kind === 'project' ? 'read_project_member' : 'read_group_member');
@@ -58,6 +64,8 @@ export const AddMemberInput = params(
     username: p.string().optional(),
     access_level: p.enum([5, 10, 15, 20, 25, 30, 40, 50] as const),
     expires_at: p.date().optional(),
+    /** A custom role (Ultimate) whose base access level is `access_level`. */
+    member_role_id: p.integer().optional(),
   },
   { exactlyOneOf: [['user_id', 'username']] },
 );
@@ -68,14 +76,48 @@ export const EditMemberInput = params({
   user_id: p.id(),
   access_level: p.enum([5, 10, 15, 20, 25, 30, 40, 50] as const),
   expires_at: p.date().nullable().optional(),
+  /** A custom role (Ultimate); null removes the member's role. */
+  member_role_id: p.integer().nullable().optional(),
 });
 export type EditMemberInput = InferShape<typeof EditMemberInput.shape>;
 
-async function presentMembers(ctx: Ctx, rows: Pick<MemberRow, 'user_id' | 'access_level' | 'created_at' | 'expires_at' | 'created_by_id'>[]): Promise<MemberEntity[]> {
+type PresentedRow = Pick<MemberRow, 'user_id' | 'access_level' | 'created_at' | 'expires_at' | 'created_by_id' | 'member_role_id'>;
+
+/** Entities for a page of memberships: one query for the users, one for their custom roles. */
+async function presentMembers(ctx: Ctx, rows: PresentedRow[]): Promise<MemberEntity[]> {
   if (rows.length === 0) return [];
   const ids = [...new Set(rows.flatMap((r) => (r.created_by_id ? [r.user_id, r.created_by_id] : [r.user_id])))];
   const users = new Map((await ctx.db.selectFrom('users').selectAll().where('id', 'in', ids).execute()).map((u) => [u.id, u]));
-  return rows.map((r) => toMemberEntity(r, users.get(r.user_id)!, r.created_by_id ? users.get(r.created_by_id) ?? null : null, ctx.urls));
+  const roles = await memberRolesByIds(ctx, rows.flatMap((r) => (r.member_role_id ? [r.member_role_id] : [])));
+  return rows.map((r) =>
+    toMemberEntity(r, users.get(r.user_id)!, r.created_by_id ? users.get(r.created_by_id) ?? null : null, ctx.urls, r.member_role_id ? roles.get(r.member_role_id) : undefined),
+  );
+}
+
+/**
+ * The custom role of each user's membership that `/members/all` shows: the one with the
+ * highest access level, the nearest source first on a tie (one query per page).
+ */
+async function withShownRoles<R extends Omit<PresentedRow, 'member_role_id'>>(ctx: Ctx, source: Source, rows: R[]): Promise<(R & { member_role_id: number | null })[]> {
+  if (rows.length === 0) return [];
+  const memberships = await ctx.db
+    .selectFrom('members as m')
+    .select(['m.user_id', 'm.access_level', 'm.member_role_id', 'm.source_kind', 'm.source_id'])
+    .where('m.user_id', 'in', rows.map((r) => r.user_id))
+    .where((eb) => {
+      const ors = [eb.and([eb('m.source_kind', '=', source.kind), eb('m.source_id', '=', source.id)])];
+      if (source.inheritedFrom.length) ors.push(eb.and([eb('m.source_kind', '=', 'namespace'), eb('m.source_id', 'in', source.inheritedFrom)]));
+      return eb.or(ors);
+    })
+    .execute();
+  const nearness = (m: { source_kind: string; source_id: number }) =>
+    m.source_kind === source.kind && m.source_id === source.id ? Infinity : source.inheritedFrom.indexOf(m.source_id);
+  const shown = new Map<number, (typeof memberships)[number]>();
+  for (const m of memberships) {
+    const best = shown.get(m.user_id);
+    if (!best || m.access_level > best.access_level || (m.access_level === best.access_level && nearness(m) > nearness(best))) shown.set(m.user_id, m);
+  }
+  return rows.map((r) => ({ ...r, member_role_id: shown.get(r.user_id)?.member_role_id ?? null }));
 }
 
 function applyUserFilters<Q extends { where: (...a: any[]) => Q }>(q: Q, input: ListMembersInput, column: string): Q {
@@ -91,7 +133,7 @@ export async function listMembers(ctx: Ctx, sourceKind: SourceKind, input: ListM
   let q = ctx.db
     .selectFrom('members as m')
     .innerJoin('users as u', 'u.id', 'm.user_id')
-    .select(['m.user_id', 'm.access_level', 'm.created_at', 'm.expires_at', 'm.created_by_id'])
+    .select(['m.user_id', 'm.access_level', 'm.created_at', 'm.expires_at', 'm.created_by_id', 'm.member_role_id'])
     .where('m.source_kind', '=', source.kind)
     .where('m.source_id', '=', source.id);
   if (input.query) {
@@ -131,24 +173,28 @@ export async function listAllMembers(ctx: Ctx, sourceKind: SourceKind, input: Li
     q = q.where((eb) => eb.or([eb(sql`lower(u.username)`, 'like', like), eb(sql`lower(u.name)`, 'like', like)]));
   }
   q = applyUserFilters(q, input, 'm.user_id').orderBy('m.user_id', 'asc');
-  return paginate(ctx.db, q, input, (rows) => presentMembers(ctx, rows.map((r) => ({ ...r, access_level: Number(r.access_level) }))));
+  return paginate(ctx.db, q, input, async (rows) => presentMembers(ctx, await withShownRoles(ctx, source, rows.map((r) => ({ ...r, access_level: Number(r.access_level) })))));
 }
 
 /** GET /:source/:id/members/:user_id and /members/all/:user_id */
 export async function getMember(ctx: Ctx, sourceKind: SourceKind, ref: string, userId: number, inherited: boolean): Promise<MemberEntity> {
   const source = await resolveSource(ctx, sourceKind, ref);
   await authorize(ctx, readAbility(source), source.subject);
-  const row = inherited
-    ? await allMembersQuery(ctx, source).where('m.user_id', '=', userId).executeTakeFirst()
-    : await ctx.db
-        .selectFrom('members as m')
-        .select(['m.user_id', 'm.access_level', 'm.created_at', 'm.expires_at', 'm.created_by_id'])
-        .where('m.source_kind', '=', source.kind)
-        .where('m.source_id', '=', source.id)
-        .where('m.user_id', '=', userId)
-        .executeTakeFirst();
+  let row: PresentedRow | undefined;
+  if (inherited) {
+    const found = await allMembersQuery(ctx, source).where('m.user_id', '=', userId).executeTakeFirst();
+    if (found) [row] = await withShownRoles(ctx, source, [{ ...found, access_level: Number(found.access_level) }]);
+  } else {
+    row = await ctx.db
+      .selectFrom('members as m')
+      .select(['m.user_id', 'm.access_level', 'm.created_at', 'm.expires_at', 'm.created_by_id', 'm.member_role_id'])
+      .where('m.source_kind', '=', source.kind)
+      .where('m.source_id', '=', source.id)
+      .where('m.user_id', '=', userId)
+      .executeTakeFirst();
+  }
   if (!row) throw new NotFoundError('Member');
-  const [entity] = await presentMembers(ctx, [{ ...row, access_level: Number(row.access_level) }]);
+  const [entity] = await presentMembers(ctx, [row]);
   return entity!;
 }
 
@@ -174,10 +220,18 @@ function checkExpiry(ctx: Ctx, expiresAt: string | null | undefined) {
   }
 }
 
-async function checkGrant(ctx: Ctx, source: Source, userId: number, level: number) {
+/** GitLab: adding explains (400 on the member's base), updating refuses (403). */
+const TOO_HIGH = {
+  add: () => new BadRequestError("the member access level can't be higher than the current user's one", { raw: true }),
+  edit: () => new ForbiddenError(),
+};
+
+async function checkGrant(ctx: Ctx, source: Source, userId: number, level: number, action: keyof typeof TOO_HIGH) {
   await authorize(ctx, adminAbility(source), source.subject);
   // Only Owners (and admins) may grant Owner.
   if (level === OWNER && !ctx.actor.isAdmin && (await accessLevel(ctx, source.subject)) < OWNER) throw new ForbiddenError();
+  // A group member manager by custom role (`admin_group_member`) grants at most its own level.
+  if (source.kind === 'namespace' && !ctx.actor.isAdmin && level > (await accessLevel(ctx, source.subject))) throw TOO_HIGH[action]();
   if (level === 5 && (source.kind === 'project' || source.inheritedFrom.length)) {
     throw new BadRequestError({ access_level: ['is not included in the list'] }, { raw: true });
   }
@@ -190,18 +244,37 @@ async function checkGrant(ctx: Ctx, source: Source, userId: number, level: numbe
   }
 }
 
+/** Custom roles are an Ultimate feature: below it, `member_role_id` is ignored (GitLab drops it). */
+const customRolesEnabled = (ctx: Ctx) => tierAtLeast(ctx.config.tier, 'ultimate');
+
+/** 400 with GitLab's model errors when `member_role_id` may not go with `level` on this source. */
+async function checkRole(ctx: Ctx, source: Source, roleId: number, level: number): Promise<void> {
+  const errors = await roleAssignmentErrors(ctx, roleId, level, source.rootNamespaceId, source.kind === 'project' ? 'project' : 'group');
+  if (Object.keys(errors).length) throw new BadRequestError(errors, { raw: true });
+}
+
 /** POST /:source/:id/members */
 export async function addMember(ctx: Ctx, sourceKind: SourceKind, input: AddMemberInput): Promise<MemberEntity> {
   const source = await resolveSource(ctx, sourceKind, input.id);
   await authorize(ctx, adminAbility(source), source.subject);
   const user = await findUser(ctx, (input.user_id ?? input.username)!);
-  await checkGrant(ctx, source, user.id, input.access_level);
+  await checkGrant(ctx, source, user.id, input.access_level, 'add');
   checkExpiry(ctx, input.expires_at);
+  const roleId = customRolesEnabled(ctx) ? (input.member_role_id ?? null) : null;
+  if (roleId !== null) await checkRole(ctx, source, roleId, input.access_level);
   const now = nowIso(ctx);
   try {
     await insertMember(
       ctx.db,
-      { source_kind: source.kind, source_id: source.id, user_id: user.id, access_level: input.access_level, expires_at: input.expires_at ?? null, created_by_id: ctx.actor.user?.id ?? null },
+      {
+        source_kind: source.kind,
+        source_id: source.id,
+        user_id: user.id,
+        access_level: input.access_level,
+        expires_at: input.expires_at ?? null,
+        member_role_id: roleId,
+        created_by_id: ctx.actor.user?.id ?? null,
+      },
       now,
     );
   } catch (err) {
@@ -223,14 +296,27 @@ export async function editMember(ctx: Ctx, sourceKind: SourceKind, input: EditMe
     .where('user_id', '=', input.user_id)
     .executeTakeFirst();
   if (!existing) throw new NotFoundError('Member');
-  await checkGrant(ctx, source, input.user_id, input.access_level);
+  await checkGrant(ctx, source, input.user_id, input.access_level, 'edit');
+  // nor change a member who holds more than it does (GitLab's `current_access_level` check)
+  if (source.kind === 'namespace' && !ctx.actor.isAdmin && existing.access_level > (await accessLevel(ctx, source.subject))) throw TOO_HIGH.edit();
   checkExpiry(ctx, input.expires_at);
   if (existing.access_level === OWNER && !ctx.actor.isAdmin && (await accessLevel(ctx, source.subject)) < OWNER) throw new ForbiddenError();
+  // The role: a new one is checked against the level; keeping one locks the level.
+  const roleChange = customRolesEnabled(ctx) ? input.member_role_id : undefined;
+  if (roleChange !== undefined && roleChange !== null) await checkRole(ctx, source, roleChange, input.access_level);
+  if (roleChange === undefined && existing.member_role_id !== null && customRolesEnabled(ctx) && input.access_level !== existing.access_level) {
+    const errors: Record<string, string[]> = {};
+    const role = (await memberRolesByIds(ctx, [existing.member_role_id])).get(existing.member_role_id);
+    if (role && role.base_access_level !== input.access_level) errors.member_role_id = ["the custom role's base access level does not match the current access level"];
+    errors.access_level = ['cannot be changed because of an existing association with a custom role'];
+    throw new BadRequestError(errors, { raw: true });
+  }
   await ctx.db
     .updateTable('members')
     .set({
       access_level: input.access_level,
       ...(input.expires_at !== undefined && { expires_at: input.expires_at }),
+      ...(roleChange !== undefined && { member_role_id: roleChange }),
       updated_at: nowIso(ctx),
     })
     .where('id', '=', existing.id)

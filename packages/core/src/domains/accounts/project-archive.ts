@@ -1,0 +1,30 @@
+/**
+ * `POST /projects/:id/archive` and `/unarchive` (GitLab's `archive_project` ability: Owners,
+ * or a custom role with `archive_project`). Answers 201 with the project, as GitLab does.
+ */
+import type { Ctx } from '../../kernel/context.js';
+import { nowIso } from '../../kernel/context.js';
+import { p, params } from '../../kernel/params.js';
+import { authorize } from '../../kernel/policy.js';
+import { created, route, type Route } from '../../kernel/route.js';
+import { findProject } from './lookup.js';
+import type { ProjectEntity } from './project.entity.js';
+import { getProject } from './projects.js';
+
+export async function setProjectArchived(ctx: Ctx, ref: string, archived: boolean): Promise<ProjectEntity> {
+  const project = await findProject(ctx, ref);
+  await authorize(ctx, 'archive_project', { kind: 'project', project });
+  if (project.archived !== (archived ? 1 : 0)) {
+    await ctx.db.updateTable('projects').set({ archived: archived ? 1 : 0, updated_at: nowIso(ctx) }).where('id', '=', project.id).execute();
+  }
+  return getProject(ctx, String(project.id));
+}
+
+const one = params({ id: p.string() });
+
+export const projectArchiveRoutes: Route[] = [
+  route('POST', '/projects/:id/archive', { auth: 'required', params: one, tag: 'projects', summary: 'Archive a project' },
+    async (ctx, { id }) => created(await setProjectArchived(ctx, id, true))),
+  route('POST', '/projects/:id/unarchive', { auth: 'required', params: one, tag: 'projects', summary: 'Unarchive a project' },
+    async (ctx, { id }) => created(await setProjectArchived(ctx, id, false))),
+];
