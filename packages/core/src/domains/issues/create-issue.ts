@@ -13,6 +13,7 @@ import { assignableUserIds, checkIssueText, requestedAssignees } from './issue-f
 import { insertIssue, replaceAssignees } from './issue.queries.js';
 import type { CreateIssueInput } from './issue.schema.js';
 import { presentIssues } from './present-issues.js';
+import { refreshIncidentMetrics } from '../delivery/dora.js';
 
 /**
  * POST /projects/:id/issues. Needs create_issue (Guest); a new issue's author may set its
@@ -56,7 +57,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
     });
     if (labels) await applyLabelChanges(trx, 'Issue', issue.id, labels, now);
     await replaceAssignees(trx, issue.id, assignees);
-    return issue;
+    return refreshIncidentMetrics(trx, null, issue); // DORA: an incident counts on the day it opens
   });
   const [entity] = await presentIssues(ctx, [row], [project]);
   return entity!;

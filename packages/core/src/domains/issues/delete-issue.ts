@@ -5,6 +5,7 @@ import { deleteTargetLabelLinks } from '../labels/index.js';
 import { deleteNoteableNotes } from '../notes/index.js';
 import { findIssue } from './find-issue.js';
 import { deleteIssueById } from './issue.queries.js';
+import { refreshIncidentMetrics } from '../delivery/dora.js';
 
 /** DELETE /projects/:id/issues/:issue_iid: Owners and admins (destroy_issue), with the issue's notes, reactions and label links. */
 export async function deleteIssue(ctx: Ctx, projectRef: string, iid: number): Promise<void> {
@@ -15,5 +16,6 @@ export async function deleteIssue(ctx: Ctx, projectRef: string, iid: number): Pr
     await deleteAwardEmojiOf(trx, 'Issue', [issue.id]);
     await deleteTargetLabelLinks(trx, 'Issue', issue.id);
     await deleteIssueById(trx, issue.id);
+    await refreshIncidentMetrics(trx, issue, null); // DORA: a deleted incident no longer counts
   });
 }

@@ -14,6 +14,7 @@ import { closeIssueById, reopenIssueById, replaceAssignees, selectAssigneeIds, s
 import type { UpdateIssueInput } from './issue.schema.js';
 import type { IssueUpdate } from './issue.table.js';
 import { presentIssues } from './present-issues.js';
+import { refreshIncidentMetrics } from '../delivery/dora.js';
 
 /**
  * PUT /projects/:id/issues/:issue_iid. Reporters (admin_issue) change anything; the author
@@ -66,7 +67,7 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
       touched = true;
     }
     if (touched) await updateIssueById(trx, issue.id, { ...set, updated_at: now });
-    return selectIssueById(trx, issue.id);
+    return refreshIncidentMetrics(trx, issue, await selectIssueById(trx, issue.id)); // DORA: incident closed, reopened or retyped
   });
   const [entity] = await presentIssues(ctx, [row], [project]);
   return entity!;
