@@ -1,5 +1,6 @@
 /** @forgelet/server: the node:http shell around @forgelet/core. */
 export { ForgeletServer, consoleLogger, silentLogger, type Logger, type ServerOptions } from './server.js';
-export { dataDirLayout, ensureDataDir, loadOrCreateSecretKey, startForgelet, type DataDirLayout, type RunningForgelet, type StartOptions } from './start.js';
+export { dataDirLayout, ensureDataDir, loadOrCreateSecretKey, startForgelet, type DataDirLayout, type RunningForgelet, type StartOptions, type TestClock } from './start.js';
 export { Router, type Match } from './router.js';
+export { FaultInjector, type FaultEntity, type FaultSpec } from './faults.js';
 export { parseQuery, buildQuery } from './query.js';

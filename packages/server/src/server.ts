@@ -23,6 +23,7 @@ import { bodyStream, parseBody } from './body.js';
 import { parseQuery } from './query.js';
 import { sendError, sendJson, sendReply } from './respond.js';
 import { Router } from './router.js';
+import { FaultInjector, faultRoutes, sendFault } from './faults.js';
 
 export interface Logger {
   info(line: string): void;
@@ -43,6 +44,8 @@ export interface ServerOptions {
    * (when no external URL was configured, so clients see their own host back).
    */
   linksFromHost?: boolean;
+  /** Fault injection (`/api/v4/forgelet/faults`); on in test mode even without this. */
+  allowFaults?: boolean;
 }
 
 const API_PREFIX = '/api/v4';
@@ -86,6 +89,8 @@ function headersOf(req: IncomingMessage): Record<string, string | undefined> {
 export class ForgeletServer {
   readonly http: Server;
   private readonly router: Router;
+  /** The injected faults, when fault injection is on. */
+  readonly faults: FaultInjector | null;
   private readonly logger: Logger;
   private readonly linksFromHost: boolean;
   private inFlight = 0;
@@ -96,7 +101,8 @@ export class ForgeletServer {
     readonly forge: Forge,
     options: ServerOptions = {},
   ) {
-    this.router = new Router(forge.routes);
+    this.faults = options.allowFaults || forge.deps.config.testMode ? new FaultInjector() : null;
+    this.router = new Router(this.faults ? [...forge.routes, ...faultRoutes(this.faults)] : forge.routes);
     this.logger = options.logger ?? consoleLogger;
     this.linksFromHost = options.linksFromHost ?? false;
     this.http = createServer({ keepAliveTimeout: 5000 }, (req, res) => void this.handle(req, res));
@@ -185,6 +191,12 @@ export class ForgeletServer {
 
   private async dispatch(req: IncomingMessage, res: ServerResponse, path: string, queryText: string, setActor: (a: Actor) => void) {
     const method = (req.method ?? 'GET').toUpperCase();
+    // Injected faults come before routing (never on the fault routes themselves).
+    const fault = this.faults?.hit(method, path);
+    if (fault) {
+      if (fault.latencyMs > 0) await new Promise((r) => setTimeout(r, fault.latencyMs));
+      if (fault.status !== null && fault.fault) return sendFault(res, fault.fault, fault.status);
+    }
     if (path === '/-/health') return void res.writeHead(200, { 'Content-Type': 'text/plain' }).end('GitLab OK');
     if (path === '/-/liveness') return sendJson(res, 200, { status: 'ok' });
     if (path === '/-/readiness') {

@@ -7,7 +7,24 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createForge, FsBlobStore, randomToken, type Clock, type Forge, type Tier } from '@forgelet/core';
+import {
+  advanceClock,
+  ControllableClock,
+  createForge,
+  createSnapshot,
+  FsBlobStore,
+  randomToken,
+  resetState,
+  restoreSnapshot,
+  seedWorld,
+  systemClock,
+  type AdvanceEntity,
+  type Clock,
+  type Forge,
+  type SeedResult,
+  type SnapshotEntity,
+  type Tier,
+} from '@forgelet/core';
 import { ForgeletServer, silentLogger, type Logger } from './server.js';
 
 export interface StartOptions {
@@ -25,12 +42,20 @@ export interface StartOptions {
   /** 32-byte key for secrets at rest (default: `<dataDir>/secret.key`, created once). */
   secretKey?: Buffer;
   allowLocalEgress?: boolean;
+  /**
+   * Test-only endpoints under /api/v4/forgelet (clock, snapshots, reset, seed, tier, faults).
+   * Default: on when nothing is stored (no dataDir and no databaseUrl), off otherwise.
+   */
   testMode?: boolean;
+  /** Fault injection (/api/v4/forgelet/faults) without the rest of test mode. */
+  allowFaults?: boolean;
   logger?: Logger;
   clock?: Clock;
   /** Run the background worker loop (default true). */
   workers?: boolean;
   bodyLimitBytes?: number;
+  /** When pipeline schedules run: `exact` (default, the cron's instant) or `gitlab` (GitLab's 10-minute worker ticks). */
+  scheduleTiming?: 'exact' | 'gitlab';
 }
 
 export interface RunningForgelet {
@@ -42,7 +67,31 @@ export interface RunningForgelet {
   forge: Forge;
   server: ForgeletServer;
   dataDir: string | null;
+  /** The server's clock: read, set, freeze, and advance (running the jobs that come due). */
+  clock: TestClock;
+  /** Snapshot of the whole state (database and blobs) under a name. */
+  snapshot(name: string): Promise<SnapshotEntity>;
+  /** Back to a snapshot's state. */
+  restore(name: string): Promise<SnapshotEntity>;
+  /** Back to the initial state: only the root user, the root token still valid. */
+  reset(): Promise<void>;
+  /** Creates a world from a seed document (the format of `forgelet seed`), as parsed YAML or JSON. */
+  seed(world: unknown): Promise<SeedResult>;
   stop(): Promise<void>;
+}
+
+/** The clock of an embedded Forgelet. */
+export interface TestClock extends Clock {
+  readonly frozen: boolean;
+  /** Sets the time (keeping frozen or running unless told). */
+  set(at: Date | string, options?: { frozen?: boolean }): void;
+  freeze(): void;
+  unfreeze(): void;
+  /**
+   * Moves the time `seconds` forward; every queued job that comes due on the way runs, in
+   * time order, before the promise resolves.
+   */
+  advance(seconds: number): Promise<AdvanceEntity>;
 }
 
 /** Where a data directory keeps things. */
@@ -80,18 +129,23 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
   let tempBlobDir: string | null = null;
   if (layout) ensureDataDir(layout);
   else tempBlobDir = await mkdtemp(join(tmpdir(), 'forgelet-'));
+  const testMode = options.testMode ?? (!options.dataDir && !options.databaseUrl);
+  // Always settable in process (it runs like the system clock until told otherwise).
+  const clock = options.clock instanceof ControllableClock ? options.clock : new ControllableClock(options.clock ?? systemClock);
   const dataDir = layout?.dir ?? null;
   const databaseUrl = options.databaseUrl ?? layout?.database ?? ':memory:';
   const forge = await createForge({
     databaseUrl,
-    clock: options.clock,
-    blobs: new FsBlobStore(layout?.blobs ?? tempBlobDir!),
+    clock,
+    // Blobs in a folder of their own, so snapshots of them (`blobs.snapshots`) sit beside it.
+    blobs: new FsBlobStore(layout?.blobs ?? join(tempBlobDir!, 'blobs')),
     secretKey: options.secretKey ?? (layout ? loadOrCreateSecretKey(layout.secretKey) : randomBytes(32)),
     allowLocalEgress: options.allowLocalEgress,
     config: {
       externalUrl: options.externalUrl,
       tier: options.tier,
-      testMode: options.testMode,
+      testMode,
+      scheduleTiming: options.scheduleTiming,
       ...(options.bodyLimitBytes !== undefined && { limits: { bodyBytes: options.bodyLimitBytes } }),
     },
   });
@@ -101,7 +155,7 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
   let url: string;
   try {
     boot = await forge.bootstrapRoot({ token: wantedToken });
-    server = new ForgeletServer(forge, { logger: options.logger ?? silentLogger, linksFromHost: !options.externalUrl });
+    server = new ForgeletServer(forge, { logger: options.logger ?? silentLogger, linksFromHost: !options.externalUrl, allowFaults: options.allowFaults });
     url = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (err) {
     await forge.close();
@@ -117,9 +171,31 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
     forge,
     server,
     dataDir,
+    clock: testClock(forge, clock),
+    snapshot: (name) => createSnapshot(forge.deps, name),
+    restore: (name) => restoreSnapshot(forge.deps, name),
+    reset: () => resetState(forge.deps),
+    seed: (world) => seedWorld(forge.deps, forge.routes, world),
     async stop() {
       await server.close();
       if (tempBlobDir) await rm(tempBlobDir, { recursive: true, force: true });
     },
+  };
+}
+
+function testClock(forge: Forge, clock: ControllableClock): TestClock {
+  return {
+    now: () => clock.now(),
+    get frozen() {
+      return clock.frozen;
+    },
+    set(at, opts = {}) {
+      const when = typeof at === 'string' ? new Date(at) : at;
+      if (Number.isNaN(when.getTime())) throw new Error(`not a date: ${String(at)}`);
+      clock.set(when, opts.frozen ?? clock.frozen);
+    },
+    freeze: () => clock.freeze(),
+    unfreeze: () => clock.unfreeze(),
+    advance: (seconds) => advanceClock(forge.deps, seconds * 1000),
   };
 }

@@ -22,8 +22,10 @@ export interface ServeFlags extends StorageFlags {
   externalUrl?: string;
   tier?: string;
   bodyLimit?: string;
+  scheduleTiming?: string;
   allowLocalEgress?: boolean;
   testMode?: boolean;
+  allowFaults?: boolean;
   json?: boolean;
 }
 
@@ -37,6 +39,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, t
   const external = pick(flags.externalUrl, env, 'FORGELET_EXTERNAL_URL');
   const tier = pick(flags.tier, env, 'FORGELET_TIER');
   const bodyLimit = pick(flags.bodyLimit, env, 'FORGELET_BODY_LIMIT');
+  const scheduleTiming = pick(flags.scheduleTiming, env, 'FORGELET_SCHEDULE_TIMING');
   return {
     port: port ? parsePort(port.value, port.from) : DEFAULT_PORT,
     host: pick(flags.host, env, 'FORGELET_HOST')?.value ?? DEFAULT_HOST,
@@ -47,8 +50,10 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, t
     externalUrl: external && parseHttpUrl(external.value, external.from, '--external-url'),
     tier: tier && parseChoice(tier.value, tier.from, '--tier', tiers),
     bodyLimitBytes: bodyLimit && parsePositiveInteger(bodyLimit.value, bodyLimit.from, '--body-limit'),
+    scheduleTiming: scheduleTiming && parseChoice(scheduleTiming.value, scheduleTiming.from, '--schedule-timing', ['exact', 'gitlab'] as const),
     allowLocalEgress: pickSwitch(flags.allowLocalEgress, env, 'FORGELET_ALLOW_LOCAL_EGRESS'),
     testMode: pickSwitch(flags.testMode, env, 'FORGELET_TEST_MODE'),
+    allowFaults: pickSwitch(flags.allowFaults, env, 'FORGELET_ALLOW_FAULTS'),
   };
 }
 
@@ -63,8 +68,10 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--external-url <url>', 'URL clients use, in links and clone URLs (env FORGELET_EXTERNAL_URL, default: the listening URL)')
     .option('--tier <tier>', 'licensed tier: free, premium or ultimate (env FORGELET_TIER, default ultimate)')
     .option('--body-limit <bytes>', 'largest JSON or form body (env FORGELET_BODY_LIMIT)')
+    .option('--schedule-timing <mode>', 'pipeline schedules run at the cron instant (exact) or on GitLab\'s 10-minute worker ticks (gitlab) (env FORGELET_SCHEDULE_TIMING, default exact)')
     .option('--allow-local-egress', 'allow webhooks and imports to reach loopback and private networks (env FORGELET_ALLOW_LOCAL_EGRESS=1)')
     .option('--test-mode', 'enable test-only endpoints (env FORGELET_TEST_MODE=1)')
+    .option('--allow-faults', 'enable fault injection (/api/v4/forgelet/faults) without the rest of test mode (env FORGELET_ALLOW_FAULTS=1)')
     .option('--json', 'print one JSON line {"url","root_token","data_dir"} once ready')
     .addHelpText('after', '\nFORGELET_SECRET_KEY (32 bytes, base64) replaces <data>/secret.key. SIGINT or SIGTERM stops gracefully.')
     .action((flags: ServeFlags) => serve(flags, io));

@@ -33,6 +33,7 @@ export class Queue {
   private readonly handlers = new Map<string, JobHandler>();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
+  private intervalMs = 1000;
   readonly owner = `w-${process.pid}-${randomBytes(4).toString('hex')}`;
 
   constructor(
@@ -171,6 +172,7 @@ export class Queue {
   /** Polls for due work every `intervalMs` until stop(). */
   start(intervalMs = 1000): void {
     if (this.timer) return;
+    this.intervalMs = intervalMs;
     const tick = () => {
       if (this.running) return;
       this.running = this.runDue().finally(() => {
@@ -180,6 +182,19 @@ export class Queue {
     };
     this.timer = setInterval(tick, intervalMs);
     this.timer.unref();
+  }
+
+  /**
+   * Stops the polling loop and waits for the run in flight (the test clock and snapshot
+   * restores step the queue themselves); the returned function restarts it as it was.
+   */
+  async pause(): Promise<() => void> {
+    const wasStarted = this.timer !== null;
+    const interval = this.intervalMs;
+    await this.stop();
+    return () => {
+      if (wasStarted) this.start(interval);
+    };
   }
 
   async stop(): Promise<void> {

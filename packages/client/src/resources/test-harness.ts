@@ -1,0 +1,119 @@
+import type { AdvanceEntity, ClockEntity, SeedResult, SnapshotEntity, Tier } from '@forgelet/core';
+import { endpoint } from '../infrastructure/endpoint.js';
+import type { Requester } from '../infrastructure/requester.js';
+
+/** A fault to inject (`POST /forgelet/faults`). */
+export interface FaultParams {
+  /** HTTP method, or any when omitted. */
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | '*';
+  /** Glob over the request path: `*` one segment, `**` anything; `/api/v4` is implied. */
+  path: string;
+  /** Answer this status (400-599) instead; 429 comes with GitLab's RateLimit-* and Retry-After headers. */
+  status?: number;
+  /** Added latency in milliseconds. */
+  latency_ms?: number;
+  /** Hit only the next N matching calls. */
+  times?: number;
+  /** Hit this share of matching calls (deterministically: 0.5 → every second call). */
+  fraction?: number;
+  /** 429: Retry-After seconds (default 1) and RateLimit-Limit (default 60). */
+  retry_after?: number;
+  rate_limit?: number;
+}
+
+export interface FaultEntity {
+  id: number;
+  method: string | null;
+  path: string;
+  status: number | null;
+  latency_ms: number;
+  times: number | null;
+  fraction: number;
+  retry_after: number;
+  rate_limit: number;
+  remaining: number | null;
+  matched: number;
+  injected: number;
+}
+
+/**
+ * Forgelet's test harness, `/forgelet/…` (admin token; the server must run with
+ * `--test-mode`, or `--allow-faults` for the fault calls alone): controllable time,
+ * snapshots and reset, seeding, tier switching and fault injection.
+ *
+ * ```ts
+ * await api.harness.seed({ users: [{ username: 'alice', token: 'glpat-alice-0001' }] });
+ * await api.harness.snapshot('seeded');
+ * await api.harness.advanceClock(86_400); // runs every job that comes due in the day
+ * await api.harness.restore('seeded');
+ * ```
+ */
+export class TestHarness {
+  constructor(private readonly requester: Requester) {}
+
+  clock(): Promise<ClockEntity> {
+    return this.requester.get('forgelet/clock');
+  }
+
+  /** Sets the time and/or freezes it (a frozen clock stands still until changed). */
+  setClock(params: { now?: string | Date; frozen?: boolean }): Promise<ClockEntity> {
+    const now = params.now instanceof Date ? params.now.toISOString() : params.now;
+    return this.requester.put('forgelet/clock', { ...params, now });
+  }
+
+  /** Moves the time forward; every job that comes due on the way runs, in order, before this resolves. */
+  advanceClock(seconds: number): Promise<AdvanceEntity> {
+    return this.requester.post('forgelet/clock/advance', { seconds });
+  }
+
+  snapshots(): Promise<SnapshotEntity[]> {
+    return this.requester.get('forgelet/snapshots');
+  }
+
+  /** Snapshot of the whole state (database and blobs) under `name`. */
+  snapshot(name: string): Promise<SnapshotEntity> {
+    return this.requester.post('forgelet/snapshots', { name });
+  }
+
+  restore(name: string): Promise<SnapshotEntity> {
+    return this.requester.post(endpoint`forgelet/snapshots/${name}/restore`);
+  }
+
+  deleteSnapshot(name: string): Promise<void> {
+    return this.requester.delete(endpoint`forgelet/snapshots/${name}`);
+  }
+
+  /** Back to the initial state: only the root user, whose tokens keep working. */
+  async reset(): Promise<void> {
+    await this.requester.post('forgelet/reset');
+  }
+
+  /** Creates a world (the `forgelet seed` format, as an object); answers the ids by name. */
+  seed(world: object): Promise<SeedResult> {
+    return this.requester.post('forgelet/seed', world);
+  }
+
+  tier(): Promise<{ tier: Tier }> {
+    return this.requester.get('forgelet/tier');
+  }
+
+  setTier(tier: Tier): Promise<{ tier: Tier }> {
+    return this.requester.put('forgelet/tier', { tier });
+  }
+
+  faults(): Promise<FaultEntity[]> {
+    return this.requester.get('forgelet/faults');
+  }
+
+  addFault(params: FaultParams): Promise<FaultEntity> {
+    return this.requester.post('forgelet/faults', params);
+  }
+
+  removeFault(id: number): Promise<void> {
+    return this.requester.delete(endpoint`forgelet/faults/${id}`);
+  }
+
+  clearFaults(): Promise<void> {
+    return this.requester.delete('forgelet/faults');
+  }
+}
