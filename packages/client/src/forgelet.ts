@@ -1,4 +1,5 @@
 import { Requester, type RequesterOptions } from './infrastructure/requester.js';
+import { TestHarness } from './resources/test-harness.js';
 import { GroupAccessTokens } from './resources/group-access-tokens.js';
 import { GroupMembers } from './resources/group-members.js';
 import { Groups } from './resources/groups.js';
@@ -22,15 +23,38 @@ import { ProjectLabels } from './resources/project-labels.js';
 import { GroupIterations } from './resources/group-iterations.js';
 import { IterationCadences } from './resources/iteration-cadences.js';
 import { EpicLinks } from './resources/epic-links.js';
+import { Releases } from './resources/releases.js';
+import { ReleaseLinks } from './resources/release-links.js';
+import { GroupReleases } from './resources/group-releases.js';
+import { ProtectedBranches } from './resources/protected-branches.js';
 import { MergeRequests } from './resources/merge-requests.js';
 import { GroupIssues } from './resources/group-issues.js';
 import { Issues } from './resources/issues.js';
 import { GroupMilestones } from './resources/group-milestones.js';
 import { ProjectMilestones } from './resources/project-milestones.js';
+import { RepositoryBranches } from './resources/repository-branches.js';
+import { RepositoryTags } from './resources/repository-tags.js';
+import { Commits } from './resources/commits.js';
+import { RepositoryFiles } from './resources/repository-files.js';
+import { RepositoryTree } from './resources/repository-tree.js';
 import { IssueNotes, MergeRequestNotes, ProjectSnippetNotes } from './resources/notes.js';
 import { ProjectSnippets } from './resources/snippets.js';
 import { JobTokenScopes } from './resources/job-token-scope.js';
+import { PipelineSchedules, PipelineScheduleVariables } from './resources/pipeline-schedules.js';
 import { ApplicationSettingsResource } from './resources/application-settings.js';
+import { MergeRequestApprovals } from './resources/merge-request-approvals.js';
+import { ProjectApprovalRules } from './resources/project-approval-rules.js';
+import { ErrorTrackingClientKeys, ErrorTrackingErrors, ErrorTrackingSettings } from './resources/error-tracking.js';
+import { NugetFeed, Packages } from './resources/packages.js';
+import { Pipelines } from './resources/pipelines.js';
+import { Jobs } from './resources/jobs.js';
+import { Runners } from './resources/runners.js';
+import { Environments } from './resources/environments.js';
+import { Deployments } from './resources/deployments.js';
+import { GroupProtectedEnvironments } from './resources/group-protected-environments.js';
+import { DoraMetrics } from './resources/dora.js';
+import { JobArtifacts } from './resources/job-artifacts.js';
+import { GroupMemberRoles, MemberRoles } from './resources/member-roles.js';
 
 export type ForgeletOptions = RequesterOptions;
 
@@ -55,6 +79,8 @@ export interface VersionInfo {
  */
 export class Forgelet {
   readonly requester: Requester;
+  /** Test harness (`/forgelet/…`, servers in test mode): clock, snapshots, seed, tier, faults. */
+  readonly harness: TestHarness;
   readonly users: Users;
   readonly groups: Groups;
   readonly projects: Projects;
@@ -68,6 +94,11 @@ export class Forgelet {
   readonly mergeRequests: MergeRequests;
   readonly groupMilestones: GroupMilestones;
   readonly projectMilestones: ProjectMilestones;
+  readonly repositoryBranches: RepositoryBranches;
+  readonly repositoryTags: RepositoryTags;
+  readonly commits: Commits;
+  readonly repositoryFiles: RepositoryFiles;
+  readonly repositoryTree: RepositoryTree;
   readonly issueNotes: IssueNotes;
   readonly mergeRequestNotes: MergeRequestNotes;
   readonly projectSnippetNotes: ProjectSnippetNotes;
@@ -87,11 +118,39 @@ export class Forgelet {
   readonly iterationCadences: IterationCadences;
   readonly epicLinks: EpicLinks;
   readonly epicStateEvents: EpicStateEvents;
+  readonly releases: Releases;
+  readonly releaseLinks: ReleaseLinks;
+  readonly groupReleases: GroupReleases;
+  readonly protectedBranches: ProtectedBranches;
   readonly jobTokenScopes: JobTokenScopes;
+  readonly pipelineSchedules: PipelineSchedules;
+  readonly pipelineScheduleVariables: PipelineScheduleVariables;
   readonly applicationSettings: ApplicationSettingsResource;
+  readonly mergeRequestApprovals: MergeRequestApprovals;
+  readonly projectApprovalRules: ProjectApprovalRules;
+  readonly errorTrackingSettings: ErrorTrackingSettings;
+  readonly errorTrackingClientKeys: ErrorTrackingClientKeys;
+  readonly errorTrackingErrors: ErrorTrackingErrors;
+  /** Project and group packages (generic package API) and group package settings. */
+  readonly packages: Packages;
+  /** The JSON side of a NuGet feed (v3): service index, search, registration. */
+  readonly nugetFeed: NugetFeed;
+  readonly pipelines: Pipelines;
+  readonly jobs: Jobs;
+  readonly runners: Runners;
+  readonly environments: Environments;
+  readonly deployments: Deployments;
+  readonly groupProtectedEnvironments: GroupProtectedEnvironments;
+  readonly doraMetrics: DoraMetrics;
+  /** Job artifacts: archives, files and trees by job or by ref; keep, delete. */
+  readonly jobArtifacts: JobArtifacts;
+  /** Custom roles of the instance (administrators) and of top-level groups (Owners); Ultimate. */
+  readonly memberRoles: MemberRoles;
+  readonly groupMemberRoles: GroupMemberRoles;
 
   constructor(options: ForgeletOptions) {
     this.requester = new Requester(options);
+    this.harness = new TestHarness(this.requester);
     this.users = new Users(this.requester);
     this.groups = new Groups(this.requester);
     this.projects = new Projects(this.requester);
@@ -105,6 +164,11 @@ export class Forgelet {
     this.mergeRequests = new MergeRequests(this.requester);
     this.groupMilestones = new GroupMilestones(this.requester);
     this.projectMilestones = new ProjectMilestones(this.requester);
+    this.repositoryBranches = new RepositoryBranches(this.requester);
+    this.repositoryTags = new RepositoryTags(this.requester);
+    this.commits = new Commits(this.requester);
+    this.repositoryFiles = new RepositoryFiles(this.requester);
+    this.repositoryTree = new RepositoryTree(this.requester);
     this.issueNotes = new IssueNotes(this.requester);
     this.mergeRequestNotes = new MergeRequestNotes(this.requester);
     this.projectSnippetNotes = new ProjectSnippetNotes(this.requester);
@@ -124,8 +188,31 @@ export class Forgelet {
     this.iterationCadences = new IterationCadences(this.requester);
     this.epicLinks = new EpicLinks(this.requester);
     this.epicStateEvents = new EpicStateEvents(this.requester);
+    this.releases = new Releases(this.requester);
+    this.releaseLinks = new ReleaseLinks(this.requester);
+    this.groupReleases = new GroupReleases(this.requester);
+    this.protectedBranches = new ProtectedBranches(this.requester);
     this.jobTokenScopes = new JobTokenScopes(this.requester);
+    this.pipelineSchedules = new PipelineSchedules(this.requester);
+    this.pipelineScheduleVariables = new PipelineScheduleVariables(this.requester);
     this.applicationSettings = new ApplicationSettingsResource(this.requester);
+    this.mergeRequestApprovals = new MergeRequestApprovals(this.requester);
+    this.projectApprovalRules = new ProjectApprovalRules(this.requester);
+    this.errorTrackingSettings = new ErrorTrackingSettings(this.requester);
+    this.errorTrackingClientKeys = new ErrorTrackingClientKeys(this.requester);
+    this.errorTrackingErrors = new ErrorTrackingErrors(this.requester);
+    this.packages = new Packages(this.requester);
+    this.nugetFeed = new NugetFeed(this.requester);
+    this.pipelines = new Pipelines(this.requester);
+    this.jobs = new Jobs(this.requester);
+    this.runners = new Runners(this.requester);
+    this.environments = new Environments(this.requester);
+    this.deployments = new Deployments(this.requester);
+    this.groupProtectedEnvironments = new GroupProtectedEnvironments(this.requester);
+    this.doraMetrics = new DoraMetrics(this.requester);
+    this.jobArtifacts = new JobArtifacts(this.requester, options);
+    this.memberRoles = new MemberRoles(this.requester);
+    this.groupMemberRoles = new GroupMemberRoles(this.requester);
   }
 
   version(): Promise<VersionInfo> {

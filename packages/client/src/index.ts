@@ -1,5 +1,7 @@
 /** @forgelet/client: a typed SDK for Forgelet's GitLab-compatible REST API, on undici. */
 export { Forgelet, type ForgeletOptions, type VersionInfo } from './forgelet.js';
+export { TestHarness, type FaultEntity, type FaultParams } from './resources/test-harness.js';
+export type { AdvanceEntity, ClockEntity, SeedResult, SeededItem, SnapshotEntity } from '@forgelet/core';
 export { ApiError, type ApiErrorBody, type ApiErrorCause } from './infrastructure/api-error.js';
 export { endpoint } from './infrastructure/endpoint.js';
 export { Paginated, type Page, type PaginationInfo } from './infrastructure/paginated.js';
@@ -19,6 +21,8 @@ export { Projects, type CreateProjectParams, type EditProjectParams, type ListPr
 export { ResourceMembers, type AddMemberParams, type EditMemberParams, type ListMembersParams } from './templates/resource-members.js';
 export { ProjectMembers } from './resources/project-members.js';
 export { GroupMembers } from './resources/group-members.js';
+export { MemberRoles, GroupMemberRoles, type CreateMemberRoleParams, type EditMemberRoleParams } from './resources/member-roles.js';
+export type { MemberRoleEntity } from '@forgelet/core';
 export {
   PersonalAccessTokens,
   type CreatePersonalAccessTokenParams,
@@ -38,6 +42,23 @@ export { GroupIssues, type ListGroupIssuesParams } from './resources/group-issue
 export { ResourceMilestones, type CreateMilestoneParams, type EditMilestoneParams, type ListGroupMilestonesParams, type ListProjectMilestonesParams } from './templates/resource-milestones.js';
 export { GroupMilestones } from './resources/group-milestones.js';
 export { ProjectMilestones } from './resources/project-milestones.js';
+export { RepositoryBranches, type ListBranchesParams } from './resources/repository-branches.js';
+export { RepositoryTags, type ListTagsParams, type CreateTagParams } from './resources/repository-tags.js';
+export { Commits, type ListCommitsParams, type CommitActionParams, type CreateCommitParams, type ListCommitRefsParams } from './resources/commits.js';
+export { RepositoryFiles, type WriteFileParams, type RemoveFileParams } from './resources/repository-files.js';
+export { RepositoryTree, type ListTreeParams } from './resources/repository-tree.js';
+export type {
+  BranchEntity,
+  TagEntity,
+  CommitEntity,
+  CommitDetailEntity,
+  CommitWithStatsEntity,
+  CommitStats,
+  CommitRefEntity,
+  FileEntity,
+  FileCommitEntity,
+  TreeEntryEntity,
+} from '@forgelet/core';
 export {
   MergeRequests,
   type CreateMergeRequestParams,
@@ -67,6 +88,10 @@ export { GroupLabels, type ListGroupLabelsParams, type ShowGroupLabelParams } fr
 export { ProjectLabels, type ListProjectLabelsParams, type ShowProjectLabelParams } from './resources/project-labels.js';
 export { Epics, type ListEpicsParams, type CreateEpicParams, type EditEpicParams } from './resources/epics.js';
 export { EpicLinks, type CreateChildEpicParams, type ReorderChildEpicParams } from './resources/epic-links.js';
+export { Releases, type CreateReleaseParams, type EditReleaseParams, type ListReleasesParams, type ShowReleaseParams } from './resources/releases.js';
+export { ReleaseLinks, type CreateReleaseLinkParams, type EditReleaseLinkParams } from './resources/release-links.js';
+export { GroupReleases, type ListGroupReleasesParams } from './resources/group-releases.js';
+export { ProtectedBranches, type EditProtectedBranchParams, type ListProtectedBranchesParams, type ProtectBranchParams } from './resources/protected-branches.js';
 
 // The wire shapes, from the core contract.
 export type {
@@ -98,3 +123,93 @@ export type {
 } from '@forgelet/core';
 export { JobTokenScopes, type JobTokenProjectLink, type JobTokenGroupLink, type JobTokenAllowlistedGroup } from './resources/job-token-scope.js';
 export { ApplicationSettingsResource } from './resources/application-settings.js';
+export { ErrorTrackingSettings, ErrorTrackingClientKeys, ErrorTrackingErrors, type ListErrorsParams, type ListErrorSessionsParams } from './resources/error-tracking.js';
+export {
+  Packages,
+  NugetFeed,
+  type ListPackagesParams,
+  type ListGroupPackagesParams,
+  type ListPackageFilesParams,
+  type EditPackageSettingsParams,
+  type FeedSearchParams,
+} from './resources/packages.js';
+export type {
+  PackageEntity,
+  PackageFileEntity,
+  PackageSettingsEntity,
+  ServiceIndexEntity,
+  SearchResultEntity,
+  RegistrationIndexEntity,
+  VersionMetadataEntity,
+  PackageVersionsEntity,
+} from '@forgelet/core';
+export type {
+  ClientKeyEntity,
+  ErrorStatus,
+  ErrorTrackingErrorEntity,
+  ErrorTrackingEventEntity,
+  ErrorTrackingSessionEntity,
+  ErrorTrackingSettingEntity,
+  StackFrame,
+  EventUser,
+} from '@forgelet/core';
+export { Pipelines, type ListPipelinesParams, type CreatePipelineParams, type ListPipelineJobsParams } from './resources/pipelines.js';
+export { Jobs, type ListJobsParams, type PlayJobParams } from './resources/jobs.js';
+export { Runners, type CreateRunnerParams, type RegisterRunnerParams, type ListProjectRunnersParams } from './resources/runners.js';
+export { JobArtifacts, type ArtifactTreeParams, type ByRefParams, type ArtifactBytes, type ArtifactStream } from './resources/job-artifacts.js';
+export type { ArtifactTreeEntryEntity, KeptJobEntity } from '@forgelet/core';
+export type {
+  PipelineEntity,
+  PipelineBasicEntity,
+  PipelineListEntity,
+  PipelineVariableEntity,
+  DetailedStatusEntity,
+  JobEntity,
+  JobArtifactEntity,
+  RunnerEntity,
+  RunnerDetailsEntity,
+  RunnerRegistrationEntity,
+} from '@forgelet/core';
+export {
+  PipelineSchedules,
+  PipelineScheduleVariables,
+  type CreatePipelineScheduleParams,
+  type CreateScheduleVariableParams,
+  type EditPipelineScheduleParams,
+  type EditScheduleVariableParams,
+  type ListPipelineSchedulesParams,
+  type ListSchedulePipelinesParams,
+} from './resources/pipeline-schedules.js';
+export {
+  MergeRequestApprovals,
+  type ApproveParams,
+  type CreateMergeRequestApprovalRuleParams,
+  type EditApprovalConfigurationParams,
+  type EditMergeRequestApprovalRuleParams,
+  type ListMergeRequestApprovalRulesParams,
+} from './resources/merge-request-approvals.js';
+export {
+  ProjectApprovalRules,
+  type CreateProjectApprovalRuleParams,
+  type EditProjectApprovalRuleParams,
+  type ListProjectApprovalRulesParams,
+} from './resources/project-approval-rules.js';
+export { Environments, type CreateEnvironmentParams, type EditEnvironmentParams, type ListEnvironmentsParams } from './resources/environments.js';
+export {
+  Deployments,
+  type CreateDeploymentParams,
+  type DeploymentApprovalParams,
+  type DeploymentMergeRequestsParams,
+  type DeploymentStatusParam,
+  type ListDeploymentsParams,
+} from './resources/deployments.js';
+export {
+  GroupProtectedEnvironments,
+  type ApprovalRuleEntry,
+  type EditGroupProtectedEnvironmentParams,
+  type ListGroupProtectedEnvironmentsParams,
+  type ProtectedEnvironmentTier,
+  type ProtectGroupEnvironmentParams,
+  type ProtectionEntry,
+} from './resources/group-protected-environments.js';
+export { DoraMetrics, type DoraMetricsParams } from './resources/dora.js';

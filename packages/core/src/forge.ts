@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemClock, type Clock } from './kernel/clock.js';
+import { ControllableClock, systemClock, type Clock } from './kernel/clock.js';
 import { contextFor, type Actor, type Ctx, type Deps, type ForgeConfig, type UrlBuilder } from './kernel/context.js';
 import { createEgress, type Egress } from './kernel/egress.js';
 import { createSecretBox, type SecretBox } from './kernel/secrets.js';
@@ -35,8 +35,21 @@ import { labelsRoutes } from './domains/labels/index.js';
 import { milestonesRoutes } from './domains/milestones/index.js';
 import { iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
 import { epicsRoutes } from './domains/epics/index.js';
+import { ciRoutes, resolveJobToken } from './domains/ci/index.js';
+import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index.js';
+import { repositoryRoutes } from './domains/repository/index.js';
+import { releasesRoutes } from './domains/releases/index.js';
+import { protectedBranchesRoutes } from './domains/protected-branches/index.js';
+import { approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
+import { pipelineSchedulesRoutes, registerPipelineScheduleJobs } from './domains/pipeline-schedules/index.js';
+import { createTestHarnessRoutes } from './domains/test-harness/index.js';
 import { jobTokenScopeRoutes } from './domains/job-token-scope/index.js';
 import { applicationSettingsRoutes } from './domains/application-settings/application-settings.js';
+import { closeIngestBuffer, errorTrackingRoutes, registerErrorTrackingJobs } from './domains/error-tracking/index.js';
+import { packagesRoutes } from './domains/packages/index.js';
+import { deliveryRoutes, registerDelivery } from './domains/delivery/index.js';
+import { memberRolesRoutes } from './domains/member-roles/index.js';
+import { projectArchiveRoutes } from './domains/accounts/project-archive.js';
 import { sql } from 'kysely';
 
 export interface ForgeOptions {
@@ -91,11 +104,15 @@ export function createUrlBuilder(config: Pick<ForgeConfig, 'externalUrl'>): UrlB
 
 export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   const database = options.database ?? openDatabase(options.databaseUrl ?? ':memory:');
-  const clock = options.clock ?? systemClock;
+  const testMode = options.config?.testMode ?? false;
+  // Test mode: a clock the harness can set, freeze and advance.
+  const given = options.clock ?? systemClock;
+  const clock = testMode && !(given instanceof ControllableClock) ? new ControllableClock(given) : given;
   const config: ForgeConfig = {
     externalUrl: (options.config?.externalUrl ?? 'http://localhost:8080').replace(/\/+$/, ''),
     tier: options.config?.tier ?? 'ultimate',
-    testMode: options.config?.testMode ?? false,
+    testMode,
+    scheduleTiming: options.config?.scheduleTiming ?? 'exact',
     limits: { ...DEFAULT_LIMITS, ...options.config?.limits },
   };
   await migrateToLatest(database.db);
@@ -112,16 +129,32 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   };
   // Background work each domain runs through the durable queue.
   registerIterationJobs(deps);
+  registerPipelineScheduleJobs(deps);
+  registerErrorTrackingJobs(deps);
+  registerApprovalJobs(deps);
+  registerDelivery(deps);
+  registerArtifactJobs(deps);
   const routes: Route[] = [
     ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes,
+    ...memberRolesRoutes, ...projectArchiveRoutes,
     ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes, ...stateEventsRoutes,
-    ...labelsRoutes, ...milestonesRoutes, ...iterationsRoutes, ...epicsRoutes,
+    ...labelsRoutes, ...milestonesRoutes, ...iterationsRoutes, ...epicsRoutes, ...pipelineSchedulesRoutes,
     ...jobTokenScopeRoutes, ...applicationSettingsRoutes,
+    ...releasesRoutes, ...protectedBranchesRoutes, ...approvalsRoutes,
+    ...repositoryRoutes,
+    ...errorTrackingRoutes,
+    ...ciRoutes,
+    ...artifactsRoutes,
+    ...packagesRoutes,
+    ...deliveryRoutes,
   ];
+  // Only in test mode: clock, snapshots, reset, seed, tier (/api/v4/forgelet/…).
+  if (testMode) routes.push(...createTestHarnessRoutes(() => routes));
   const forge: Forge = {
     deps,
     database,
     routes,
+    jobTokenResolver: resolveJobToken,
     authenticate: (creds, route) =>
       authenticate(deps, creds, { allowJobToken: Boolean(route.jobToken), allowBasic: Boolean(route.basicAuth), jobTokenResolver: forge.jobTokenResolver }),
     checkScopes,
@@ -141,6 +174,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
       }
     },
     async close() {
+      // Accepted error events still in the write-behind buffer are written first.
+      await closeIngestBuffer(deps);
       await deps.queue.stop();
       await database.destroy();
     },

@@ -37,6 +37,13 @@ export { digestToken, nextIid, randomToken } from './kernel/ids.js';
 export { FsBlobStore, type BlobStore, type StoredBlob } from './storage/blobs.js';
 export { dialectOf, openDatabase, type DatabaseHandle, type DialectName } from './storage/dialect.js';
 export { Queue, type JobHandler } from './storage/queue.js';
+export { SnapshotStore, SNAPSHOT_NAME, type SnapshotInfo } from './storage/snapshots.js';
+// test harness (issue 16): controllable time, snapshots, reset, seeding
+export {
+  advanceClock, clockState, setClock, createSnapshot, deleteSnapshot, listSnapshots, resetState, restoreSnapshot,
+  parseSeedText, seedWorld, createTestHarnessRoutes,
+  type AdvanceEntity, type ClockEntity, type SnapshotEntity, type SeedResult, type SeededItem,
+} from './domains/test-harness/index.js';
 
 export type * from './domains/accounts/index.js';
 export type { Credentials } from './domains/accounts/index.js';
@@ -81,6 +88,28 @@ export {
   listGroupIterations, listIterationCadences, getIterationCadence, createIterationCadence, updateIterationCadence, deleteIterationCadence,
   createIteration, registerIterationJobs, scheduleCadenceIterations, ITERATION_STATE,
 } from './domains/iterations/index.js';
+export type * from './domains/pipeline-schedules/index.js';
+export {
+  listPipelineSchedules, getPipelineSchedule, createPipelineSchedule, updatePipelineSchedule, takePipelineScheduleOwnership,
+  deletePipelineSchedule, playPipelineSchedule, listSchedulePipelines,
+  createScheduleVariable, getScheduleVariable, updateScheduleVariable, deleteScheduleVariable,
+  registerPipelineScheduleJobs, fireDueSchedule, nextRunAt, isValidCron, resolveTimeZone, SCHEDULE_TIMINGS, GITLAB_WORKER_CRON,
+} from './domains/pipeline-schedules/index.js';
+export type * from './domains/releases/index.js';
+export {
+  listReleases, getRelease, createRelease, updateRelease, deleteRelease, latestReleaseRedirect, downloadReleaseAsset,
+  listReleaseLinks, getReleaseLink, createReleaseLink, updateReleaseLink, deleteReleaseLink, listGroupReleases, LINK_TYPES,
+} from './domains/releases/index.js';
+export type * from './domains/protected-branches/index.js';
+export {
+  listProtectedBranches, getProtectedBranch, createProtectedBranch, updateProtectedBranch, deleteProtectedBranch, HUMAN_ACCESS_LEVELS,
+} from './domains/protected-branches/index.js';
+export type * from './domains/approvals/index.js';
+export {
+  getApprovalSettings, updateApprovalSettings, listProjectRules, getProjectRule, createProjectRule, updateProjectRule, deleteProjectRule,
+  listMergeRequestRules, getMergeRequestRule, createMergeRequestRule, updateMergeRequestRule, deleteMergeRequestRule,
+  getApprovals, getApprovalState, approveMergeRequest, unapproveMergeRequest, resetApprovals, onMergeRequestHeadsMoved, APPROVALS_SYNC_JOB,
+} from './domains/approvals/index.js';
 export type * from './domains/labels/index.js';
 export { listGroupLabels, listProjectLabels, getGroupLabel, getProjectLabel, createLabel, updateLabel, deleteLabel, setLabelSubscription } from './domains/labels/index.js';
 
@@ -97,7 +126,69 @@ export {
   type CommitEntity,
   type CommitDetailEntity,
 } from './domains/repository/index.js';
+export {
+  repositoryRoutes,
+  listBranches, getBranch, createBranch, deleteBranch, deleteMergedBranches,
+  listTags, getTag, createTag, deleteTag,
+  listCommits, getCommit, listCommitRefs, createCommit,
+  getFile, getRawFile, writeFile, listTree,
+  type BranchEntity, type TagEntity, type CommitWithStatsEntity, type CommitStats, type CommitRefEntity,
+  type FileEntity, type FileMetadata, type FileCommitEntity, type TreeEntryEntity,
+  type ListBranchesInput, type CreateBranchInput, type ListTagsInput, type CreateTagInput,
+  type ListCommitsInput, type GetCommitInput, type CommitRefsInput, type CreateCommitInput,
+  type GetFileInput, type RawFileInput, type WriteFileInput, type DeleteFileInput, type ListTreeInput,
+} from './domains/repository/index.js';
+
+// custom member roles (the flag → ability table lives in the policy)
+export {
+  memberRolesRoutes, listInstanceRoles, createInstanceRole, updateInstanceRole, deleteInstanceRole,
+  listGroupRoles, createGroupRole, updateGroupRole, deleteGroupRole, toMemberRoleEntity, ROLE_BASE_LEVELS, MAX_ROLES_PER_GROUP,
+  type MemberRoleEntity, type CreateRoleInput, type UpdateRoleInput,
+} from './domains/member-roles/index.js';
+export { CUSTOM_ROLE_ABILITIES, CUSTOM_PERMISSIONS, type CustomPermission } from './kernel/policy.js';
 
 // job token scope and instance settings
 export { jobTokenAllowed, type JobTokenScopeEntity } from './domains/job-token-scope/index.js';
 export { applicationSetting, readApplicationSettings, type ApplicationSettings } from './domains/application-settings/application-settings.js';
+
+// error tracking
+export type * from './domains/error-tracking/index.js';
+export {
+  errorTrackingRoutes, registerErrorTrackingJobs, purgeErrorTracking, ingestBufferOf, closeIngestBuffer, IngestBuffer, DEFAULT_BUFFER_OPTIONS, normalizeEvent, parseEnvelope, writeBatch,
+  getErrorTrackingSettings, patchErrorTrackingSettings, putErrorTrackingSettings, listClientKeys, createClientKey, deleteClientKey, sentryDsn,
+  listErrors, getError, listErrorEvents, updateError, createIssueForError, listSessions, formatStackTrace, RETENTION_DAYS, PURGE_JOB,
+} from './domains/error-tracking/index.js';
+
+// CI: pipelines, jobs, runners
+export type * from './domains/ci/index.js';
+export {
+  createPipeline, presentPipeline, presentPipelineBasic, parseCiConfig, parseDuration, processPipeline, resolveJobToken, projectRunnersToken,
+  listPipelines, getPipeline, getLatestPipeline, createPipelineFromApi, cancelPipeline, retryPipeline, deletePipeline, listPipelineVariables, listPipelineJobs,
+  listProjectJobs, getJob, cancelJob, retryJob, playJob, getJobTrace, currentJob,
+  createUserRunner, registerRunner, verifyRunner, unregisterRunner, getRunner, listProjectRunners,
+} from './domains/ci/index.js';
+
+// job artifacts: archive, single files and tree reads, keep, delete, expiry in the worker
+export type * from './domains/artifacts/index.js';
+export {
+  artifactsRoutes, downloadJobArtifacts, downloadJobArtifactFile, artifactsByRef, listArtifactTree, keepJobArtifacts, deleteJobArtifacts, deleteProjectArtifacts,
+  registerArtifactJobs, destroyExpiredArtifacts, ARTIFACTS_EXPIRE_JOB, availableArchive, latestBuildWithArtifacts, contentTypeByExtension, detectedContentType,
+} from './domains/artifacts/index.js';
+
+// package feed (NuGet; the spec's pkgfeed) and the generic package API
+export type * from './domains/packages/index.js';
+export {
+  packagesRoutes, listProjectPackages, listGroupPackages, getProjectPackage, deleteProjectPackage, listPackageFiles,
+  getPackageSettings, updatePackageSettings, normalizeVersion, versionSortKey, compareVersions, isValidVersion, isValidPackageName,
+  parseNuspec, pdbIdentity, PACKAGE_TYPES, PACKAGE_STATUSES,
+} from './domains/packages/index.js';
+
+// delivery: environments, deployments (with approvals), group protected environments, DORA metrics
+export type * from './domains/delivery/index.js';
+export {
+  deliveryRoutes, registerDelivery, syncJobDeployments, refreshDoraDay, refreshIncidentMetrics, doraMetrics,
+  listEnvironments, getEnvironment, createEnvironment, updateEnvironment, deleteEnvironment, stopEnvironment, guessTier, environmentSlug,
+  listDeployments, getDeployment, createDeployment, updateDeployment, deleteDeployment, listDeploymentMergeRequests, approveDeployment,
+  listGroupProtectedEnvironments, getGroupProtectedEnvironment, protectGroupEnvironment, updateGroupProtectedEnvironment, unprotectGroupEnvironment,
+  ENVIRONMENT_TIERS, DEPLOYMENT_STATUSES, DORA_METRICS, DORA_INTERVALS,
+} from './domains/delivery/index.js';

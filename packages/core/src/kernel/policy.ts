@@ -10,6 +10,7 @@ import type { ProjectRow } from '../domains/accounts/project.table.js';
 import { DEVELOPER, GUEST, MAINTAINER, NO_ACCESS, OWNER, REPORTER } from './access.js';
 import type { Ctx } from './context.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.js';
+import { tierAtLeast } from './tiers.js';
 import { sql } from 'kysely';
 import { preparedQuery } from '../storage/prepared.js';
 import { checkJobTokenScope, jobTokenAllowed } from '../domains/job-token-scope/job-token-scope.js';
@@ -26,6 +27,9 @@ const readMergeRequests: Rule = (_ctx, s, level) => s.kind === 'project' && (s.p
 
 /** Code of public and internal projects is readable by whoever sees the project; private code needs Reporter. */
 const readCode: Rule = (_ctx, s, level) => s.kind === 'project' && (s.project.visibility !== 'private' || level >= REPORTER);
+
+/** Held by no access level: only a custom role's flag (or an administrator) grants it. */
+const CUSTOM_ROLES_ONLY = Infinity;
 
 const PROJECT_RULES = {
   read_project: 'read',
@@ -84,7 +88,35 @@ const PROJECT_RULES = {
   admin_project_member: MAINTAINER,
   admin_project: MAINTAINER,
   remove_project: OWNER,
+  archive_project: OWNER,
   manage_resource_access_tokens: MAINTAINER,
+  // merge request approval (eligibility per rule and state lives in the approvals domain)
+  approve_merge_request: DEVELOPER,
+  admin_merge_request_approval_settings: MAINTAINER,
+  modify_approvers_rules: MAINTAINER,
+  // CI/CD variables; managing every pipeline schedule's variables is granted only by custom roles
+  admin_cicd_variables: MAINTAINER,
+  admin_pipeline_schedule_variables: CUSTOM_ROLES_ONLY,
+  read_runners: MAINTAINER,
+  // error tracking: settings and client keys (GitLab's admin_operations); errors (read/update_sentry_issue)
+  admin_operations: MAINTAINER,
+  read_sentry_issue: REPORTER,
+  update_sentry_issue: REPORTER,
+  // package registry (public and internal projects' packages are readable by whoever sees the project)
+  read_package: readCode,
+  create_package: DEVELOPER,
+  destroy_package: MAINTAINER,
+  // environments and deployments (readable wherever pipelines are); DORA analytics (Ultimate, checked in the domain)
+  read_environment: readCode,
+  create_environment: DEVELOPER,
+  update_environment: DEVELOPER,
+  destroy_environment: DEVELOPER,
+  stop_environment: DEVELOPER,
+  read_deployment: readCode,
+  create_deployment: DEVELOPER,
+  update_deployment: DEVELOPER,
+  destroy_deployment: MAINTAINER,
+  read_dora4_analytics: REPORTER,
 } satisfies Record<string, Rule>;
 
 const GROUP_RULES = {
@@ -92,6 +124,7 @@ const GROUP_RULES = {
   read_group_member: 'read',
   admin_group_member: OWNER,
   admin_group: OWNER,
+  admin_member_role: OWNER,
   remove_group: OWNER,
   manage_resource_access_tokens: OWNER,
   create_subgroup: (_ctx, s, level) => s.kind === 'group' && level >= (LEVEL_BY_SETTING[s.group.subgroup_creation_level] ?? MAINTAINER),
@@ -113,11 +146,113 @@ const GROUP_RULES = {
   // CI
   admin_runner: OWNER,
   create_runner: OWNER,
+  read_runners: OWNER,
+  // package registry settings of the group
+  admin_package: MAINTAINER,
+  // delivery: group-level protected environments (Premium, checked in the domain); DORA analytics (Ultimate)
+  admin_protected_environments: MAINTAINER,
+  read_dora4_analytics: REPORTER,
 } satisfies Record<string, Rule>;
 
 export type ProjectAbility = keyof typeof PROJECT_RULES;
 export type GroupAbility = keyof typeof GROUP_RULES;
 export type Ability = ProjectAbility | GroupAbility;
+
+// ---- custom roles -------------------------------------------------------------------
+
+/**
+ * GitLab abilities of areas Forgelet does not have: a flag's grants name them so the table
+ * stays GitLab's, but no route asks for them.
+ */
+type ElsewhereAbility =
+  | 'admin_compliance_framework' | 'admin_compliance_pipeline_configuration' | 'read_compliance_dashboard'
+  | 'read_compliance_adherence_report' | 'read_compliance_violations_report' | 'read_compliance_framework'
+  | 'activate_group_member' | 'admin_member_access_request' | 'read_member_access_request' | 'read_billable_member'
+  | 'admin_push_rules' | 'change_push_rules' | 'admin_terraform_state' | 'read_terraform_state'
+  | 'admin_vulnerability' | 'admin_vulnerability_merge_request_link' | 'read_vulnerability' | 'read_vulnerability_statistics'
+  | 'read_security_resource' | 'read_group_security_dashboard' | 'create_vulnerability_export' | 'access_security_and_compliance'
+  | 'admin_web_hook' | 'read_web_hook'
+  | 'manage_deploy_tokens' | 'read_deploy_token' | 'create_deploy_token' | 'destroy_deploy_token'
+  | 'manage_merge_request_settings' | 'edit_approval_rule'
+  | 'read_security_orchestration_policies' | 'update_security_orchestration_policy_project'
+  | 'read_dependency' | 'read_licenses'
+  | 'admin_cicd_variables';
+
+interface CustomGrant {
+  /** Abilities on projects in the scope of the membership that holds the role. */
+  project?: readonly (ProjectAbility | ElsewhereAbility)[];
+  /** Abilities on the member's group and its descendants. */
+  group?: readonly (GroupAbility | ElsewhereAbility)[];
+  /** Group grants apply to subgroups only (GitLab: the flag deletes subgroups, never a top-level group). */
+  subgroupsOnly?: true;
+}
+
+/**
+ * THE table from a custom role's permission flag to the abilities it adds to the role's base
+ * access level (GitLab's `project_permissions` / `group_permissions` of
+ * ee/config/custom_abilities/<flag>.yml, mapped to Forgelet's ability names). A role applies
+ * where its membership applies: on the project or group, and down the group tree.
+ */
+export const CUSTOM_ROLE_ABILITIES = {
+  // Forgelet: pipeline schedule variables are the CI/CD variables it has; managing them needs the schedules visible
+  admin_cicd_variables: { project: ['admin_cicd_variables', 'admin_pipeline_schedule_variables', 'read_pipeline_schedule'], group: ['admin_cicd_variables'] },
+  admin_compliance_framework: {
+    project: ['admin_compliance_framework', 'read_compliance_adherence_report', 'read_compliance_dashboard', 'read_compliance_violations_report'],
+    group: ['admin_compliance_framework', 'admin_compliance_pipeline_configuration', 'read_compliance_adherence_report', 'read_compliance_dashboard', 'read_compliance_violations_report'],
+  },
+  admin_group_member: { group: ['admin_group_member', 'activate_group_member', 'admin_member_access_request', 'read_member_access_request', 'read_billable_member'] },
+  // GitLab adds download_code and read_merge_request so that Guests can see what they approve
+  admin_merge_request: { project: ['approve_merge_request', 'read_merge_request', 'read_code'] },
+  admin_push_rules: { project: ['admin_push_rules', 'change_push_rules'], group: ['admin_push_rules', 'change_push_rules'] },
+  admin_terraform_state: { project: ['admin_terraform_state', 'read_terraform_state'] },
+  admin_vulnerability: {
+    project: ['admin_vulnerability', 'admin_vulnerability_merge_request_link', 'read_vulnerability'],
+    group: ['admin_vulnerability', 'create_vulnerability_export', 'read_group_security_dashboard', 'read_security_resource', 'read_vulnerability', 'read_vulnerability_statistics'],
+  },
+  admin_web_hook: { project: ['admin_web_hook', 'read_web_hook'], group: ['admin_web_hook', 'read_web_hook'] },
+  archive_project: { project: ['archive_project'] },
+  manage_deploy_tokens: {
+    project: ['manage_deploy_tokens', 'read_deploy_token', 'create_deploy_token', 'destroy_deploy_token'],
+    group: ['manage_deploy_tokens', 'read_deploy_token', 'create_deploy_token', 'destroy_deploy_token'],
+  },
+  manage_group_access_tokens: { group: ['manage_resource_access_tokens'] },
+  manage_merge_request_settings: {
+    project: ['admin_merge_request_approval_settings', 'manage_merge_request_settings', 'edit_approval_rule', 'modify_approvers_rules'],
+    group: ['manage_merge_request_settings'],
+  },
+  manage_project_access_tokens: { project: ['manage_resource_access_tokens'] },
+  manage_security_policy_link: {
+    project: ['access_security_and_compliance', 'read_security_orchestration_policies', 'update_security_orchestration_policy_project'],
+    group: ['read_security_orchestration_policies', 'update_security_orchestration_policy_project'],
+  },
+  // Forgelet: CI pipelines, jobs, logs and artifacts are readable wherever code is (the `readCode` rule)
+  read_code: { project: ['read_code', 'read_pipeline', 'read_build', 'read_build_trace', 'read_job_artifacts'] },
+  read_dependency: { project: ['access_security_and_compliance', 'read_dependency', 'read_licenses'], group: ['read_dependency', 'read_licenses'] },
+  read_runners: { project: ['read_runners'], group: ['read_runners'] },
+  read_vulnerability: {
+    project: ['access_security_and_compliance', 'read_compliance_framework', 'read_vulnerability', 'read_security_resource', 'create_vulnerability_export'],
+    group: ['create_vulnerability_export', 'read_group_security_dashboard', 'read_security_resource', 'read_vulnerability', 'read_vulnerability_statistics'],
+  },
+  remove_group: { group: ['remove_group'], subgroupsOnly: true },
+  remove_project: { project: ['remove_project'] },
+} as const satisfies Record<string, CustomGrant>;
+
+export type CustomPermission = keyof typeof CUSTOM_ROLE_ABILITIES;
+/** Every permission flag of a custom role, in API order. */
+export const CUSTOM_PERMISSIONS = Object.keys(CUSTOM_ROLE_ABILITIES).sort() as CustomPermission[];
+
+/** The abilities the flags grant on the subject (custom roles are an Ultimate feature). */
+function customAbilitiesOf(ctx: Ctx, subject: Subject, namespace: NamespaceRow, flags: ReadonlySet<string>): ReadonlySet<string> {
+  const out = new Set<string>();
+  if (flags.size === 0 || !tierAtLeast(ctx.config.tier, 'ultimate')) return out;
+  for (const flag of flags) {
+    const grant: CustomGrant | undefined = (CUSTOM_ROLE_ABILITIES as Record<string, CustomGrant>)[flag];
+    if (!grant) continue;
+    if (subject.kind === 'project') for (const a of grant.project ?? []) out.add(a);
+    else if (!grant.subgroupsOnly || namespace.parent_id !== null) for (const a of grant.group ?? []) out.add(a);
+  }
+  return out;
+}
 
 /** Namespace ids from the root down to `traversal`'s namespace. */
 export function traversalIds(traversal: string): number[] {
@@ -144,12 +279,12 @@ export async function namespaceOf(ctx: Ctx, id: number): Promise<NamespaceRow> {
  */
 const selectMemberLevels = preparedQuery((db, userId: number, today: string, projectId: number, traversal: string) => ({
   compile: () =>
-    sql<{ source_kind: string; level: number }>`
-      select source_kind, max(access_level) as level from members
-      where user_id = ${userId} and (expires_at is null or expires_at > ${today})
-        and ((source_kind = 'project' and source_id = ${projectId})
-          or (source_kind = 'namespace' and ${traversal} like '%/' || source_id || '/%'))
-      group by source_kind`.compile(db),
+    sql<{ source_kind: string; level: number; permissions: string | null }>`
+      select m.source_kind, m.access_level as level, r.permissions from members m
+      left join member_roles r on r.id = m.member_role_id
+      where m.user_id = ${userId} and (m.expires_at is null or m.expires_at > ${today})
+        and ((m.source_kind = 'project' and m.source_id = ${projectId})
+          or (m.source_kind = 'namespace' and ${traversal} like '%/' || m.source_id || '/%'))`.compile(db),
 }));
 
 export interface MemberLevels {
@@ -159,12 +294,21 @@ export interface MemberLevels {
   group: number;
   /** The effective level: the larger of both, Owner for a personal namespace's owner. */
   effective: number;
+  /** Permission flags of the custom roles on these memberships. */
+  permissions: ReadonlySet<string>;
+  /** Abilities those flags add on the subject (none below Ultimate). */
+  customAbilities: ReadonlySet<string>;
 }
 
-/** The actor's membership levels on the subject (cached per request). */
+const NO_LEVELS: MemberLevels = { direct: NO_ACCESS, group: NO_ACCESS, effective: NO_ACCESS, permissions: new Set(), customAbilities: new Set() };
+
+/**
+ * The actor's membership levels on the subject and the custom role flags of those
+ * memberships, in one query (cached per request).
+ */
 export async function memberLevels(ctx: Ctx, subject: Subject): Promise<MemberLevels> {
   const user = ctx.actor.user;
-  if (!user) return { direct: NO_ACCESS, group: NO_ACCESS, effective: NO_ACCESS };
+  if (!user) return NO_LEVELS;
   const key = subject.kind === 'project' ? `lvl:p:${subject.project.id}` : `lvl:g:${subject.group.id}`;
   const cached = ctx.cache.get(key) as MemberLevels | undefined;
   if (cached) return cached;
@@ -172,13 +316,17 @@ export async function memberLevels(ctx: Ctx, subject: Subject): Promise<MemberLe
   const namespace = subject.kind === 'project' ? await namespaceOf(ctx, subject.project.namespace_id) : subject.group;
   const traversal = namespace.kind === 'group' ? namespace.traversal : '';
   const rows = await selectMemberLevels(ctx.db, user.id, today, subject.kind === 'project' ? subject.project.id : 0, traversal);
-  const levels: MemberLevels = { direct: NO_ACCESS, group: NO_ACCESS, effective: NO_ACCESS };
+  let direct = NO_ACCESS;
+  let group = NO_ACCESS;
+  const permissions = new Set<string>();
   for (const r of rows) {
-    if (r.source_kind === 'project') levels.direct = Number(r.level);
-    else levels.group = Number(r.level);
+    if (r.source_kind === 'project') direct = Math.max(direct, Number(r.level));
+    else group = Math.max(group, Number(r.level));
+    if (r.permissions) for (const flag of JSON.parse(r.permissions) as string[]) permissions.add(flag);
   }
-  levels.effective = Math.max(levels.direct, levels.group);
-  if (subject.kind === 'project' && namespace.kind === 'user' && namespace.owner_id === user.id) levels.effective = OWNER;
+  let effective = Math.max(direct, group);
+  if (subject.kind === 'project' && namespace.kind === 'user' && namespace.owner_id === user.id) effective = OWNER;
+  const levels: MemberLevels = { direct, group, effective, permissions, customAbilities: customAbilitiesOf(ctx, subject, namespace, permissions) };
   ctx.cache.set(key, levels);
   return levels;
 }
@@ -267,8 +415,10 @@ export async function can(ctx: Ctx, ability: Ability, subject: Subject): Promise
   if (!(await canRead(ctx, subject))) return false;
   if (rule === 'read') return true;
   if (ctx.actor.isAdmin) return true;
-  const level = await accessLevel(ctx, subject);
-  return typeof rule === 'number' ? level >= rule : rule(ctx, subject, level);
+  const levels = await memberLevels(ctx, subject);
+  if (typeof rule === 'number' ? levels.effective >= rule : rule(ctx, subject, levels.effective)) return true;
+  // a custom role adds abilities to its base level
+  return levels.customAbilities.has(ability);
 }
 
 function notFoundName(subject: Subject): string {

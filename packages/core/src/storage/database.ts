@@ -19,6 +19,7 @@ import type {
   ProtectedBranchAccessLevelTable,
   ProtectedBranchTable,
   RepositoryBlobTable,
+  RepositoryCommitChangeTable,
   RepositoryCommitParentTable,
   RepositoryCommitTable,
   RepositoryFileTable,
@@ -43,6 +44,38 @@ import type {
 import type { JobTokenGroupLinkTable, JobTokenProjectLinkTable, JobTokenSettingsTable } from '../domains/job-token-scope/job-token-scope.table.js';
 import type { ApplicationSettingTable } from '../domains/application-settings/application-settings.js';
 import type { ReleaseLinkTable, ReleaseMilestoneTable, ReleaseTable } from '../domains/releases/release.table.js';
+import type {
+  ApprovalRuleGroupTable,
+  ApprovalRuleProtectedBranchTable,
+  ApprovalRuleTable,
+  ApprovalRuleUserTable,
+  MergeRequestApprovalSyncTable,
+  MergeRequestApprovalTable,
+  ProjectApprovalSettingsTable,
+} from '../domains/approvals/approvals.table.js';
+import type { UserPasswordTable } from '../domains/accounts/passwords.js';
+import type {
+  ErrorTrackingClientKeyTable,
+  ErrorTrackingErrorFrequencyTable,
+  ErrorTrackingErrorTable,
+  ErrorTrackingErrorUserTable,
+  ErrorTrackingEventTable,
+  ErrorTrackingSessionAggregateTable,
+  ErrorTrackingSessionTable,
+  ErrorTrackingSettingTable,
+} from '../domains/error-tracking/error-tracking.table.js';
+import type { MemberRoleTable } from '../domains/member-roles/member-role.table.js';
+import type { NamespacePackageSettingTable, PackageFileTable, PackageSymbolTable, PackageTable } from '../domains/packages/packages.table.js';
+import type {
+  DeploymentApprovalTable,
+  DeploymentMergeRequestTable,
+  DeploymentTable,
+  DoraDailyMetricsTable,
+  EnvironmentTable,
+  ProtectedEnvironmentApprovalRuleTable,
+  ProtectedEnvironmentDeployAccessLevelTable,
+  ProtectedEnvironmentTable,
+} from '../domains/delivery/delivery.table.js';
 
 export interface Database {
   users: UserTable;
@@ -50,6 +83,7 @@ export interface Database {
   projects: ProjectTable;
   redirect_routes: RedirectRouteTable;
   members: MemberTable;
+  member_roles: MemberRoleTable;
   access_tokens: AccessTokenTable;
   queue_jobs: QueueJobTable;
   internal_ids: InternalIdTable;
@@ -71,6 +105,7 @@ export interface Database {
   epics: EpicTable;
   repository_commits: RepositoryCommitTable;
   repository_commit_parents: RepositoryCommitParentTable;
+  repository_commit_changes: RepositoryCommitChangeTable;
   repository_refs: RepositoryRefTable;
   repository_blobs: RepositoryBlobTable;
   repository_files: RepositoryFileTable;
@@ -95,4 +130,32 @@ export interface Database {
   ci_job_token_project_links: JobTokenProjectLinkTable;
   ci_job_token_group_links: JobTokenGroupLinkTable;
   application_settings: ApplicationSettingTable;
+  project_approval_settings: ProjectApprovalSettingsTable;
+  approval_rules: ApprovalRuleTable;
+  approval_rule_users: ApprovalRuleUserTable;
+  approval_rule_groups: ApprovalRuleGroupTable;
+  approval_rule_protected_branches: ApprovalRuleProtectedBranchTable;
+  merge_request_approvals: MergeRequestApprovalTable;
+  merge_request_approval_syncs: MergeRequestApprovalSyncTable;
+  user_passwords: UserPasswordTable;
+  error_tracking_settings: ErrorTrackingSettingTable;
+  error_tracking_client_keys: ErrorTrackingClientKeyTable;
+  error_tracking_errors: ErrorTrackingErrorTable;
+  error_tracking_error_events: ErrorTrackingEventTable;
+  error_tracking_error_users: ErrorTrackingErrorUserTable;
+  error_tracking_error_frequency: ErrorTrackingErrorFrequencyTable;
+  error_tracking_sessions: ErrorTrackingSessionTable;
+  error_tracking_session_aggregates: ErrorTrackingSessionAggregateTable;
+  packages: PackageTable;
+  package_files: PackageFileTable;
+  package_symbols: PackageSymbolTable;
+  namespace_package_settings: NamespacePackageSettingTable;
+  environments: EnvironmentTable;
+  deployments: DeploymentTable;
+  deployment_merge_requests: DeploymentMergeRequestTable;
+  deployment_approvals: DeploymentApprovalTable;
+  protected_environments: ProtectedEnvironmentTable;
+  protected_environment_deploy_access_levels: ProtectedEnvironmentDeployAccessLevelTable;
+  protected_environment_approval_rules: ProtectedEnvironmentApprovalRuleTable;
+  dora_daily_metrics: DoraDailyMetricsTable;
 }

@@ -7,6 +7,7 @@ import type { Insertable, Kysely } from 'kysely';
 import type { CiArtifactEntryTable } from '../ci/ci.table.js';
 import type { Database } from '../../storage/database.js';
 import type { BlobStore } from '../../storage/blobs.js';
+import { scheduleExpiryOf } from './expiry.js';
 import { parentDirectories, readZipIndex, splitEntryPath } from './zip.js';
 
 const BATCH = 500;
@@ -20,7 +21,10 @@ export async function checkZipArchive(blobs: BlobStore, key: string, size: numbe
 
 type EntryRow = Insertable<CiArtifactEntryTable>;
 
-/** Writes the index rows of an archive (call inside the transaction that records the artifact). */
+/**
+ * Writes the index rows of an archive (call inside the transaction that records the
+ * artifact), and schedules the artifact's expiry in the same transaction.
+ */
 export async function insertArchiveIndex(trx: Kysely<Database>, artifactId: number, blobs: BlobStore, key: string, size: number): Promise<number> {
   let batch: EntryRow[] = [];
   let count = 0;
@@ -70,5 +74,6 @@ export async function insertArchiveIndex(trx: Kysely<Database>, artifactId: numb
     if (batch.length >= BATCH) await flush();
   }
   await flush();
+  await scheduleExpiryOf(trx, blobs, artifactId);
   return count;
 }

@@ -8,6 +8,7 @@ import { Readable, PassThrough } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 import yauzl from 'yauzl';
 import type { BlobStore } from '../../storage/blobs.js';
+import { readBlob } from './blob-read.js';
 
 export interface ZipEntryInfo {
   /** Relative path; directories end in '/'. */
@@ -38,7 +39,7 @@ class BlobRangeReader extends yauzl.RandomAccessReader {
   }
   override _readStreamForRange(start: number, end: number): Readable {
     if (end <= start) return Readable.from([]);
-    return this.blobs.read(this.key, { start, end: end - 1 });
+    return readBlob(this.blobs, this.key, { start, end: end - 1 });
   }
 }
 
@@ -63,6 +64,14 @@ export function unsafeEntryPath(path: string): string | null {
   return null;
 }
 
+/** yauzl's own file name checks (it runs them before we see the entry), in our words. */
+function entryNameError(message: string): ZipRejectedError | null {
+  const m = /^(absolute path|invalid relative path|invalid characters in fileName): ([\s\S]*)$/.exec(message);
+  if (!m) return null;
+  const name = m[2]!;
+  return new ZipRejectedError(`invalid zip entry ${JSON.stringify(name)}: ${unsafeEntryPath(name) ?? 'the name is not allowed'}`);
+}
+
 /**
  * Every entry of the archive, checked: a corrupt or truncated zip, an unsafe path, a symlink,
  * an encrypted entry or an unknown compression method rejects the whole archive.
@@ -76,7 +85,7 @@ export async function* readZipIndex(blobs: BlobStore, key: string, size: number)
       try {
         next = await entries.next();
       } catch (err) {
-        throw new ZipRejectedError(`invalid zip archive: ${(err as Error).message}`);
+        throw entryNameError((err as Error).message) ?? new ZipRejectedError(`invalid zip archive: ${(err as Error).message}`);
       }
       if (next.done) break;
       const e = next.value;
@@ -110,7 +119,7 @@ export async function* readZipIndex(blobs: BlobStore, key: string, size: number)
 
 async function readRange(blobs: BlobStore, key: string, start: number, length: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const chunk of blobs.read(key, { start, end: start + length - 1 })) chunks.push(chunk as Buffer);
+  for await (const chunk of readBlob(blobs, key, { start, end: start + length - 1 })) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
 }
 
@@ -124,7 +133,7 @@ export async function openZipEntry(
   if (header.length < 30 || header.readUInt32LE(0) !== 0x04034b50) throw new ZipRejectedError('invalid zip archive: bad local header');
   const dataStart = entry.local_header_offset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
   if (entry.compressed_size === 0) return Readable.from([]);
-  const raw = blobs.read(key, { start: dataStart, end: dataStart + entry.compressed_size - 1 });
+  const raw = readBlob(blobs, key, { start: dataStart, end: dataStart + entry.compressed_size - 1 });
   if (entry.compression_method === 0) return raw;
   const out = new PassThrough();
   const inflate = createInflateRaw();

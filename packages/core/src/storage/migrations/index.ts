@@ -5,7 +5,14 @@ import * as m003 from './003-planning.js';
 import * as m004 from './004-repository-releases.js';
 import * as m005 from './005-ci.js';
 import * as m006a from './006-artifact-entries.js';
+import * as m006r from './006-repository-changes.js';
 import * as m007 from './007-job-token-scope.js';
+import * as m008 from './008-approvals.js';
+import * as m009 from './009-error-tracking.js';
+import * as m010ci from './010-ci-sizes.js';
+import * as m010p from './010-packages.js';
+import * as m011mr from './011-member-roles.js';
+import * as m012d from './012-delivery.js';
 
 /** Every migration, in order. Names sort lexically. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -15,14 +22,24 @@ const MIGRATIONS: Record<string, Migration> = {
   '004-repository-releases': m004,
   '005-ci': m005,
   '006-artifact-entries': m006a,
+  '006-repository-changes': m006r,
   '007-job-token-scope': m007,
+  '008-approvals': m008,
+  '009-error-tracking': m009,
+  '010-ci-sizes': m010ci,
+  '010-packages': m010p,
+  '011-member-roles': m011mr,
+  '012-delivery': m012d,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Brings the schema up to date; runs on every start (a lock keeps concurrent starts safe). */
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'forgelet_migrations', migrationLockTableName: 'forgelet_migration_lock' });
+  const migrator = new Migrator({ db, provider, migrationTableName: 'forgelet_migrations', migrationLockTableName: 'forgelet_migration_lock',
+    // Areas landed in parallel, so numbers interleave (two 006s, two 010s); each runs once whatever the order.
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');

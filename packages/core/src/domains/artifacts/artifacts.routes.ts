@@ -1,0 +1,55 @@
+import { accepted, noContent, ok, paged, route, type Reply, type Route } from '../../kernel/route.js';
+import { ArtifactsByRefInput, ArtifactTreeInput, JobArtifactFileInput, JobArtifactsInput, ProjectArtifactsInput } from './artifacts.schema.js';
+import { deleteJobArtifacts, deleteProjectArtifacts, keepJobArtifacts } from './manage-artifacts.js';
+import { artifactsByRef, downloadJobArtifactFile, downloadJobArtifacts, listArtifactTree, type ArtifactDownload, type ArtifactFile } from './read-artifacts.js';
+
+/** An archive: application/octet-stream, attachment, streamed with its length. */
+export function archiveReply(file: ArtifactDownload): Reply {
+  const name = file.filename.replace(/["\\\r\n]/g, '_');
+  return {
+    kind: 'stream',
+    status: 200,
+    body: file.body,
+    size: file.size,
+    contentType: 'application/octet-stream',
+    headers: { 'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(file.filename)}` },
+  };
+}
+
+function fileReply(file: ArtifactFile): Reply {
+  return { kind: 'stream', status: 200, body: file.body, size: file.size, contentType: file.contentType, headers: { 'Content-Disposition': file.disposition } };
+}
+
+const tag = 'job_artifacts';
+
+/** Reads accept CI job tokens (JOB-TOKEN header or `job_token` query), subject to the job token scope. */
+export const artifactsRoutes: Route[] = [
+  route('GET', '/projects/:id/jobs/:job_id/artifacts', { auth: 'optional', jobToken: true, params: JobArtifactsInput, tag, summary: 'Download the artifacts archive of a job' },
+    async (ctx, input) => archiveReply(await downloadJobArtifacts(ctx, input))),
+  route('GET', '/projects/:id/jobs/:job_id/artifacts/tree', { auth: 'optional', jobToken: true, params: ArtifactTreeInput, tag, summary: 'List the files and directories of a job\'s archive (`path`, `recursive`)' },
+    async (ctx, input) => paged(await listArtifactTree(ctx, input))),
+  route('GET', '/projects/:id/jobs/:job_id/artifacts/*artifact_path', { auth: 'optional', jobToken: true, params: JobArtifactFileInput, tag, summary: 'Download one file of a job\'s archive' },
+    async (ctx, input) => fileReply(await downloadJobArtifactFile(ctx, input))),
+  route('GET', '/projects/:id/jobs/artifacts/*ref_path', {
+    auth: 'optional',
+    jobToken: true,
+    params: ArtifactsByRefInput,
+    tag,
+    summary: 'By ref: `<ref_name>/download?job=` (the archive) or `<ref_name>/raw/<artifact_path>?job=` (one file) of the latest successful pipeline',
+  }, async (ctx, input, req) => {
+    const result = await artifactsByRef(ctx, input, req.path);
+    return result.kind === 'download' ? archiveReply(result.file) : fileReply(result.file);
+  }),
+  route('POST', '/projects/:id/jobs/:job_id/artifacts/keep', { auth: 'required', params: JobArtifactsInput, tag, summary: 'Keep the artifacts of a job from expiring (Developer)' },
+    async (ctx, input) => ok(await keepJobArtifacts(ctx, input))),
+  route('DELETE', '/projects/:id/jobs/:job_id/artifacts', { auth: 'required', params: JobArtifactsInput, tag, summary: 'Delete the artifacts of a job, not its log (Maintainer)' },
+    async (ctx, input) => {
+      await deleteJobArtifacts(ctx, input);
+      return noContent();
+    }),
+  route('DELETE', '/projects/:id/artifacts', { auth: 'required', params: ProjectArtifactsInput, tag, summary: 'Expire every deletable artifact of the project now; the worker removes them (Maintainer)' },
+    async (ctx, input) => {
+      await deleteProjectArtifacts(ctx, input);
+      return accepted();
+    }),
+];

@@ -1,0 +1,39 @@
+/** Parameters of the job artifacts endpoints, as GitLab's lib/api/ci/job_artifacts.rb declares them. */
+import { paginationParams } from '../../kernel/pagination.js';
+import { p, params, type InferShape } from '../../kernel/params.js';
+
+/** Declared for the API description; the server takes the credential itself from the query. */
+const jobToken = { job_token: p.string().optional().describe('CI/CD job token (the JOB-TOKEN header works too)') };
+
+export const JobArtifactsInput = params({ id: p.string(), job_id: p.integer(), ...jobToken });
+export type JobArtifactsInput = InferShape<typeof JobArtifactsInput.shape>;
+
+export const JobArtifactFileInput = params({ id: p.string(), job_id: p.integer(), artifact_path: p.string(), ...jobToken });
+export type JobArtifactFileInput = InferShape<typeof JobArtifactFileInput.shape>;
+
+export const ArtifactTreeInput = params({
+  id: p.string(),
+  job_id: p.integer(),
+  path: p.string().default('').describe('Directory to list (default: the root)'),
+  recursive: p.boolean().default(false),
+  ...jobToken,
+  ...paginationParams,
+});
+export type ArtifactTreeInput = InferShape<typeof ArtifactTreeInput.shape>;
+
+/**
+ * `GET /projects/:id/jobs/artifacts/<ref_name>/download` and `…/<ref_name>/raw/<artifact_path>`:
+ * the ref and the path may hold slashes, raw or %2F-encoded, so one greedy route takes the
+ * rest of the path (`ref_path`) and the handler splits it.
+ */
+export const ArtifactsByRefInput = params({
+  id: p.string(),
+  ref_path: p.string(),
+  job: p.string(),
+  search_recent_successful_pipelines: p.boolean().default(false),
+  ...jobToken,
+});
+export type ArtifactsByRefInput = InferShape<typeof ArtifactsByRefInput.shape>;
+
+export const ProjectArtifactsInput = params({ id: p.string() });
+export type ProjectArtifactsInput = InferShape<typeof ProjectArtifactsInput.shape>;
