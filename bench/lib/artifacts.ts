@@ -1,14 +1,15 @@
 /**
  * The `artifacts` case: a 2 GB job artifacts archive (BENCH_ARTIFACT_MB) generated while it
  * is uploaded — yazl, store-only entries, zip64 records — through the runner API into a
- * Forgelet child (bench/artifacts-child.mjs, the built packages when present), then the reads
- * a user makes of it: the tree (first page, every page recursively, one directory), small
- * files, and the 1 GB file by job and by ref, each streamed to the end. The server's RSS is
- * sampled every 20 ms during the reads, and its peak (VmHWM, reset after the upload through
- * /proc/<pid>/clear_refs) read at the end: the budget is 100 MB. The upload's peak, the
- * archive download's and the child's process.memoryUsage() are reported alongside.
+ * Forgelet child (bench/artifacts-child.mjs, the built packages when present). A second child
+ * on the same data, left idle first, then serves the reads a user makes of it: the tree (first
+ * page, every page recursively, one directory), small files, and the 1 GB file by job and by
+ * ref, each streamed to the end. Its RSS is sampled every 20 ms during the reads and its peak
+ * (VmHWM, reset through /proc/<pid>/clear_refs just before) read at the end: the budget is
+ * 100 MB. The uploading process's RSS, the archive download's and both children's
+ * process.memoryUsage() are reported alongside.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -16,7 +17,6 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import yazl from 'yazl';
 import { BENCH_DIR, memoryOf, ROOT, sleep, spawnLines, stopChild, tsxArgs, type LineChild, type Mem } from './proc.js';
-import { existsSync } from 'node:fs';
 
 export interface ArtifactsOptions {
   work: string;
