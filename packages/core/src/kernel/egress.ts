@@ -10,6 +10,8 @@ import { Agent, fetch as undiciFetch, type RequestInit, type Response } from 'un
 
 export interface Egress {
   fetch(url: string, init?: RequestInit): Promise<Response>;
+  /** True when loopback and private targets are allowed (tests, local setups). */
+  readonly allowLocal?: boolean;
 }
 
 export class EgressRefusedError extends Error {
@@ -61,6 +63,7 @@ export function createEgress(options: { allowLocal: boolean; timeoutMs?: number 
     bodyTimeout: options.timeoutMs ?? 10_000,
   });
   return {
+    allowLocal: options.allowLocal,
     async fetch(url, init = {}) {
       const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
       if (!options.allowLocal && isIP(host) && isNonPublicAddress(host)) throw new EgressRefusedError(host);

@@ -117,6 +117,8 @@ const PROJECT_RULES = {
   update_deployment: DEVELOPER,
   destroy_deployment: MAINTAINER,
   read_dora4_analytics: REPORTER,
+  // agent flows (GitLab's duo_workflow ability)
+  create_agent_flow: DEVELOPER,
 } satisfies Record<string, Rule>;
 
 const GROUP_RULES = {
@@ -152,6 +154,8 @@ const GROUP_RULES = {
   // delivery: group-level protected environments (Premium, checked in the domain); DORA analytics (Ultimate)
   admin_protected_environments: MAINTAINER,
   read_dora4_analytics: REPORTER,
+  // agent flows on a namespace
+  create_agent_flow: DEVELOPER,
 } satisfies Record<string, Rule>;
 
 export type ProjectAbility = keyof typeof PROJECT_RULES;

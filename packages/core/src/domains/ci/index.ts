@@ -15,6 +15,7 @@ export { parseCiConfig, DEFAULT_STAGES, type CiConfig, type CiConfigResult, type
 export { parseDuration, expiryFrom } from './durations.js';
 export { compositeStatus, nextStatusOf, AVAILABLE_STATUSES, COMPLETED_STATUSES, type CiStatus } from './status.js';
 export { processPipeline } from './process-pipeline.js';
+export { createWorkloadIn, type WorkloadInput } from './workload.js';
 export { resolveJobToken } from './job-token.js';
 export { projectRunnersToken, runnerByToken } from './runners.js';
 export { readTrace, archiveOf } from './jobs.js';

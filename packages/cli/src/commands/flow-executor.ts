@@ -1,0 +1,292 @@
+/**
+ * `forgelet flow-executor`: the reference executor of agent flows. It takes flow workloads
+ * (CI jobs of pipelines with source `duo_workflow`) through the runner API, runs the agent
+ * program with the goal on stdin and the job variables in its environment, saves every line the
+ * program prints as an `ai` message checkpoint (the first checkpoint holds the human goal), and
+ * finishes the flow when the program exits 0, or fails it (status event `drop`) otherwise. The
+ * flow API is called with the flow's own token (`GITLAB_OAUTH_TOKEN`), limited to its privileges.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Command } from 'commander';
+import { request } from 'undici';
+import pkg from '../../package.json' with { type: 'json' };
+import { CliError, UsageError } from '../errors.js';
+import { writeJson, type CliIo } from '../io.js';
+import { parseHttpUrl, pick } from '../options.js';
+import { DEFAULT_URL } from '../remote.js';
+import type { JobPayload } from '../runner/types.js';
+
+interface FlowExecutorFlags {
+  url?: string;
+  token?: string;
+  command?: string;
+  once?: boolean;
+  pollInterval?: string;
+  json?: boolean;
+}
+
+export interface FlowOutcome {
+  flow: number | null;
+  job: number;
+  status: 'finished' | 'failed' | 'skipped';
+  exit_code: number | null;
+  messages: number;
+}
+
+export function registerFlowExecutorCommand(program: Command, io: CliIo): void {
+  program
+    .command('flow-executor')
+    .description('run agent flow workloads from a server: the agent program gets the goal on stdin, each printed line becomes an ai message')
+    .option('--url <url>', `server URL (env FORGELET_URL, default ${DEFAULT_URL})`)
+    .option('--token <token>', 'the runner authentication token, glrt-… (env FORGELET_RUNNER_TOKEN)')
+    .option('--command <program>', 'the agent program, run with sh -c (env FORGELET_FLOW_COMMAND)')
+    .option('--once', 'run flows until none is pending, then exit')
+    .option('--poll-interval <seconds>', 'seconds between job requests when idle', '3')
+    .option('--json', 'print one JSON line per flow')
+    .action((flags: FlowExecutorFlags) => flowExecutorCommand(flags, io));
+}
+
+interface JobVariable {
+  key: string;
+  value: string;
+}
+
+class FlowApi {
+  constructor(
+    readonly base: string,
+    readonly userAgent: string,
+  ) {}
+
+  async call(method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, token: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
+    const url = `${this.base}/api/v4${path}`;
+    let res;
+    try {
+      res = await request(url, {
+        method,
+        headers: {
+          'user-agent': this.userAgent,
+          ...(token ? { 'private-token': token } : {}),
+          ...(body !== undefined ? { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' } : {}),
+          ...headers,
+        },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+    } catch (err) {
+      throw new CliError(`cannot reach Forgelet at ${this.base}: ${(err as Error).message}`);
+    }
+    const text = await res.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON
+    }
+    return { status: res.statusCode, body: parsed, text };
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** `POST /jobs/request`: a job, or null. */
+async function requestJob(api: FlowApi, token: string): Promise<JobPayload | null> {
+  const r = await api.call('POST', '/jobs/request', null, {
+    token,
+    info: { name: 'forgelet-flow-executor', version: pkg.version, executor: 'flow', platform: process.platform, architecture: process.arch, features: {} },
+  });
+  if (r.status === 201) return r.body as JobPayload;
+  if (r.status === 204 || r.status === 409) return null;
+  if (r.status === 401 || r.status === 403) throw new CliError(`the runner token was refused (${r.status}): check --token (a glrt- runner authentication token)`);
+  throw new CliError(`POST /jobs/request answered ${r.status}: ${r.text.slice(0, 200)}`);
+}
+
+async function finishJob(api: FlowApi, job: JobPayload, log: string, state: 'success' | 'failed', extra: Record<string, unknown> = {}): Promise<void> {
+  if (log) await api.call('PATCH', `/jobs/${job.id}/trace`, null, log, { 'job-token': job.token, 'content-range': `0-${Buffer.byteLength(log)}` });
+  await api.call('PUT', `/jobs/${job.id}`, null, { token: job.token, state, ...extra });
+}
+
+const stamp = () => new Date().toISOString();
+
+/** Runs one flow workload to its end. */
+async function runFlow(api: FlowApi, job: JobPayload, command: string, abort: AbortSignal): Promise<FlowOutcome> {
+  const vars = (job.variables ?? []) as JobVariable[];
+  const get = (key: string) => vars.find((v) => v.key === key)?.value;
+  const flowId = Number(get('DUO_WORKFLOW_WORKFLOW_ID'));
+  const flowToken = get('GITLAB_OAUTH_TOKEN');
+  if (!Number.isInteger(flowId) || !flowToken) {
+    await finishJob(api, job, 'forgelet flow-executor: not an agent flow workload (no DUO_WORKFLOW_WORKFLOW_ID)\n', 'failed', { failure_reason: 'runner_unsupported' });
+    return { flow: null, job: job.id, status: 'skipped', exit_code: null, messages: 0 };
+  }
+  const goal = get('DUO_WORKFLOW_GOAL') ?? '';
+  const flowPath = `/ai/agent_workflows/workflows/${flowId}`;
+  const current = await api.call('GET', flowPath, flowToken);
+  if (current.status !== 200) {
+    await finishJob(api, job, `forgelet flow-executor: flow ${flowId} is not readable (${current.status})\n`, 'failed', { failure_reason: 'api_failure' });
+    return { flow: flowId, job: job.id, status: 'failed', exit_code: null, messages: 0 };
+  }
+  if (current.body.status === 'created') await api.call('PATCH', flowPath, flowToken, { status_event: 'start' });
+
+  // The chat log grows by one entry per checkpoint; each checkpoint carries the whole log.
+  const chatLog: Record<string, unknown>[] = [];
+  let parent: string | undefined;
+  let seq = 0;
+  let chain: Promise<void> = Promise.resolve();
+  const checkpoint = (entry: Record<string, unknown>) => {
+    chatLog.push(entry);
+    const log = [...chatLog];
+    chain = chain.then(async () => {
+      seq += 1;
+      const threadTs = `${stamp()}#${String(seq).padStart(6, '0')}`;
+      const r = await api.call('POST', `${flowPath}/checkpoints`, flowToken, {
+        thread_ts: threadTs,
+        ...(parent ? { parent_ts: parent } : {}),
+        checkpoint: { v: 1, ts: stamp(), channel_values: { status: 'Execution', ui_chat_log: log } },
+        metadata: { source: 'loop', step: seq, writes: null },
+      });
+      if (r.status !== 201) throw new CliError(`saving a checkpoint of flow ${flowId} failed (${r.status}): ${r.text.slice(0, 200)}`);
+      parent = threadTs;
+    });
+  };
+  checkpoint({ message_type: 'human', content: goal, status: 'success', timestamp: stamp(), correlation_id: null, tool_info: null });
+
+  const workDir = await mkdtemp(path.join(tmpdir(), 'forgelet-flow-'));
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const v of vars) env[v.key] = v.value;
+  let logText = `$ ${command}\n`;
+  let messages = 0;
+  const exitCode = await new Promise<number>((resolve) => {
+    const child = spawn('sh', ['-c', command], { cwd: workDir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const onAbort = () => child.kill('SIGTERM');
+    abort.addEventListener('abort', onAbort, { once: true });
+    child.stdin.on('error', () => {});
+    child.stdin.end(goal);
+    const lines = createInterface({ input: child.stdout });
+    lines.on('line', (line) => {
+      logText += `${line}\n`;
+      if (line.trim() === '') return;
+      messages += 1;
+      checkpoint({ message_type: 'ai', content: line, status: 'success', timestamp: stamp(), correlation_id: null, tool_info: null });
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (logText += d));
+    let closedOut = false;
+    let exited: number | null = null;
+    const settle = () => {
+      if (closedOut && exited !== null) {
+        abort.removeEventListener('abort', onAbort);
+        resolve(exited);
+      }
+    };
+    lines.on('close', () => {
+      closedOut = true;
+      settle();
+    });
+    child.on('error', (err) => {
+      logText += `${err.message}\n`;
+      exited = 127;
+      closedOut = true;
+      settle();
+    });
+    child.on('close', (code, signal) => {
+      exited = code ?? (signal ? 128 : 1);
+      settle();
+    });
+  });
+  await rm(workDir, { recursive: true, force: true });
+  let checkpointError: Error | null = null;
+  await chain.catch((err: Error) => {
+    checkpointError = err;
+  });
+  const ok = exitCode === 0 && checkpointError === null;
+  if (checkpointError) logText += `${(checkpointError as Error).message}\n`;
+  await api.call('PATCH', flowPath, flowToken, { status_event: ok ? 'finish' : 'drop' });
+  await finishJob(api, job, logText, ok ? 'success' : 'failed', ok ? {} : { failure_reason: 'script_failure', exit_code: exitCode });
+  return { flow: flowId, job: job.id, status: ok ? 'finished' : 'failed', exit_code: exitCode, messages };
+}
+
+export interface FlowExecutorOptions {
+  url: string;
+  token: string;
+  command: string;
+  once: boolean;
+  pollIntervalMs: number;
+  stop: AbortSignal;
+  abort: AbortSignal;
+  onFlow?: (outcome: FlowOutcome) => void;
+}
+
+/** Takes and runs flow workloads; with `once`, until none is pending. */
+export async function runFlowExecutor(options: FlowExecutorOptions): Promise<FlowOutcome[]> {
+  const api = new FlowApi(options.url.replace(/\/+$/, ''), `forgelet-flow-executor ${pkg.version} (${process.platform}/${process.arch}; node ${process.version})`);
+  const outcomes: FlowOutcome[] = [];
+  while (!options.stop.aborted) {
+    const job = await requestJob(api, options.token);
+    if (!job) {
+      if (options.once) break;
+      await sleep(options.pollIntervalMs, options.stop);
+      continue;
+    }
+    const outcome = await runFlow(api, job, options.command, options.abort);
+    outcomes.push(outcome);
+    options.onFlow?.(outcome);
+  }
+  return outcomes;
+}
+
+export function describeFlowOutcome(o: FlowOutcome): string {
+  if (o.status === 'skipped') return `job ${o.job} skipped: not an agent flow workload`;
+  const tail = o.status === 'failed' && o.exit_code !== null ? ` (exit code ${o.exit_code})` : '';
+  return `flow ${o.flow} (job ${o.job}) ${o.status}${tail}, ${o.messages} message${o.messages === 1 ? '' : 's'}`;
+}
+
+async function flowExecutorCommand(flags: FlowExecutorFlags, io: CliIo): Promise<void> {
+  const urlPick = pick(flags.url, io.env, 'FORGELET_URL');
+  const url = parseHttpUrl(urlPick?.value ?? DEFAULT_URL, urlPick?.from ?? 'flag', '--url');
+  const token = pick(flags.token, io.env, 'FORGELET_RUNNER_TOKEN')?.value;
+  if (!token) throw new UsageError('a runner token is needed: pass --token or set FORGELET_RUNNER_TOKEN (create a runner with POST /user/runners)');
+  const command = pick(flags.command, io.env, 'FORGELET_FLOW_COMMAND')?.value;
+  if (!command || command.trim() === '') throw new UsageError('an agent program is needed: pass --command "<program>" or set FORGELET_FLOW_COMMAND');
+  const interval = Number(flags.pollInterval ?? '3');
+  if (!/^\d+(\.\d+)?$/.test(flags.pollInterval ?? '3') || !(interval > 0) || interval > 3600) {
+    throw new UsageError(`--poll-interval must be a number of seconds above 0 and at most 3600, got "${flags.pollInterval}"`);
+  }
+  const stop = new AbortController();
+  const abort = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stop.signal.aborted) {
+      io.stderr.write(`${signal}: stopping after the current flow (send it again to abort it)\n`);
+      stop.abort();
+    } else abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  if (!flags.once) io.stderr.write(`forgelet flow-executor ${pkg.version}: waiting for agent flows from ${url} (Ctrl-C to stop)\n`);
+  try {
+    await runFlowExecutor({
+      url,
+      token,
+      command,
+      once: flags.once ?? false,
+      pollIntervalMs: interval * 1000,
+      stop: stop.signal,
+      abort: abort.signal,
+      onFlow: (o) => (flags.json ? writeJson(io.stdout, o) : void io.stdout.write(`${describeFlowOutcome(o)}\n`)),
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
