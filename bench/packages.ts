@@ -1,7 +1,8 @@
 /**
  * The package feed benchmark, in bench/run.ts's style (`name: value (target …) PASS|FAIL`):
  *   node --conditions=source --import tsx bench/packages.ts
- * (bench/lib/packages.ts does the work; run.ts can call runPackages the same way.)
+ * or as the `packages` case of `npm run bench` (BENCH_ONLY=packages). bench/lib/packages.ts
+ * does the work (runPackages) and prints the table (reportPackages) for both.
  *
  *  1. search latency over 10,000 package versions (1,000 names × 10): median and p95 of
  *     `GET …/nuget/query` in four shapes, and of a registration index (target: p95 < 100 ms,
@@ -17,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runPackages, type LatencyStat } from './lib/packages.js';
+import { reportPackages, runPackages } from './lib/packages.js';
 
 const num = (v: string | undefined, d: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
 const PUSH_MB = num(process.env.BENCH_PUSH_MB, 50);
@@ -27,7 +28,6 @@ const ROOT_TOKEN = `glpat-bench-${randomBytes(8).toString('hex')}`;
 type Status = 'PASS' | 'FAIL';
 const result = (name: string, value: string, target: string, status: Status) => console.log(`${name}: ${value} (target ${target}) ${status}`);
 const info = (line: string) => console.log(`  ${line}`);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 async function createPgDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const pg = (await import('pg')).default;
@@ -56,23 +56,7 @@ async function main() {
     if (process.env.BENCH_DATABASE_URL) pgdb = await createPgDatabase(process.env.BENCH_DATABASE_URL);
     console.log(`\n== packages. NuGet feed: search over 10,000 package versions; pushes of a ${PUSH_MB} MB package`);
     const r = await runPackages({ work, databaseUrl: pgdb?.url, rootToken: ROOT_TOKEN, pushMb: PUSH_MB, searches: SEARCHES });
-    info(`server (${r.dialect}, ${r.sources ? 'sources under tsx: run npm run build for the built packages' : 'built packages, plain node'}); seeded ${r.seeded} versions in ${r.seedMs.toFixed(0)} ms`);
-    const show = (s: LatencyStat) => info(`${s.name}: median ${s.medianMs.toFixed(1)} ms, p95 ${s.p95Ms.toFixed(1)} ms${s.hits ? ` (totalHits ${s.hits})` : ''}`);
-    r.searches.forEach(show);
-    show(r.registration);
-    for (const e of r.errors) info(`ERROR ${e}`);
-    const worstP95 = Math.max(...r.searches.map((s) => s.p95Ms));
-    const worstMedian = Math.max(...r.searches.map((s) => s.medianMs));
-    const ok = r.errors.length === 0;
-    result(`packages_search_p95_ms_${r.dialect}`, `${worstP95.toFixed(1)} ms (worst shape)`, '< 100 ms', ok && worstP95 < 100 ? 'PASS' : 'FAIL');
-    result(`packages_search_median_ms_${r.dialect}`, `${worstMedian.toFixed(1)} ms (worst shape)`, '< 50 ms', ok && worstMedian < 50 ? 'PASS' : 'FAIL');
-    const mbps = median(r.push.runs);
-    const base = median(r.push.baselineRuns);
-    info(`push: ${(r.push.bytes / 1048576).toFixed(1)} MiB bodies; Forgelet ${r.push.runs.map((x) => x.toFixed(0)).join(', ')} MiB/s; bare baseline ${r.push.baselineRuns.map((x) => x.toFixed(0)).join(', ')} MiB/s`);
-    info(`server RSS: ${r.push.rssBeforeMb.toFixed(1)} MB before the pushes, peak ${r.push.rssPeakMb.toFixed(1)} MB during them, ${r.push.rssAfterMb.toFixed(1)} MB after`);
-    result(`packages_push_${PUSH_MB}mb_ratio_${r.dialect}`, `${(mbps / base).toFixed(2)} (${mbps.toFixed(0)} vs ${base.toFixed(0)} MiB/s)`, '>= 0.30', ok && mbps / base >= 0.3 ? 'PASS' : 'FAIL');
-    const growth = r.push.rssPeakMb - r.push.rssBeforeMb;
-    result(`packages_push_rss_growth_mb_${r.dialect}`, `${growth.toFixed(1)} MB`, '< 40 MB', ok && growth < 40 ? 'PASS' : 'FAIL');
+    reportPackages(r, PUSH_MB, { info, result });
   } catch (err) {
     info(`error: ${(err as Error).stack ?? err}`);
     result('packages', 'error', 'runs', 'FAIL');

@@ -114,6 +114,38 @@ function multipartPackage(sizeMb: number, version: string): { body: Readable; co
   return { body: Readable.from(body()), contentType: `multipart/form-data; boundary=${boundary}`, bytes: () => total };
 }
 
+type Status = 'PASS' | 'FAIL';
+
+/**
+ * Prints the case's table (bench/run.ts and bench/packages.ts alike): the latencies and push
+ * figures as info lines, the four targets as `result` lines.
+ */
+export function reportPackages(
+  r: PackagesResult,
+  pushMb: number,
+  out: { info: (line: string) => void; result: (name: string, value: string, target: string, status: Status) => void },
+): void {
+  const { info, result } = out;
+  const median = (xs: number[]) => percentile(xs, 50);
+  info(`server (${r.dialect}, ${r.sources ? 'sources under tsx: run npm run build for the built packages' : 'built packages, plain node'}); seeded ${r.seeded} versions in ${r.seedMs.toFixed(0)} ms`);
+  const show = (s: LatencyStat) => info(`${s.name}: median ${s.medianMs.toFixed(1)} ms, p95 ${s.p95Ms.toFixed(1)} ms${s.hits ? ` (totalHits ${s.hits})` : ''}`);
+  r.searches.forEach(show);
+  show(r.registration);
+  for (const e of r.errors) info(`ERROR ${e}`);
+  const worstP95 = Math.max(...r.searches.map((s) => s.p95Ms));
+  const worstMedian = Math.max(...r.searches.map((s) => s.medianMs));
+  const ok = r.errors.length === 0;
+  result(`packages_search_p95_ms_${r.dialect}`, `${worstP95.toFixed(1)} ms (worst shape)`, '< 100 ms', ok && worstP95 < 100 ? 'PASS' : 'FAIL');
+  result(`packages_search_median_ms_${r.dialect}`, `${worstMedian.toFixed(1)} ms (worst shape)`, '< 50 ms', ok && worstMedian < 50 ? 'PASS' : 'FAIL');
+  const mbps = median(r.push.runs);
+  const base = median(r.push.baselineRuns);
+  info(`push: ${(r.push.bytes / MiB).toFixed(1)} MiB bodies; Forgelet ${r.push.runs.map((x) => x.toFixed(0)).join(', ')} MiB/s; bare baseline ${r.push.baselineRuns.map((x) => x.toFixed(0)).join(', ')} MiB/s`);
+  info(`server RSS: ${r.push.rssBeforeMb.toFixed(1)} MB before the pushes, peak ${r.push.rssPeakMb.toFixed(1)} MB during them, ${r.push.rssAfterMb.toFixed(1)} MB after`);
+  result(`packages_push_${pushMb}mb_ratio_${r.dialect}`, `${(mbps / base).toFixed(2)} (${mbps.toFixed(0)} vs ${base.toFixed(0)} MiB/s)`, '>= 0.30', ok && mbps / base >= 0.3 ? 'PASS' : 'FAIL');
+  const growth = r.push.rssPeakMb - r.push.rssBeforeMb;
+  result(`packages_push_rss_growth_mb_${r.dialect}`, `${growth.toFixed(1)} MB`, '< 40 MB', ok && growth < 40 ? 'PASS' : 'FAIL');
+}
+
 export async function runPackages(opts: PackagesOptions): Promise<PackagesResult> {
   const dataDir = join(opts.work, 'packages');
   const built = existsSync(join(ROOT, 'packages', 'server', 'dist', 'index.js')) && existsSync(join(ROOT, 'packages', 'core', 'dist', 'index.js'));

@@ -1,11 +1,55 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { fixedClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { expectStatus, snapshotCounts } from './http.js';
 
 const NOW = '2024-06-15T12:00:00.000Z';
+
+/** Every file under the blob store (relative paths). */
+function blobFiles(root: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else out.push(join(dir, e.name).slice(root.length + 1));
+    }
+  };
+  walk(root);
+  return out.sort();
+}
+
+/** The entries of a small zip, read from its central directory (stored or deflated). */
+function unzip(zip: Buffer): Record<string, string> {
+  const eocd = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  assert.ok(eocd >= 0, 'a zip archive');
+  const count = zip.readUInt16LE(eocd + 10);
+  let at = zip.readUInt32LE(eocd + 16);
+  const out: Record<string, string> = {};
+  for (let i = 0; i < count; i++) {
+    const method = zip.readUInt16LE(at + 10);
+    const compressed = zip.readUInt32LE(at + 20);
+    const nameLength = zip.readUInt16LE(at + 28);
+    const skip = nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
+    const name = zip.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+    const local = zip.readUInt32LE(at + 42);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    const data = zip.subarray(start, start + compressed);
+    out[name] = (method === 8 ? inflateRawSync(data) : data).toString('utf8');
+    at += 46 + skip;
+  }
+  return out;
+}
 
 const WORLD = `
 users:
@@ -195,7 +239,11 @@ groups:
         ],
         [
           'projects:\n  - path: p4\n    namespace: acme\n    packages:\n      - name: lib\n',
-          { message: 'projects[0] (acme/p4): packages: not supported yet', entry: 'projects[0] (acme/p4)', status: 400 },
+          { message: 'projects[0] (acme/p4) packages[0] (lib): version is missing', entry: 'projects[0] (acme/p4) packages[0] (lib)', status: 400 },
+        ],
+        [
+          'projects:\n  - path: p5\n    namespace: acme\n    packages:\n      - { name: Lib, version: 1.0.0, package_type: npm }\n',
+          { message: 'projects[0] (acme/p5) packages[0] (Lib 1.0.0): package_type npm is not supported (supported: nuget)', entry: 'projects[0] (acme/p5) packages[0] (Lib 1.0.0)', status: 400 },
         ],
         [
           'groups:\n  - path: g1\n    members:\n      - { user: ghost }\n',
@@ -207,6 +255,100 @@ groups:
         assert.deepEqual([r.status, r.body], [400, expected], text);
       }
       assert.deepEqual(await snapshotCounts(f), before);
+    });
+
+    it('packages: published as an upload would be, listed, and served by the v3 flat container', async () => {
+      const blobsBefore = blobFiles(f.forge.deps.blobs.root!);
+      const r = await seed(`
+projects:
+  - path: pkgs
+    namespace: acme
+    owner: alice
+    packages:
+      - name: Acme.Core
+        version: 1.10
+        description: Core things
+        authors: ACME Inc
+        tags: [core, "acme tools"]
+        dependencies: { Newtonsoft.Json: "[13.0.1, )" }
+      - name: Acme.Tools
+        version: 2.1.0-beta.1
+        dependencies:
+          - Acme.Core
+          - { id: System.Text.Json, version: 8.0.0, target_framework: net8.0 }
+`);
+      expectStatus(r, 201);
+      const projectId = r.body.projects['acme/pkgs'];
+      const [core, tools] = r.body.packages['acme/pkgs'];
+      assert.deepEqual(r.body.packages['acme/pkgs'], [
+        { id: core.id, name: 'Acme.Core', version: '1.10' },
+        { id: tools.id, name: 'Acme.Tools', version: '2.1.0-beta.1' },
+      ]);
+      assert.deepEqual(r.body.packages['acme/app'], undefined);
+
+      const list = await f.api('GET', `/projects/${projectId}/packages?order_by=name`);
+      expectStatus(list, 200);
+      assert.deepEqual(
+        list.body.map((p: any) => [p.id, p.name, p.version, p.package_type, p.status, p.created_at]),
+        [[core.id, 'Acme.Core', '1.10', 'nuget', 'default', NOW], [tools.id, 'Acme.Tools', '2.1.0-beta.1', 'nuget', 'default', NOW]],
+      );
+      const files = await f.api('GET', `/projects/${projectId}/packages/${core.id}/package_files`);
+      assert.deepEqual(files.body.map((x: any) => x.file_name), ['acme.core.1.10.nupkg']);
+      // two package files landed in the blob store, nothing else (the upload keys were claimed)
+      assert.equal(blobFiles(f.forge.deps.blobs.root!).length, blobsBefore.length + 2);
+
+      const feed = `/projects/${projectId}/packages/nuget`;
+      const download = await f.api('GET', `${feed}/download/acme.core/1.10.0/acme.core.1.10.0.nupkg`);
+      expectStatus(download, 200);
+      const raw = await fetch(`${f.url}/api/v4${feed}/download/acme.core/1.10.0/acme.core.1.10.0.nupkg`, { headers: { 'PRIVATE-TOKEN': f.rootToken } });
+      const entries = unzip(Buffer.from(await raw.arrayBuffer()));
+      assert.deepEqual(Object.keys(entries), ['Acme.Core.nuspec']);
+      assert.match(entries['Acme.Core.nuspec']!, /<id>Acme\.Core<\/id>\s*<version>1\.10<\/version>/);
+      const versions = await f.api('GET', `${feed}/download/acme.tools/index.json`);
+      assert.deepEqual(versions.body, { versions: ['2.1.0-beta.1'] });
+
+      const leaf = (await f.api('GET', `${feed}/metadata/acme.core/1.10.0.json`)).body.catalogEntry;
+      assert.deepEqual(
+        [leaf.id, leaf.version, leaf.description, leaf.authors, leaf.tags, leaf.dependencyGroups.map((g: any) => [g.targetFramework ?? null, g.dependencies.map((d: any) => [d.id, d.range ?? null])])],
+        ['Acme.Core', '1.10', 'Core things', 'ACME Inc', 'core acme tools', [[null, [['Newtonsoft.Json', '[13.0.1, )']]]]],
+      );
+      const tool = (await f.api('GET', `${feed}/metadata/acme.tools/2.1.0-beta.1.json`)).body.catalogEntry;
+      assert.deepEqual(
+        [tool.description, tool.authors, tool.tags, tool.dependencyGroups.map((g: any) => [g.targetFramework ?? null, g.dependencies.map((d: any) => [d.id, d.range ?? null])])],
+        ['Package Description', 'Acme.Tools', '', [[null, [['Acme.Core', null]]], ['net8.0', [['System.Text.Json', '8.0.0']]]]],
+      );
+      const search = await f.api('GET', `${feed}/query?q=acme`);
+      assert.deepEqual(search.body.data.map((d: any) => d.id).sort(), ['Acme.Core', 'Acme.Tools']);
+    });
+
+    it('packages: a bad version is a 400 naming the entry, and nothing is created (no rows, no files)', async () => {
+      const before = await snapshotCounts(f);
+      const blobsBefore = blobFiles(f.forge.deps.blobs.root!);
+      const cases: [string, unknown][] = [
+        [
+          'projects:\n  - path: bad-pkgs\n    namespace: acme\n    packages:\n      - { name: Good.One, version: 1.0.0 }\n      - { name: Foo, version: 1.0.0.0.0 }\n',
+          { message: 'projects[0] (acme/bad-pkgs) packages[1] (Foo 1.0.0.0.0): Validation failed: Version is invalid', entry: 'projects[0] (acme/bad-pkgs) packages[1] (Foo 1.0.0.0.0)', status: 400 },
+        ],
+        [
+          'projects:\n  - path: bad-pkgs\n    namespace: acme\n    packages:\n      - { name: Good.One, version: 1.0.0 }\n  - path: later\n    namespace: nowhere\n',
+          { message: 'projects[1] (nowhere/later): no group or user namespace nowhere', entry: 'projects[1] (nowhere/later)', status: 400 },
+        ],
+        [
+          'projects:\n  - path: bad-pkgs\n    namespace: acme\n    packages:\n      - { name: "Bad Name", version: 1.0.0 }\n',
+          { message: 'projects[0] (acme/bad-pkgs) packages[0] (Bad Name 1.0.0): Validation failed: Name is invalid', entry: 'projects[0] (acme/bad-pkgs) packages[0] (Bad Name 1.0.0)', status: 400 },
+        ],
+        [
+          'projects:\n  - path: bad-pkgs\n    namespace: acme\n    packages:\n      - { name: X, version: 1.0.0, title: nope }\n',
+          { message: 'projects[0] (acme/bad-pkgs) packages[0] (X 1.0.0): unknown key title (known: name, version, description, authors, tags, dependencies, package_type)', entry: 'projects[0] (acme/bad-pkgs) packages[0] (X 1.0.0)', status: 400 },
+        ],
+      ];
+      for (const [text, expected] of cases) {
+        const r = await seed(text);
+        assert.deepEqual([r.status, r.body], [400, expected], text);
+        assert.deepEqual(await snapshotCounts(f), before, text);
+        assert.deepEqual(blobFiles(f.forge.deps.blobs.root!), blobsBefore, text);
+      }
+      expectStatus(await f.api('GET', `/projects/${encodeURIComponent('acme/bad-pkgs')}`), 404);
     });
 
     it('malformed documents', async () => {

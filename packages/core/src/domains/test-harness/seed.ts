@@ -11,10 +11,13 @@
  *   users:    [{ username, name?, email?, admin?, token?, token_scopes?, …POST /users fields }]
  *   groups:   [{ path, name?, parent?, owner?, members?: [{ user, access_level }], …POST /groups fields }]
  *   projects: [{ path, name?, namespace?, owner?, visibility?, members?, files?, branches?, labels?,
- *                milestones?, issues?, merge_requests?, pipeline_schedules?, …POST /projects fields }]
+ *                milestones?, issues?, merge_requests?, pipeline_schedules?, packages?, …POST /projects fields }]
+ *
+ * Packages (seed-packages.ts) are published through the feed's upload handler; their files
+ * land in the blob store, which no transaction covers: a seed that fails removes them.
  */
 import { sql } from 'kysely';
-import { parse as parseYaml } from 'yaml';
+import { isScalar, parseDocument, visit } from 'yaml';
 import type { Ctx, Deps } from '../../kernel/context.js';
 import { contextFor } from '../../kernel/context.js';
 import { BadRequestError, isDomainError, STATUS_BY_CODE, type DomainError } from '../../kernel/errors.js';
@@ -26,6 +29,8 @@ import type { Kysely } from 'kysely';
 import { insertTokenWithValue, TOKEN_SCOPES } from '../accounts/tokens.js';
 import type { UserRow } from '../accounts/user.table.js';
 import { DEFAULT_LABEL_COLOR } from '../labels/label-links.js';
+import { normalizeVersion } from '../packages/nuget-version.js';
+import { packageSpec, SeedPackageError, writeSeedPackage } from './seed-packages.js';
 import { exclusive, joinTransaction } from './harness.js';
 
 export interface SeededItem {
@@ -48,6 +53,8 @@ export interface SeedResult {
   issues: Record<string, SeededItem[]>;
   merge_requests: Record<string, SeededItem[]>;
   pipeline_schedules: Record<string, SeededItem[]>;
+  /** Per project path, in the order given: the package version as stored. */
+  packages: Record<string, { id: number; name: string; version: string }[]>;
 }
 
 const TOP_KEYS = ['users', 'groups', 'projects'];
@@ -57,12 +64,26 @@ const ACCESS_LEVELS: Record<string, number> = {
 
 type Entry = Record<string, unknown>;
 
+/** YAML reads `version: 1.10` as the number 1.1: a `version` keeps the text as written. */
+function parseYaml(text: string): unknown {
+  const doc = parseDocument(text, { prettyErrors: true });
+  if (doc.errors.length) throw doc.errors[0];
+  visit(doc, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) && pair.key.value === 'version' && isScalar(pair.value) && typeof pair.value.value === 'number' && pair.value.source) {
+        pair.value.value = pair.value.source;
+      }
+    },
+  });
+  return doc.toJS();
+}
+
 /** A seed document's text: JSON, or YAML (a superset of JSON). */
 export function parseSeedText(text: string): unknown {
   const trimmed = text.trim();
   if (trimmed === '') throw new BadRequestError('seed: the document is empty');
   try {
-    return trimmed.startsWith('{') ? JSON.parse(trimmed) : parseYaml(text, { prettyErrors: true });
+    return trimmed.startsWith('{') ? JSON.parse(trimmed) : parseYaml(text);
   } catch (err) {
     const message = (err as Error).message.split('\n')[0];
     throw new BadRequestError(`seed: not valid ${trimmed.startsWith('{') ? 'JSON' : 'YAML'}: ${message}`);
@@ -128,7 +149,9 @@ function rest(entry: Entry, keys: string[]): Entry {
 }
 
 class Seeder {
-  readonly result: SeedResult = { users: {}, groups: {}, projects: {}, labels: {}, milestones: {}, issues: {}, merge_requests: {}, pipeline_schedules: {} };
+  readonly result: SeedResult = { users: {}, groups: {}, projects: {}, labels: {}, milestones: {}, issues: {}, merge_requests: {}, pipeline_schedules: {}, packages: {} };
+  /** Blob keys of the package files stored so far (removed when the seed fails). */
+  readonly blobKeys: string[] = [];
   private readonly contexts = new Map<string, Ctx>();
 
   constructor(
@@ -237,10 +260,9 @@ class Seeder {
   // ---------------------------------------------------------------- projects
 
   async project(entry: Entry, label: string): Promise<void> {
-    if (entry.packages !== undefined) throw entryError(label, 'packages: not supported yet');
     const namespace = str(entry, 'namespace', label);
     const owner = str(entry, 'owner', label);
-    const body: Entry = rest(entry, ['namespace', 'owner', 'members', 'files', 'branches', 'labels', 'milestones', 'issues', 'merge_requests', 'pipeline_schedules']);
+    const body: Entry = rest(entry, ['namespace', 'owner', 'members', 'files', 'branches', 'labels', 'milestones', 'issues', 'merge_requests', 'pipeline_schedules', 'packages']);
     if (namespace !== undefined) body.namespace_id = String(this.result.groups[namespace] ?? (await this.namespaceId(namespace, label)));
     const project = await this.call(await this.as(owner, label), 'POST', '/projects', body, label);
     const key: string = project.path_with_namespace;
@@ -254,6 +276,7 @@ class Seeder {
     await this.issues(project.id, key, entry.issues, at);
     await this.mergeRequests(project.id, key, entry.merge_requests, at);
     await this.schedules(project.id, key, entry.pipeline_schedules, at);
+    await this.packages(project.id, key, entry.packages, at, owner);
   }
 
   /** `files: { path: content }`: one commit on the default branch. */
@@ -378,6 +401,44 @@ class Seeder {
       out.push({ id: created.id, description: created.description });
     }
   }
+
+  /** NuGet packages, each published through `PUT /projects/:id/packages/nuget` as the project's creator. */
+  private async packages(projectId: number, key: string, list: unknown, label: string, owner: string | undefined): Promise<void> {
+    const out = (this.result.packages[key] ??= []);
+    for (const [i, entry] of listOf(list, `${label} packages`).entries()) {
+      const named = typeof entry.name === 'string' || typeof entry.name === 'number';
+      const shown = named ? ` (${entry.name}${typeof entry.version === 'string' || typeof entry.version === 'number' ? ` ${entry.version}` : ''})` : '';
+      const where = `${label} packages[${i}]${shown}`;
+      let spec;
+      try {
+        spec = packageSpec(entry);
+      } catch (err) {
+        if (err instanceof SeedPackageError) throw entryError(where, err.message);
+        throw err;
+      }
+      const ctx = await this.as(owner, where);
+      const upload = await writeSeedPackage(ctx.blobs, spec, ctx.clock.now());
+      try {
+        await this.call(ctx, 'PUT', '/projects/:id/packages/nuget', { id: String(projectId), package: upload }, where);
+      } finally {
+        // Claimed (moved) by the upload when it succeeded; left behind otherwise.
+        await ctx.blobs.delete(upload.blobKey);
+      }
+      const stored = await this.db
+        .selectFrom('packages')
+        .innerJoin('package_files', 'package_files.package_id', 'packages.id')
+        .select(['packages.id', 'packages.name', 'packages.version', 'package_files.blob_key'])
+        .where('packages.project_id', '=', projectId)
+        .where('packages.package_type', '=', 'nuget')
+        .where('packages.lower_name', '=', spec.name.trim().toLowerCase())
+        .where('packages.normalized_version', '=', normalizeVersion(spec.version.trim()) ?? '')
+        .orderBy('package_files.id', 'desc')
+        .limit(1)
+        .executeTakeFirstOrThrow();
+      this.blobKeys.push(stored.blob_key);
+      out.push({ id: stored.id, name: stored.name, version: stored.version });
+    }
+  }
 }
 
 /**
@@ -393,16 +454,23 @@ export async function seedWorld(deps: Deps, routes: Route[], world: unknown): Pr
   const groups = listOf(world.groups, 'groups');
   const projects = listOf(world.projects, 'projects');
   const named = (kind: string, i: number, e: Entry, key: string) => `${kind}[${i}]${typeof e[key] === 'string' ? ` (${e[key]})` : ''}`;
-  return exclusive(deps, () =>
-    deps.db.transaction().execute(async (trx) => {
-      const seeder = new Seeder(deps, routes, joinTransaction(trx));
-      for (const [i, e] of users.entries()) await seeder.user(e, named('users', i, e, 'username'));
-      for (const [i, e] of groups.entries()) await seeder.group(e, named('groups', i, e, 'path'));
-      for (const [i, e] of projects.entries()) {
-        const label = `projects[${i}]${typeof e.path === 'string' ? ` (${typeof e.namespace === 'string' ? `${e.namespace}/` : ''}${e.path})` : ''}`;
-        await seeder.project(e, label);
-      }
-      return seeder.result;
-    }),
-  );
+  return exclusive(deps, async () => {
+    let seeder: Seeder | undefined;
+    try {
+      return await deps.db.transaction().execute(async (trx) => {
+        seeder = new Seeder(deps, routes, joinTransaction(trx));
+        for (const [i, e] of users.entries()) await seeder.user(e, named('users', i, e, 'username'));
+        for (const [i, e] of groups.entries()) await seeder.group(e, named('groups', i, e, 'path'));
+        for (const [i, e] of projects.entries()) {
+          const label = `projects[${i}]${typeof e.path === 'string' ? ` (${typeof e.namespace === 'string' ? `${e.namespace}/` : ''}${e.path})` : ''}`;
+          await seeder.project(e, label);
+        }
+        return seeder.result;
+      });
+    } catch (err) {
+      // The rows are rolled back; the package files they pointed to go too.
+      for (const key of seeder?.blobKeys ?? []) await deps.blobs.delete(key).catch(() => {});
+      throw err;
+    }
+  });
 }
