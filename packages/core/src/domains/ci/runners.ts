@@ -5,6 +5,7 @@
  * registration tokens are stored as digests; the registration token is also kept encrypted,
  * since maintainers see it again as the project's `runners_token`.
  */
+import { preparedQuery } from '../../storage/prepared.js';
 import type { Ctx, Deps } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
@@ -41,9 +42,14 @@ export async function authenticateRunner(ctx: Pick<Ctx, 'db' | 'clock'>, token: 
  * The project's registration token (`runners_token`), created on first use. Safe under
  * concurrency: the unique index keeps one, and every caller reads that one back.
  */
+/** Read on every project GET by maintainers: compiled once. */
+const selectRegistrationToken = preparedQuery((db, projectId: number) =>
+  db.selectFrom('ci_registration_tokens').select('token_encrypted').where('project_id', '=', projectId),
+);
+
 export async function projectRunnersToken(deps: Pick<Deps, 'db' | 'secrets' | 'clock'>, projectId: number): Promise<string> {
-  const existing = await deps.db.selectFrom('ci_registration_tokens').selectAll().where('project_id', '=', projectId).executeTakeFirst();
-  if (existing) return deps.secrets.decrypt(existing.token_encrypted);
+  const [existing] = await selectRegistrationToken(deps.db, projectId);
+  if (existing) return deps.secrets.decrypt((existing as { token_encrypted: string }).token_encrypted);
   const token = randomToken(REGISTRATION_TOKEN_PREFIX, 15);
   await deps.db
     .insertInto('ci_registration_tokens')
