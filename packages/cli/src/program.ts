@@ -5,11 +5,13 @@ import { registerInitCommand } from './commands/init.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerTokenCommands } from './commands/token.js';
 import { registerIterationCommands } from './commands/iterations.js';
+import { registerImportCommands } from './commands/imports.js';
 import { registerErrorTrackingCommands } from './commands/error-tracking.js';
 import { registerSeedCommand } from './commands/seed.js';
 import { registerClockCommands } from './commands/clock.js';
 import { registerSnapshotCommands } from './commands/snapshot.js';
 import { registerRunnerCommand } from './commands/runner.js';
+import { registerFlowExecutorCommand } from './commands/flow-executor.js';
 import { CliError } from './errors.js';
 import { processIo, type CliIo } from './io.js';
 
@@ -28,11 +30,13 @@ export function buildProgram(io: CliIo = processIo()): Command {
   registerInitCommand(program, io);
   registerTokenCommands(program, io);
   registerIterationCommands(program, io);
+  registerImportCommands(program, io);
   registerErrorTrackingCommands(program, io);
   registerSeedCommand(program, io);
   registerClockCommands(program, io);
   registerSnapshotCommands(program, io);
   registerRunnerCommand(program, io);
+  registerFlowExecutorCommand(program, io);
   return program;
 }
 

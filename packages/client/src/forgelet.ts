@@ -32,6 +32,7 @@ import { GroupIssues } from './resources/group-issues.js';
 import { Issues } from './resources/issues.js';
 import { GroupMilestones } from './resources/group-milestones.js';
 import { ProjectMilestones } from './resources/project-milestones.js';
+import { BulkImports } from './resources/bulk-imports.js';
 import { RepositoryBranches } from './resources/repository-branches.js';
 import { RepositoryTags } from './resources/repository-tags.js';
 import { Commits } from './resources/commits.js';
@@ -53,6 +54,7 @@ import { Environments } from './resources/environments.js';
 import { Deployments } from './resources/deployments.js';
 import { GroupProtectedEnvironments } from './resources/group-protected-environments.js';
 import { DoraMetrics } from './resources/dora.js';
+import { AgentFlows } from './resources/flows.js';
 import { JobArtifacts } from './resources/job-artifacts.js';
 import { GroupMemberRoles, MemberRoles } from './resources/member-roles.js';
 
@@ -94,6 +96,7 @@ export class Forgelet {
   readonly mergeRequests: MergeRequests;
   readonly groupMilestones: GroupMilestones;
   readonly projectMilestones: ProjectMilestones;
+  readonly bulkImports: BulkImports;
   readonly repositoryBranches: RepositoryBranches;
   readonly repositoryTags: RepositoryTags;
   readonly commits: Commits;
@@ -142,6 +145,7 @@ export class Forgelet {
   readonly deployments: Deployments;
   readonly groupProtectedEnvironments: GroupProtectedEnvironments;
   readonly doraMetrics: DoraMetrics;
+  readonly agentFlows: AgentFlows;
   /** Job artifacts: archives, files and trees by job or by ref; keep, delete. */
   readonly jobArtifacts: JobArtifacts;
   /** Custom roles of the instance (administrators) and of top-level groups (Owners); Ultimate. */
@@ -164,6 +168,7 @@ export class Forgelet {
     this.mergeRequests = new MergeRequests(this.requester);
     this.groupMilestones = new GroupMilestones(this.requester);
     this.projectMilestones = new ProjectMilestones(this.requester);
+    this.bulkImports = new BulkImports(this.requester);
     this.repositoryBranches = new RepositoryBranches(this.requester);
     this.repositoryTags = new RepositoryTags(this.requester);
     this.commits = new Commits(this.requester);
@@ -210,6 +215,7 @@ export class Forgelet {
     this.deployments = new Deployments(this.requester);
     this.groupProtectedEnvironments = new GroupProtectedEnvironments(this.requester);
     this.doraMetrics = new DoraMetrics(this.requester);
+    this.agentFlows = new AgentFlows(this.requester);
     this.jobArtifacts = new JobArtifacts(this.requester, options);
     this.memberRoles = new MemberRoles(this.requester);
     this.groupMemberRoles = new GroupMemberRoles(this.requester);

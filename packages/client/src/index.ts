@@ -42,6 +42,7 @@ export { GroupIssues, type ListGroupIssuesParams } from './resources/group-issue
 export { ResourceMilestones, type CreateMilestoneParams, type EditMilestoneParams, type ListGroupMilestonesParams, type ListProjectMilestonesParams } from './templates/resource-milestones.js';
 export { GroupMilestones } from './resources/group-milestones.js';
 export { ProjectMilestones } from './resources/project-milestones.js';
+export { BulkImports, type BulkImportEntityParams, type BulkImportFailureRecord, type BulkImportSourceConfig, type ListBulkImportsParams } from './resources/bulk-imports.js';
 export { RepositoryBranches, type ListBranchesParams } from './resources/repository-branches.js';
 export { RepositoryTags, type ListTagsParams, type CreateTagParams } from './resources/repository-tags.js';
 export { Commits, type ListCommitsParams, type CommitActionParams, type CreateCommitParams, type ListCommitRefsParams } from './resources/commits.js';
@@ -213,3 +214,11 @@ export {
   type ProtectionEntry,
 } from './resources/group-protected-environments.js';
 export { DoraMetrics, type DoraMetricsParams } from './resources/dora.js';
+export {
+  AgentFlows,
+  type CreateFlowParams,
+  type CreateCheckpointParams,
+  type CreateFlowCallbackParams,
+  type FlowEnvironment,
+  type FlowStatusEvent,
+} from './resources/flows.js';

@@ -49,6 +49,8 @@ import { closeIngestBuffer, errorTrackingRoutes, registerErrorTrackingJobs } fro
 import { packagesRoutes } from './domains/packages/index.js';
 import { deliveryRoutes, registerDelivery } from './domains/delivery/index.js';
 import { memberRolesRoutes } from './domains/member-roles/index.js';
+import { bulkImportsRoutes, registerBulkImportJobs } from './domains/bulk-imports/index.js';
+import { flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
 import { projectArchiveRoutes } from './domains/accounts/project-archive.js';
 import { sql } from 'kysely';
 
@@ -134,6 +136,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerApprovalJobs(deps);
   registerDelivery(deps);
   registerArtifactJobs(deps);
+  registerBulkImportJobs(deps);
+  registerFlowJobs(deps);
   const routes: Route[] = [
     ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes,
     ...memberRolesRoutes, ...projectArchiveRoutes,
@@ -147,6 +151,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     ...artifactsRoutes,
     ...packagesRoutes,
     ...deliveryRoutes,
+    ...bulkImportsRoutes,
+    ...flowsRoutes,
   ];
   // Only in test mode: clock, snapshots, reset, seed, tier (/api/v4/forgelet/…).
   if (testMode) routes.push(...createTestHarnessRoutes(() => routes));

@@ -192,3 +192,10 @@ export {
   listGroupProtectedEnvironments, getGroupProtectedEnvironment, protectGroupEnvironment, updateGroupProtectedEnvironment, unprotectGroupEnvironment,
   ENVIRONMENT_TIERS, DEPLOYMENT_STATUSES, DORA_METRICS, DORA_INTERVALS,
 } from './domains/delivery/index.js';
+
+// agent flows (GitLab's Duo Workflows): flows, checkpoints, trace, CI workloads, callbacks
+export * from './domains/flows/index.js';
+export { createWorkloadIn, type WorkloadInput } from './domains/ci/index.js';
+
+// direct transfer migration (bulk imports): API, engine, relation exports
+export * from './domains/bulk-imports/index.js';

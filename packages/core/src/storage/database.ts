@@ -65,6 +65,7 @@ import type {
   ErrorTrackingSettingTable,
 } from '../domains/error-tracking/error-tracking.table.js';
 import type { MemberRoleTable } from '../domains/member-roles/member-role.table.js';
+import type { BulkImportEntityTable, BulkImportExportTable, BulkImportFailureTable, BulkImportSourceIdTable, BulkImportTable, BulkImportTrackerTable } from '../domains/bulk-imports/bulk-import.table.js';
 import type { NamespacePackageSettingTable, PackageFileTable, PackageSymbolTable, PackageTable } from '../domains/packages/packages.table.js';
 import type {
   DeploymentApprovalTable,
@@ -76,6 +77,14 @@ import type {
   ProtectedEnvironmentDeployAccessLevelTable,
   ProtectedEnvironmentTable,
 } from '../domains/delivery/delivery.table.js';
+import type {
+  AiFlowCallbackAttemptTable,
+  AiFlowCallbackDeliveryTable,
+  AiFlowCallbackTable,
+  AiFlowCheckpointTable,
+  AiFlowTable,
+  OrganizationOwnerTable,
+} from '../domains/flows/flows.table.js';
 
 export interface Database {
   users: UserTable;
@@ -158,4 +167,16 @@ export interface Database {
   protected_environment_deploy_access_levels: ProtectedEnvironmentDeployAccessLevelTable;
   protected_environment_approval_rules: ProtectedEnvironmentApprovalRuleTable;
   dora_daily_metrics: DoraDailyMetricsTable;
+  ai_flows: AiFlowTable;
+  ai_flow_checkpoints: AiFlowCheckpointTable;
+  organization_owners: OrganizationOwnerTable;
+  ai_flow_callbacks: AiFlowCallbackTable;
+  ai_flow_callback_deliveries: AiFlowCallbackDeliveryTable;
+  ai_flow_callback_attempts: AiFlowCallbackAttemptTable;
+  bulk_imports: BulkImportTable;
+  bulk_import_entities: BulkImportEntityTable;
+  bulk_import_trackers: BulkImportTrackerTable;
+  bulk_import_failures: BulkImportFailureTable;
+  bulk_import_source_ids: BulkImportSourceIdTable;
+  bulk_import_exports: BulkImportExportTable;
 }

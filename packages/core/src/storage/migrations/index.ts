@@ -13,6 +13,8 @@ import * as m010ci from './010-ci-sizes.js';
 import * as m010p from './010-packages.js';
 import * as m011mr from './011-member-roles.js';
 import * as m012d from './012-delivery.js';
+import * as m013f from './013-flows.js';
+import * as m014bi from './014-bulk-imports.js';
 
 /** Every migration, in order. Names sort lexically. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -30,6 +32,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '010-packages': m010p,
   '011-member-roles': m011mr,
   '012-delivery': m012d,
+  '013-flows': m013f,
+  '014-bulk-imports': m014bi,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,0 +1,38 @@
+import { ok, paged, route, created, type Route } from '../../kernel/route.js';
+import {
+  cancelBulkImport,
+  EntityRefInput,
+  getBulkImport,
+  getImportEntity,
+  ImportRefInput,
+  ListBulkImportsInput,
+  listBulkImports,
+  ListImportEntitiesInput,
+  listImportEntities,
+  listEntityFailures,
+  StartBulkImportInput,
+  startBulkImport,
+} from './bulk-imports.js';
+import { exportRelationsRoutes } from './exports.js';
+
+const tag = 'bulk_imports';
+
+export const bulkImportsRoutes: Route[] = [
+  route('POST', '/bulk_imports', { auth: 'required', params: StartBulkImportInput, tag, summary: 'Start a migration by direct transfer' },
+    async (ctx, input) => created(await startBulkImport(ctx, input))),
+  route('GET', '/bulk_imports', { auth: 'required', params: ListBulkImportsInput, tag, summary: 'List your migrations' },
+    async (ctx, input) => paged(await listBulkImports(ctx, input))),
+  route('GET', '/bulk_imports/entities', { auth: 'required', params: ListBulkImportsInput, tag, summary: 'List the entities of all your migrations' },
+    async (ctx, input) => paged(await listImportEntities(ctx, input))),
+  route('GET', '/bulk_imports/:import_id', { auth: 'required', params: ImportRefInput, tag, summary: 'Get one migration' },
+    async (ctx, input) => ok(await getBulkImport(ctx, input.import_id))),
+  route('GET', '/bulk_imports/:import_id/entities', { auth: 'required', params: ListImportEntitiesInput, tag, summary: 'List the entities of a migration' },
+    async (ctx, input) => paged(await listImportEntities(ctx, input))),
+  route('GET', '/bulk_imports/:import_id/entities/:entity_id', { auth: 'required', params: EntityRefInput, tag, summary: 'Get one migration entity' },
+    async (ctx, input) => ok(await getImportEntity(ctx, input.import_id, input.entity_id))),
+  route('GET', '/bulk_imports/:import_id/entities/:entity_id/failures', { auth: 'required', params: EntityRefInput, tag, summary: "An entity's failed import records" },
+    async (ctx, input) => ok(await listEntityFailures(ctx, input.import_id, input.entity_id))),
+  route('POST', '/bulk_imports/:import_id/cancel', { auth: 'required', params: ImportRefInput, tag, summary: 'Cancel a migration' },
+    async (ctx, input) => ok(await cancelBulkImport(ctx, input.import_id))),
+  ...exportRelationsRoutes,
+];
