@@ -12,6 +12,7 @@ import type { CiPipelineRow } from './ci.table.js';
 import type { CiJobDefinition } from './ci-config.js';
 import { COMPLETED_STATUSES, compositeStatus, nextStatusOf } from './status.js';
 import { syncJobDeployments } from '../delivery/ci-hook.js';
+import { syncFlowWorkloads } from '../flows/workload-sync.js';
 
 interface JobState {
   id: number;
@@ -92,6 +93,7 @@ export async function processPipeline(trx: Kysely<Database>, pipelineId: number,
   }
   // Environments and deployments follow their jobs (may hold a job manual or fail it; updates `jobs`).
   await syncJobDeployments(trx, pipelineId, jobs, now);
+  await syncFlowWorkloads(trx, pipelineId, jobs, now); // Agent flows follow their workload job.
 
   const pipeline = await trx.selectFrom('ci_pipelines').selectAll().where('id', '=', pipelineId).executeTakeFirstOrThrow();
   const status = compositeStatus(jobs) ?? 'skipped';

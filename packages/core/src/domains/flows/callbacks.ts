@@ -20,6 +20,8 @@ import type { CreateCallbackInput } from './flows.schema.js';
 import type { AiFlowCallbackDeliveryRow, AiFlowCallbackRow, AiFlowRow } from './flows.table.js';
 
 export const DELIVERY_JOB = 'flow_callback_delivery';
+/** An event recorded by a hook that holds only a transaction; its handler queues the delivery. */
+export const EVENT_JOB = 'flow_callback_event';
 /** 1 attempt + 10 retries, 90 s doubling: the last retry about 25.6 hours after the first attempt. */
 export const MAX_DELIVERY_ATTEMPTS = 11;
 export const BASE_BACKOFF_MS = 90_000;
@@ -222,6 +224,44 @@ export async function emitFlowEvent(trx: Kysely<Database>, deps: Deps, flow: AiF
   await deps.queue.enqueue(trx, DELIVERY_JOB, { deliveryId: delivery.id }, { maxAttempts: MAX_DELIVERY_ATTEMPTS + 2 });
 }
 
+interface QueuedEvent {
+  flowId: number;
+  event: string;
+  data: Record<string, unknown>;
+  at: string;
+}
+
+/**
+ * emitFlowEvent for hooks that have only a transaction (CI job processing): the event, with the
+ * flow as it is now, is written to the queue in that transaction (the row `Queue#enqueue`
+ * writes); its handler records the delivery with the instance URL and queues it.
+ */
+export async function queueFlowEventIn(trx: Kysely<Database>, flow: AiFlowRow, event: string, data: Record<string, unknown>, now: string): Promise<void> {
+  if (flow.callback_id === null) return;
+  const payload: QueuedEvent = { flowId: flow.id, event, data, at: now };
+  await trx
+    .insertInto('queue_jobs')
+    .values({ kind: EVENT_JOB, payload: JSON.stringify(payload), unique_key: null, status: 'pending', run_at: now, attempts: 0, max_attempts: 5, created_at: now })
+    .execute();
+}
+
+async function recordQueuedEvent(deps: Deps, payload: QueuedEvent): Promise<void> {
+  await deps.db.transaction().execute(async (trx) => {
+    const flow = await trx.selectFrom('ai_flows').selectAll().where('id', '=', payload.flowId).executeTakeFirst();
+    if (!flow || flow.callback_id === null) return;
+    // A handler run again after a crash does not record the event twice.
+    const recorded = await trx
+      .selectFrom('ai_flow_callback_deliveries')
+      .select('id')
+      .where('flow_id', '=', flow.id)
+      .where('event', '=', payload.event)
+      .where('created_at', '=', payload.at)
+      .executeTakeFirst();
+    if (recorded) return;
+    await emitFlowEvent(trx, deps, flow, payload.event, { ...payload.data, instance_url: deps.config.externalUrl }, payload.at);
+  });
+}
+
 /** Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` with the decoded secret. */
 export function signPayload(secret: string, id: string, timestamp: number, body: string): string {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
@@ -302,4 +342,5 @@ async function deliver(deps: Deps, deliveryId: number, now: Date): Promise<{ ret
 
 export function registerFlowJobs(deps: Deps): void {
   deps.queue.register(DELIVERY_JOB, async (payload: { deliveryId: number }, job) => deliver(deps, payload.deliveryId, job.now));
+  deps.queue.register(EVENT_JOB, async (payload: QueuedEvent) => recordQueuedEvent(deps, payload));
 }

@@ -5,7 +5,7 @@
  * takes through the runner API with a token limited to the flow's privileges.
  */
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx, ForgeConfig } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { digestToken, randomToken } from '../../kernel/ids.js';
@@ -13,9 +13,12 @@ import { paginate, type Page } from '../../kernel/pagination.js';
 import type { InferShape } from '../../kernel/params.js';
 import { authorize, requireUser } from '../../kernel/policy.js';
 import type { Database } from '../../storage/database.js';
+import { isPostgres } from '../../storage/migrations/helpers.js';
 import { findGroup, findProject } from '../accounts/lookup.js';
 import type { NamespaceRow } from '../accounts/namespace.table.js';
 import type { ProjectRow } from '../accounts/project.table.js';
+import { lockPipeline, processPipeline } from '../ci/process-pipeline.js';
+import { CANCELABLE_STATUSES, COMPLETED_STATUSES } from '../ci/status.js';
 import { createWorkloadIn } from '../ci/workload.js';
 import { emitFlowEvent } from './callbacks.js';
 import type { AiFlowCheckpointRow, AiFlowRow } from './flows.table.js';
@@ -96,7 +99,7 @@ export interface FlowEntity {
   workload?: { id: string | null; message: string | null };
 }
 
-export function presentFlow(ctx: Pick<Ctx, 'config'>, row: AiFlowRow): FlowEntity {
+export function presentFlow(ctx: { config: Pick<ForgeConfig, 'externalUrl'> }, row: AiFlowRow): FlowEntity {
   const privileges = JSON.parse(row.agent_privileges) as number[];
   const preApproved = JSON.parse(row.pre_approved_agent_privileges) as number[];
   return {
@@ -246,8 +249,12 @@ export async function createFlow(ctx: Ctx, input: CreateFlowParams): Promise<Flo
   return { ...presentFlow(ctx, flow), workload };
 }
 
-/** The pipeline and job the executor takes, with the flow's inputs as job variables and its token. */
+/**
+ * The pipeline and job the executor takes, with the flow's inputs as job variables and its token
+ * (a fresh one: the flow's previous token, if any, is revoked).
+ */
 async function startWorkload(trx: Kysely<Database>, ctx: Ctx, flow: AiFlowRow, project: ProjectRow, now: string): Promise<{ jobId: number }> {
+  if (flow.access_token_id !== null) await trx.updateTable('access_tokens').set({ revoked: 1 }).where('id', '=', flow.access_token_id).execute();
   const privileges = JSON.parse(flow.agent_privileges) as number[];
   const scopes = [FLOW_TOKEN_SCOPE];
   if (privileges.includes(READ_WRITE_PLATFORM)) scopes.push('api');
@@ -308,22 +315,45 @@ async function startWorkload(trx: Kysely<Database>, ctx: Ctx, flow: AiFlowRow, p
   return { jobId: job.id };
 }
 
-/** Applies a status event inside `trx`: 400 on an illegal move; emits the lifecycle event. */
-async function transitionIn(trx: Kysely<Database>, ctx: Ctx, flow: AiFlowRow, event: StatusEvent, now: string): Promise<AiFlowRow> {
+type Lifecycle = 'flow.started' | 'flow.completed' | 'flow.failed';
+
+/**
+ * Moves the flow by `event` inside `trx` (a conditional update on the status it was read with);
+ * a terminal status revokes its token. Null when the status changed meanwhile. Emits nothing:
+ * the caller delivers the returned lifecycle event.
+ */
+export async function applyTransition(
+  trx: Kysely<Database>,
+  flow: AiFlowRow,
+  event: StatusEvent,
+  now: string,
+  extra: { summary?: string } = {},
+): Promise<{ updated: AiFlowRow; lifecycle: Lifecycle | null } | null> {
   const rule = TRANSITIONS[event];
-  if (!rule.from.includes(flow.status)) throw new BadRequestError(`Can not ${event} workflow that has status ${flow.status}`);
   const done = await trx
     .updateTable('ai_flows')
-    .set({ status: rule.to, updated_at: now })
+    .set({ status: rule.to, updated_at: now, ...(extra.summary !== undefined ? { summary: extra.summary } : {}) })
     .where('id', '=', flow.id)
     .where('status', '=', flow.status)
     .executeTakeFirst();
-  if (Number(done.numUpdatedRows) !== 1) throw new BadRequestError(`Can not ${event} workflow that has status changed concurrently`);
+  if (Number(done.numUpdatedRows) !== 1) return null;
   const updated = await trx.selectFrom('ai_flows').selectAll().where('id', '=', flow.id).executeTakeFirstOrThrow();
   if (TERMINAL_STATUSES.includes(rule.to) && updated.access_token_id !== null) {
     await trx.updateTable('access_tokens').set({ revoked: 1 }).where('id', '=', updated.access_token_id).execute();
   }
-  const lifecycle = eventOf(flow.status, rule.to);
+  return { updated, lifecycle: eventOf(flow.status, rule.to) };
+}
+
+function checkTransition(flow: AiFlowRow, event: StatusEvent): void {
+  if (!TRANSITIONS[event].from.includes(flow.status)) throw new BadRequestError(`Can not ${event} workflow that has status ${flow.status}`);
+}
+
+/** Applies a status event inside `trx`: 400 on an illegal move; emits the lifecycle event. */
+async function transitionIn(trx: Kysely<Database>, ctx: Ctx, flow: AiFlowRow, event: StatusEvent, now: string): Promise<AiFlowRow> {
+  checkTransition(flow, event);
+  const moved = await applyTransition(trx, flow, event, now);
+  if (!moved) throw new BadRequestError(`Can not ${event} workflow that has status changed concurrently`);
+  const { updated, lifecycle } = moved;
   if (lifecycle && updated.callback_id !== null) await emitFlowEvent(trx, ctx, updated, lifecycle, presentFlow(ctx, updated), now);
   return updated;
 }
@@ -350,8 +380,57 @@ export async function getFlow(ctx: Ctx, id: number): Promise<FlowEntity> {
 export async function updateFlowStatus(ctx: Ctx, input: InferShape<typeof UpdateFlowInput.shape>): Promise<FlowEntity> {
   const flow = await loadFlow(ctx, input.id);
   const now = nowIso(ctx);
+  if (input.status_event === 'retry' && flow.pipeline_id !== null && flow.project_id !== null) {
+    const project = await ctx.db.selectFrom('projects').selectAll().where('id', '=', flow.project_id).executeTakeFirst();
+    if (project) return retryInCi(ctx, flow, project, now);
+  }
   const updated = await ctx.db.transaction().execute((trx) => transitionIn(trx, ctx, flow, input.status_event, now));
   return presentFlow(ctx, updated);
+}
+
+/**
+ * `retry` of a flow that runs in CI (it had a workload): unless its workload job is still live
+ * and its token alive (the flow is running), a fresh pipeline and job with a fresh token, as
+ * `start_workflow` makes, in the transaction of the status change. A live job of a stopped or
+ * failed flow (its token already revoked, so the executor there cannot go on) is canceled first.
+ * With CI/CD disabled nothing moves and the response says so, as on creation.
+ */
+async function retryInCi(ctx: Ctx, flow: AiFlowRow, project: ProjectRow, now: string): Promise<FlowEntity> {
+  await authorize(ctx, 'create_agent_flow', { kind: 'project', project });
+  let workload: { id: string | null; message: string | null } = { id: null, message: null };
+  const updated = await ctx.db.transaction().execute(async (trx) => {
+    // The workload's pipeline, then the flow: the order CI processing takes them in (PostgreSQL).
+    await lockPipeline(trx, flow.pipeline_id!);
+    let lockQuery = trx.selectFrom('ai_flows').selectAll().where('id', '=', flow.id);
+    if (isPostgres(trx)) lockQuery = lockQuery.forUpdate();
+    const current = await lockQuery.executeTakeFirstOrThrow();
+    checkTransition(current, 'retry');
+    const job = current.job_id !== null ? await trx.selectFrom('ci_jobs').selectAll().where('id', '=', current.job_id).executeTakeFirst() : undefined;
+    const live = job !== undefined && job.retried === 0 && !COMPLETED_STATUSES.includes(job.status);
+    if (live && current.status === 'running') {
+      workload = { id: String(job.id), message: 'Workload already running' };
+      return transitionIn(trx, ctx, current, 'retry', now);
+    }
+    if (project.jobs_enabled === 0) {
+      workload = { id: null, message: 'CI/CD is disabled for the project' };
+      return current;
+    }
+    if (live) {
+      if (job.pipeline_id !== flow.pipeline_id) await lockPipeline(trx, job.pipeline_id);
+      const canceled = await trx
+        .updateTable('ci_jobs')
+        .set({ status: 'canceled', finished_at: now, updated_at: now })
+        .where('id', '=', job.id)
+        .where('status', 'in', CANCELABLE_STATUSES)
+        .executeTakeFirst();
+      if (Number(canceled.numUpdatedRows) > 0) await processPipeline(trx, job.pipeline_id, now);
+    }
+    const started = await startWorkload(trx, ctx, current, project, now);
+    workload = { id: String(started.jobId), message: 'Workload started' };
+    const restarted = await trx.selectFrom('ai_flows').selectAll().where('id', '=', flow.id).executeTakeFirstOrThrow();
+    return transitionIn(trx, ctx, restarted, 'retry', now);
+  });
+  return { ...presentFlow(ctx, updated), workload };
 }
 
 export interface CheckpointEntity {
