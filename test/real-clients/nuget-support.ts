@@ -6,7 +6,7 @@
  * with a width set.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,9 +44,16 @@ export interface NugetRun {
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 const clean = (s: string) => s.replace(/\x1b\[[0-9;?]*[a-zA-Z]/g, '').replace(/\x1b[=>]/g, '').replace(/\r/g, '');
 
-/** A fresh HOME (NuGet's caches and config live under it). */
+/**
+ * A fresh HOME (NuGet's caches and config live under it), with the user-level NuGet.Config
+ * already there: NuGet writes it on first use, and two commands started together race on it
+ * (one reads the other's half-written file: "Root element is missing").
+ */
 export function nugetHome(): string {
-  return mkdtempSync(join(tmpdir(), 'forgelet-nuget-'));
+  const home = mkdtempSync(join(tmpdir(), 'forgelet-nuget-'));
+  mkdirSync(join(home, '.config', 'NuGet'), { recursive: true });
+  writeFileSync(join(home, '.config', 'NuGet', 'NuGet.Config'), '<?xml version="1.0" encoding="utf-8"?>\n<configuration />\n');
+  return home;
 }
 
 /** Runs a command with args in `cwd` on a 200-column pseudo-terminal. */

@@ -146,10 +146,9 @@ for (const dialect of DIALECTS.slice(0, 1)) {
     });
 
     it('push: PUT …/nuget/ (quoted boundary, chunked), and the .snupkg beside it to …/symbolpackage/', async () => {
-      const [first, second] = await Promise.all([
-        nuget('push', 'Five.Lib.1.0.0.nupkg', '-Source', source, '-ApiKey', token),
-        nuget('push', 'Five.Lib.1.2.0-beta.1.nupkg', '-Source', source, '-ApiKey', token),
-      ]);
+      // One after the other: mono NuGet processes sharing a HOME race on their config and caches.
+      const first = await nuget('push', 'Five.Lib.1.0.0.nupkg', '-Source', source, '-ApiKey', token);
+      const second = await nuget('push', 'Five.Lib.1.2.0-beta.1.nupkg', '-Source', source, '-ApiKey', token);
       assert.match(first.output, /Your package was pushed\./, first.output);
       assert.match(second.output, /Your package was pushed\./, second.output);
       assert.ok(requests.some((l) => l.includes(` PUT /api/v4/projects/${projectId}/packages/nuget/ 201 `)), requests.join('\n'));
@@ -168,10 +167,8 @@ for (const dialect of DIALECTS.slice(0, 1)) {
     it('install by version and the latest (metadata/<id lower>/index.json, then packageContent), delete', async () => {
       const out = join(home, 'out');
       const config = join(home, 'NuGet.Config');
-      const [byVersion, latest] = await Promise.all([
-        nuget('install', 'Five.Lib', '-Version', '1.2.0-beta.1', '-Source', 'forge', '-ConfigFile', config, '-OutputDirectory', join(out, 'a'), '-NoCache', '-DirectDownload'),
-        nuget('install', 'Five.Lib', '-Source', 'forge', '-ConfigFile', config, '-OutputDirectory', join(out, 'b'), '-NoCache', '-DirectDownload'),
-      ]);
+      const byVersion = await nuget('install', 'Five.Lib', '-Version', '1.2.0-beta.1', '-Source', 'forge', '-ConfigFile', config, '-OutputDirectory', join(out, 'a'), '-NoCache', '-DirectDownload');
+      const latest = await nuget('install', 'Five.Lib', '-Source', 'forge', '-ConfigFile', config, '-OutputDirectory', join(out, 'b'), '-NoCache', '-DirectDownload');
       assert.match(byVersion.output, /Successfully installed 'Five\.Lib 1\.2\.0-beta\.1'/, byVersion.output);
       assert.ok(readFileSync(join(out, 'a', 'Five.Lib.1.2.0-beta.1', 'Five.Lib.1.2.0-beta.1.nupkg')).equals(files['1.2.0-beta.1']!));
       assert.match(latest.output, /Successfully installed 'Five\.Lib 1\.0\.0'/, latest.output);
