@@ -20,7 +20,8 @@ import { presentJobs, type JobEntity } from './job.entity.js';
 import { retryJobsIn } from './job-actions.js';
 import { presentPipeline, presentPipelineListItem, type PipelineEntity, type PipelineListEntity } from './pipeline.entity.js';
 import { lockPipeline, processPipeline } from './process-pipeline.js';
-import { CANCELABLE_STATUSES, COMPLETED_STATUSES } from './status.js';
+import { CANCELABLE_STATUSES } from './status.js';
+import { applyPipelineScope } from './pipeline-scope.js';
 
 /** GET /projects/:id/pipelines (Ci::PipelinesFinder), filtered, ordered and paginated in SQL. */
 export async function listPipelines(ctx: Ctx, input: ListPipelinesInput): Promise<Page<PipelineListEntity>> {
@@ -28,28 +29,7 @@ export async function listPipelines(ctx: Ctx, input: ListPipelinesInput): Promis
   let q = ctx.db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', project.id);
   // Child pipelines only when asked for by source.
   if (input.source !== 'parent_pipeline') q = q.where('source', '!=', 'parent_pipeline');
-  switch (input.scope) {
-    case 'running':
-    case 'pending':
-      q = q.where('status', '=', input.scope);
-      break;
-    case 'finished':
-      q = q.where('status', 'in', COMPLETED_STATUSES);
-      break;
-    case 'branches':
-    case 'tags': {
-      const kind = input.scope === 'branches' ? 'branch' : 'tag';
-      const latest = ctx.db
-        .selectFrom('ci_pipelines')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .where('project_id', '=', project.id)
-        .where('tag', '=', kind === 'tag' ? 1 : 0)
-        .where('ref', 'in', ctx.db.selectFrom('repository_refs').select('name').where('project_id', '=', project.id).where('kind', '=', kind))
-        .groupBy('ref');
-      q = q.where('id', 'in', latest);
-      break;
-    }
-  }
+  q = applyPipelineScope(ctx.db, q, project.id, input.scope);
   if (input.status) q = q.where('status', '=', input.status);
   if (input.source) q = q.where('source', '=', input.source);
   if (input.ref !== undefined) q = q.where('ref', '=', input.ref);

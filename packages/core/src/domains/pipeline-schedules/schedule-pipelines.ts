@@ -9,11 +9,11 @@ import { can } from '../../kernel/policy.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import type { CiPipelineRow } from '../ci/ci.table.js';
 import { presentPipelineBasic } from '../ci/pipeline.entity.js';
+import { applyPipelineScope } from '../ci/pipeline-scope.js';
 import type { SchedulePipelineEntity } from './pipeline-schedule.entity.js';
 import type { ListSchedulePipelinesInput } from './pipeline-schedule.schema.js';
 import { findSchedule, findScheduleProject } from './schedule-access.js';
 
-const FINISHED = ['success', 'failed', 'canceled', 'skipped'];
 
 /** GitLab's `Ci::PipelineBasic` for each pipeline. */
 export async function presentSchedulePipelines(ctx: Ctx, project: ProjectRow, rows: CiPipelineRow[]): Promise<SchedulePipelineEntity[]> {
@@ -27,30 +27,7 @@ export async function listSchedulePipelines(ctx: Ctx, input: ListSchedulePipelin
   // The finder answers nothing to a caller who may not read pipelines.
   if (!(await can(ctx, 'read_pipeline', { kind: 'project', project }))) q = q.where((eb) => eb.val(1), '=', 0);
 
-  switch (input.scope) {
-    case 'running':
-    case 'pending':
-      q = q.where('status', '=', input.scope);
-      break;
-    case 'finished':
-      q = q.where('status', 'in', FINISHED);
-      break;
-    case 'branches':
-    case 'tags': {
-      // The newest of the schedule's pipelines on each existing branch (tag).
-      const kind = input.scope === 'branches' ? 'branch' : 'tag';
-      const latest = ctx.db
-        .selectFrom('ci_pipelines')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .where('project_id', '=', project.id)
-        .where('pipeline_schedule_id', '=', schedule.id)
-        .where('tag', '=', kind === 'tag' ? 1 : 0)
-        .where('ref', 'in', ctx.db.selectFrom('repository_refs').select('name').where('project_id', '=', project.id).where('kind', '=', kind))
-        .groupBy('ref');
-      q = q.where('id', 'in', latest);
-      break;
-    }
-  }
+  q = applyPipelineScope(ctx.db, q, project.id, input.scope, schedule.id);
   if (input.status) q = q.where('status', '=', input.status);
   if (input.updated_before) q = q.where('updated_at', '<=', input.updated_before.toISOString());
   if (input.updated_after) q = q.where('updated_at', '>=', input.updated_after.toISOString());
