@@ -12,7 +12,7 @@ import { toGroupEntity, type GroupEntity } from '../accounts/group.entity.js';
 import type { NamespaceRow } from '../accounts/namespace.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
 import type { UserRow } from '../accounts/user.table.js';
-import { HUMAN_ACCESS_LEVELS } from '../protected-branches/protected-branch.entity.js';
+import { loadAccessEntries, type ProtectedRefAccessEntity } from '../protected-branches/protected-branch.entity.js';
 import { branchPatternMatches } from '../repository/refs.js';
 import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/repository.table.js';
 import type { ApprovalRuleRow } from './approvals.table.js';
@@ -158,13 +158,7 @@ export function ruleAppliesToBranch(rule: LoadedRule, index: RuleIndex, branch: 
 // ---------------------------------------------------------------------------------------
 // Entities
 
-export interface RuleProtectedBranchAccessEntity {
-  id: number;
-  access_level: number | null;
-  access_level_description: string | null;
-  user_id: number | null;
-  group_id: number | null;
-}
+export type RuleProtectedBranchAccessEntity = ProtectedRefAccessEntity;
 
 export interface RuleProtectedBranchEntity {
   id: number;
@@ -234,34 +228,9 @@ export function presentRule(ctx: Ctx, rule: LoadedRule, index: RuleIndex, visibl
 async function presentBranches(ctx: Ctx, branches: ProtectedBranchRow[]): Promise<Map<number, RuleProtectedBranchEntity>> {
   const out = new Map<number, RuleProtectedBranchEntity>();
   if (!branches.length) return out;
-  const entries = await ctx.db
-    .selectFrom('protected_branch_access_levels')
-    .selectAll()
-    .where('protected_branch_id', 'in', branches.map((b) => b.id))
-    .orderBy('id')
-    .execute();
-  const userIds = [...new Set(entries.filter((e) => e.user_id !== null).map((e) => e.user_id!))];
-  const groupIds = [...new Set(entries.filter((e) => e.group_id !== null).map((e) => e.group_id!))];
-  const [users, groups] = await Promise.all([
-    userIds.length ? ctx.db.selectFrom('users').select(['id', 'name']).where('id', 'in', userIds).execute() : [],
-    groupIds.length ? ctx.db.selectFrom('namespaces').select(['id', 'name']).where('id', 'in', groupIds).execute() : [],
-  ]);
-  const userName = new Map(users.map((u) => [u.id, u.name]));
-  const groupName = new Map(groups.map((g) => [g.id, g.name]));
-  const access = (e: ProtectedBranchAccessLevelRow): RuleProtectedBranchAccessEntity => ({
-    id: e.id,
-    access_level: e.access_level,
-    access_level_description:
-      e.user_id !== null
-        ? (userName.get(e.user_id) ?? null)
-        : e.group_id !== null
-          ? (groupName.get(e.group_id) ?? null)
-          : (HUMAN_ACCESS_LEVELS[e.access_level ?? -1] ?? null),
-    user_id: e.user_id,
-    group_id: e.group_id,
-  });
+  const access = await loadAccessEntries(ctx, branches.map((b) => b.id));
   for (const b of branches) {
-    const of = (action: ProtectedBranchAccessLevelRow['action']) => entries.filter((e) => e.protected_branch_id === b.id && e.action === action).map(access);
+    const of = (action: ProtectedBranchAccessLevelRow['action']) => access.of(b.id, action);
     out.set(b.id, {
       id: b.id,
       name: b.name,

@@ -31,15 +31,17 @@ export const HUMAN_ACCESS_LEVELS: Record<number, string> = {
   0: 'No one',
 };
 
-/** Entities for a page of rules: one query for their entries, one each for the users and groups named. */
-export async function presentProtectedBranches(ctx: Ctx, rows: ProtectedBranchRow[]): Promise<ProtectedBranchEntity[]> {
-  if (!rows.length) return [];
-  const entries = await ctx.db
-    .selectFrom('protected_branch_access_levels')
-    .selectAll()
-    .where('protected_branch_id', 'in', rows.map((r) => r.id))
-    .orderBy('id')
-    .execute();
+/**
+ * The access entries of some protected branches, presented: one query for the entries, one
+ * each for the users and groups they name. `of(ruleId, action)` lists one rule's entries.
+ */
+export async function loadAccessEntries(
+  ctx: Ctx,
+  ruleIds: number[],
+): Promise<{ of(ruleId: number, action: ProtectedBranchAccessLevelRow['action']): ProtectedRefAccessEntity[] }> {
+  const entries = ruleIds.length
+    ? await ctx.db.selectFrom('protected_branch_access_levels').selectAll().where('protected_branch_id', 'in', ruleIds).orderBy('id').execute()
+    : [];
   const userIds = [...new Set(entries.filter((e) => e.user_id !== null).map((e) => e.user_id!))];
   const groupIds = [...new Set(entries.filter((e) => e.group_id !== null).map((e) => e.group_id!))];
   const [users, groups] = await Promise.all([
@@ -60,8 +62,14 @@ export async function presentProtectedBranches(ctx: Ctx, rows: ProtectedBranchRo
     user_id: e.user_id,
     group_id: e.group_id,
   });
-  const of = (ruleId: number, action: ProtectedBranchAccessLevelRow['action']) =>
-    entries.filter((e) => e.protected_branch_id === ruleId && e.action === action).map(present);
+  return { of: (ruleId, action) => entries.filter((e) => e.protected_branch_id === ruleId && e.action === action).map(present) };
+}
+
+/** Entities for a page of rules (a fixed number of queries). */
+export async function presentProtectedBranches(ctx: Ctx, rows: ProtectedBranchRow[]): Promise<ProtectedBranchEntity[]> {
+  if (!rows.length) return [];
+  const access = await loadAccessEntries(ctx, rows.map((r) => r.id));
+  const of = (ruleId: number, action: ProtectedBranchAccessLevelRow['action']) => access.of(ruleId, action);
   return rows.map((row) => ({
     id: row.id,
     name: row.name,
