@@ -11,45 +11,12 @@
  * (FORGELET_ALLOW_FAULTS=1); otherwise the routes do not exist (404).
  */
 import { STATUS_CODES, type ServerResponse } from 'node:http';
-import { NotFoundError, p, params, ValidationError, type Reply, type Route } from '@forgelet/core';
+import { NotFoundError, p, params, ValidationError, type FaultEntity, type FaultSpec, type Reply, type Route } from '@forgelet/core';
+
+export type { FaultEntity, FaultSpec };
 
 export const FAULTS_PATH = '/forgelet/faults';
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'] as const;
-
-export interface FaultSpec {
-  /** HTTP method, or any when omitted (or `*`). */
-  method?: string;
-  /** Glob over the request path: `*` one segment, `**` anything; `/api/v4` is implied for other paths. */
-  path: string;
-  /** Status to answer instead of the real one (400–599); omitted: only the latency. */
-  status?: number;
-  /** Added before answering (or before the real handling, for latency-only faults). */
-  latency_ms?: number;
-  /** How many matching calls are hit (default: all until deleted). */
-  times?: number;
-  /** Share of matching calls hit, 0 < fraction ≤ 1 (default 1). */
-  fraction?: number;
-  /** 429 only: Retry-After seconds (default 1) and the quota in RateLimit-Limit (default 60). */
-  retry_after?: number;
-  rate_limit?: number;
-}
-
-export interface FaultEntity {
-  id: number;
-  method: string | null;
-  path: string;
-  status: number | null;
-  latency_ms: number;
-  times: number | null;
-  fraction: number;
-  retry_after: number;
-  rate_limit: number;
-  /** Calls the fault can still hit (null: unlimited). */
-  remaining: number | null;
-  /** Matching calls seen, and how many of them were hit. */
-  matched: number;
-  injected: number;
-}
 
 interface Fault extends FaultEntity {
   pattern: RegExp;

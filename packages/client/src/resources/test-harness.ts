@@ -1,40 +1,10 @@
-import type { AdvanceEntity, ClockEntity, SeedResult, SnapshotEntity, Tier } from '@forgelet/core';
+import type { AdvanceEntity, ClockEntity, FaultEntity, FaultSpec, SeedResult, SnapshotEntity, Tier } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
 import type { Requester } from '../infrastructure/requester.js';
 
 /** A fault to inject (`POST /forgelet/faults`). */
-export interface FaultParams {
-  /** HTTP method, or any when omitted. */
-  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD' | '*';
-  /** Glob over the request path: `*` one segment, `**` anything; `/api/v4` is implied. */
-  path: string;
-  /** Answer this status (400-599) instead; 429 comes with GitLab's RateLimit-* and Retry-After headers. */
-  status?: number;
-  /** Added latency in milliseconds. */
-  latency_ms?: number;
-  /** Hit only the next N matching calls. */
-  times?: number;
-  /** Hit this share of matching calls (deterministically: 0.5 → every second call). */
-  fraction?: number;
-  /** 429: Retry-After seconds (default 1) and RateLimit-Limit (default 60). */
-  retry_after?: number;
-  rate_limit?: number;
-}
-
-export interface FaultEntity {
-  id: number;
-  method: string | null;
-  path: string;
-  status: number | null;
-  latency_ms: number;
-  times: number | null;
-  fraction: number;
-  retry_after: number;
-  rate_limit: number;
-  remaining: number | null;
-  matched: number;
-  injected: number;
-}
+export type FaultParams = FaultSpec;
+export type { FaultEntity };
 
 /**
  * Forgelet's test harness, `/forgelet/…` (admin token; the server must run with
