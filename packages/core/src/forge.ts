@@ -25,6 +25,7 @@ import {
   type JobTokenResolver,
 } from './domains/accounts/index.js';
 import { systemRoutes } from './domains/system/system.routes.js';
+import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
 import { issuesRoutes } from './domains/issues/index.js';
 import { mergeRequestsRoutes } from './domains/merge-requests/index.js';
 import { notesRoutes } from './domains/notes/index.js';
@@ -156,6 +157,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   ];
   // Only in test mode: clock, snapshots, reset, seed, tier (/api/v4/forgelet/…).
   if (testMode) routes.push(...createTestHarnessRoutes(() => routes));
+  // The OpenAPI document of every route above (built on first request, cached).
+  routes.push(...createOpenApiRoutes(() => routes));
   const forge: Forge = {
     deps,
     database,
