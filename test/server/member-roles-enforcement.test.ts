@@ -266,6 +266,11 @@ for (const dialect of DIALECTS) {
         assert.equal(await userCan('enfapprover', 'approve_merge_request', { project: app.id }), true);
         assert.equal(await userCan('enfplain', 'approve_merge_request', { project: app.id }), false);
         assert.equal(await userCan('enfapprover', 'update_merge_request', { project: app.id }), false, 'nothing more');
+        // and over HTTP: the role holder's approval counts, a plain member of the same level is refused
+        const approved = await f.api('POST', `/projects/${app.id}/merge_requests/1/approve`, { token: approver.token });
+        expectStatus(approved, 201);
+        assert.deepEqual(approved.body.approved_by.map((a: any) => a.user.username), ['enfapprover']);
+        assert.equal((await f.api('POST', `/projects/${app.id}/merge_requests/1/approve`, { token: plain.token })).status, 403, 'cannot even read the MR');
       });
 
       it('manage_merge_request_settings and read_runners: the abilities Forgelet declares', async () => {

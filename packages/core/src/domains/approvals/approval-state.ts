@@ -17,8 +17,8 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Ctx } from '../../kernel/context.js';
-import { DEVELOPER, GUEST } from '../../kernel/access.js';
-import { accessLevel } from '../../kernel/policy.js';
+import { GUEST } from '../../kernel/access.js';
+import { accessLevel, can } from '../../kernel/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
 import type { ProjectRow } from '../accounts/project.table.js';
@@ -189,9 +189,11 @@ export async function approvalStateOf(ctx: Ctx, mr: MergeRequestRow): Promise<Ap
 export async function mayApprove(ctx: Ctx, project: ProjectRow, mr: MergeRequestRow): Promise<boolean> {
   const user = ctx.actor.user;
   if (!user) return false;
+  // Members only (an administrator who is not one cannot approve, as in GitLab).
   const level = await accessLevel(ctx, { kind: 'project', project });
-  if (level >= DEVELOPER) return true;
   if (level < GUEST) return false;
+  // Developers, and members whose custom role has `admin_merge_request`, through the policy.
+  if (await can(ctx, 'approve_merge_request', { kind: 'project', project })) return true;
   if (mr.author_id === user.id) return true;
   const assigned = await ctx.db
     .selectFrom('merge_request_assignees')
