@@ -39,11 +39,14 @@ export type ScheduleAbility =
 const subject = (project: ProjectRow) => ({ kind: 'project' as const, project });
 
 /**
- * Per request: the variable route passed `set_pipeline_variables` through the custom-role
- * ability, so its schedule check (`update`/`admin_pipeline_schedule`, which the variable routes
- * ask for) is the variable ability too. Schedule routes never ask `set_pipeline_variables`.
+ * True when the caller may write schedule variables only through a custom role's
+ * `admin_cicd_variables` (the policy's `admin_pipeline_schedule_variables`): then the variable
+ * routes skip the schedule's own update/admin check, which that role does not grant.
  */
-const variablesGrantKey = (project: ProjectRow) => `sched-vars:${project.id}`;
+export async function variablesGrantedByRole(ctx: Ctx, project: ProjectRow): Promise<boolean> {
+  if (project.jobs_enabled === 0) return false;
+  return !(await can(ctx, 'create_pipeline', subject(project))) && (await can(ctx, 'admin_pipeline_schedule_variables', subject(project)));
+}
 
 /** A project ability, false when CI is switched off for the project (GitLab's `builds_disabled`). */
 async function canCi(ctx: Ctx, project: ProjectRow, ability: ProjectAbility): Promise<boolean> {
@@ -103,7 +106,6 @@ export async function canOnSchedule(
 
 /** 403 unless the actor has the ability on the schedule. */
 export async function authorizeSchedule(ctx: Ctx, project: ProjectRow, schedule: CiPipelineScheduleRow, ability: ScheduleAbility): Promise<void> {
-  if ((ability === 'update_pipeline_schedule' || ability === 'admin_pipeline_schedule') && ctx.cache.get(variablesGrantKey(project)) === true) return;
   if (!(await canOnSchedule(ctx, project, schedule, ability))) throw new ForbiddenError();
 }
 
@@ -119,10 +121,7 @@ export async function authorizeProject(ctx: Ctx, project: ProjectRow, ability: '
     await authorize(ctx, 'read_project', subject(project));
     throw new ForbiddenError();
   }
-  if (ability === 'set_pipeline_variables' && !(await can(ctx, 'create_pipeline', subject(project))) && (await can(ctx, 'admin_pipeline_schedule_variables', subject(project)))) {
-    ctx.cache.set(variablesGrantKey(project), true);
-    return;
-  }
+  if (ability === 'set_pipeline_variables' && (await variablesGrantedByRole(ctx, project))) return;
   await authorize(ctx, projectAbility, subject(project));
 }
 
