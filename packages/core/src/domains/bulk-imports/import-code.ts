@@ -1,0 +1,113 @@
+/**
+ * Importing code records: repository blobs, commits and refs (shas kept), and NuGet packages
+ * with their files and symbols.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Deps } from '../../kernel/context.js';
+import type { Database } from '../../storage/database.js';
+import type { BulkImportEntityRow } from './bulk-import.table.js';
+import { str, type UserMapper } from './import-records.js';
+
+/** Repository records (blobs, commits, refs with their files) copied as they are: shas are kept. */
+export async function importRepositoryRecord(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
+  const projectId = entity.project_id!;
+  if (r.type === 'blob') {
+    const existing = await trx.selectFrom('repository_blobs').select('id').where('project_id', '=', projectId).where('sha', '=', r.sha).executeTakeFirst();
+    if (existing) return existing.id;
+    const row = await trx.insertInto('repository_blobs').values({ project_id: projectId, sha: String(r.sha), size: Number(r.size ?? 0), content: String(r.content ?? '') }).returning('id').executeTakeFirstOrThrow();
+    return row.id;
+  }
+  if (r.type === 'commit') {
+    const existing = await trx.selectFrom('repository_commits').select('id').where('project_id', '=', projectId).where('sha', '=', r.sha).executeTakeFirst();
+    if (existing) return existing.id;
+    const user = r.user ? await users.map(trx, r.user) : null;
+    const parents: string[] = Array.isArray(r.parent_ids) ? r.parent_ids.map(String) : [];
+    const row = await trx
+      .insertInto('repository_commits')
+      .values({
+        project_id: projectId,
+        sha: String(r.sha),
+        parent_ids: JSON.stringify(parents),
+        title: str(r.title, '')!,
+        message: str(r.message, '')!,
+        author_name: str(r.author_name, '')!,
+        author_email: str(r.author_email, '')!,
+        authored_date: str(r.authored_date, now)!,
+        committer_name: str(r.committer_name, '')!,
+        committer_email: str(r.committer_email, '')!,
+        committed_date: str(r.committed_date, now)!,
+        user_id: user?.id ?? null,
+        created_at: str(r.created_at, now)!,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (parents.length) await trx.insertInto('repository_commit_parents').values(parents.map((parent_sha, position) => ({ commit_id: row.id, parent_sha, position }))).execute();
+    const changes = (Array.isArray(r.changes) ? r.changes : []).filter((c: any) => typeof c?.path === 'string');
+    if (changes.length) {
+      await trx
+        .insertInto('repository_commit_changes')
+        .values(changes.map((c: any) => ({ commit_id: row.id, path: c.path, previous_path: str(c.previous_path), change: c.change, additions: Number(c.additions ?? 0), deletions: Number(c.deletions ?? 0) })))
+        .execute();
+    }
+    return row.id;
+  }
+  if (r.type === 'ref') {
+    const kind = r.kind === 'tag' ? 'tag' : 'branch';
+    const existing = await trx.selectFrom('repository_refs').select('id').where('project_id', '=', projectId).where('kind', '=', kind).where('name', '=', r.name).executeTakeFirst();
+    if (existing) return existing.id;
+    const ref = await trx
+      .insertInto('repository_refs')
+      .values({
+        project_id: projectId,
+        kind,
+        name: String(r.name),
+        commit_sha: String(r.commit_sha),
+        message: str(r.message),
+        tagger_name: str(r.tagger_name),
+        tagger_email: str(r.tagger_email),
+        created_at: str(r.created_at, now)!,
+        updated_at: str(r.updated_at, now)!,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const files = (Array.isArray(r.files) ? r.files : []).filter((f: any) => typeof f?.path === 'string');
+    for (let i = 0; i < files.length; i += 200) {
+      await trx
+        .insertInto('repository_files')
+        .values(files.slice(i, i + 200).map((f: any) => ({ ref_id: ref.id, path: f.path, blob_sha: String(f.blob_sha), last_commit_sha: String(f.last_commit_sha), executable: f.executable ? 1 : 0 })))
+        .execute();
+    }
+    return ref.id;
+  }
+  throw new Error(`unknown repository record ${String(r.type)}`);
+}
+
+const PACKAGE_COLUMNS = [
+  'package_type', 'name', 'lower_name', 'version', 'normalized_version', 'version_sort', 'prerelease', 'status', 'authors', 'description', 'summary', 'title', 'tags',
+  'project_url', 'icon_url', 'license_url', 'dependency_groups', 'download_count', 'last_downloaded_at', 'created_at', 'updated_at',
+] as const;
+
+/** A package, its files (bytes into the blob store first; a rolled back step leaves only unreferenced blobs) and symbol entries. */
+export async function importPackage(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, blobs: Deps['blobs'], now: string): Promise<number> {
+  const projectId = entity.project_id!;
+  const values: Record<string, unknown> = { project_id: projectId };
+  for (const c of PACKAGE_COLUMNS) if (r[c] !== undefined) values[c] = r[c];
+  values.created_at ??= now;
+  values.updated_at ??= now;
+  const pkg = await trx.insertInto('packages').values(values as any).returning('id').executeTakeFirstOrThrow();
+  for (const f of (Array.isArray(r.files) ? r.files : []) as any[]) {
+    const bytes = Buffer.from(String(f.content ?? ''), 'base64');
+    const key = `packages/nuget/${projectId}/${f.file_kind === 'symbol' ? 'symbols/' : ''}${randomBytes(12).toString('hex')}`;
+    await blobs.put(key, bytes);
+    const file = await trx
+      .insertInto('package_files')
+      .values({ package_id: pkg.id, file_kind: str(f.file_kind, 'package')!, file_name: str(f.file_name, '')!, blob_key: key, size: bytes.length, file_sha256: str(f.file_sha256, '')!, created_at: str(f.created_at, now)! })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    for (const sym of (Array.isArray(f.symbols) ? f.symbols : []) as any[]) {
+      await trx.insertInto('package_symbols').values({ ...sym, package_id: pkg.id, package_file_id: file.id }).execute();
+    }
+  }
+  return pkg.id;
+}
