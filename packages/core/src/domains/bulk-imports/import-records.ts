@@ -121,11 +121,13 @@ async function ancestorGroupIds(trx: Kysely<Database>, projectId: number): Promi
   return row.traversal.split('/').filter(Boolean).map(Number);
 }
 
-async function importIssue(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
-  const projectId = entity.project_id!;
+/**
+ * What an imported issue and merge request share: the project's groups, the mapped author
+ * (with GitLab's note when there is none), and the milestone by title in the project or its groups.
+ */
+async function issuableBasics(trx: Kysely<Database>, projectId: number, r: any, users: UserMapper, now: string) {
   const groups = await ancestorGroupIds(trx, projectId);
   const author = await users.map(trx, r.author);
-  const authorId = author?.id ?? users.importer.id;
   let description: string | null = str(r.description);
   if (!author && r.author?.name) description = `${description ?? ''}${missingAuthorNote(r.author.name, str(r.created_at, now)!)}`;
   let milestoneId: number | null = null;
@@ -139,6 +141,13 @@ async function importIssue(trx: Kysely<Database>, entity: BulkImportEntityRow, r
       .executeTakeFirst();
     milestoneId = m?.id ?? null;
   }
+  return { groups, author, description, milestoneId };
+}
+
+async function importIssue(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
+  const projectId = entity.project_id!;
+  const { groups, author, description, milestoneId } = await issuableBasics(trx, projectId, r, users, now);
+  const authorId = author?.id ?? users.importer.id;
   const closedBy = r.closed_by ? await users.map(trx, r.closed_by) : null;
   const iid = await freeIid(trx, 'issues', 'project_id', projectId, r.iid, 'issues', `project:${projectId}`);
   const issue = await trx
@@ -538,21 +547,7 @@ async function linkLabels(trx: Kysely<Database>, projectId: number, groups: numb
 
 async function importMergeRequest(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
   const projectId = entity.project_id!;
-  const groups = await ancestorGroupIds(trx, projectId);
-  const author = await users.map(trx, r.author);
-  let description: string | null = str(r.description);
-  if (!author && r.author?.name) description = `${description ?? ''}${missingAuthorNote(r.author.name, str(r.created_at, now)!)}`;
-  let milestoneId: number | null = null;
-  if (r.milestone?.title) {
-    const m = await trx
-      .selectFrom('milestones')
-      .select('id')
-      .where('title', '=', r.milestone.title)
-      .where((eb) => eb.or([eb('project_id', '=', projectId), ...(groups.length ? [eb('group_id', 'in', groups)] : [])]))
-      .orderBy('project_id')
-      .executeTakeFirst();
-    milestoneId = m?.id ?? null;
-  }
+  const { groups, author, description, milestoneId } = await issuableBasics(trx, projectId, r, users, now);
   // Merge request iids are scoped by the bare project id (create-merge-request.ts).
   const scope = String(projectId);
   let iid: number;
