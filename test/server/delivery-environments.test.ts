@@ -12,7 +12,7 @@ import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { commitCi, createRunner, finishJob, requestJob } from './ci-support.js';
-import { addMember, createGroup, createProject, createUsers, expectStatus } from './http.js';
+import { addMember, allowDevelopersToMerge, createGroup, createProject, createUsers, expectStatus } from './http.js';
 
 type User = { id: number; username: string; token: string };
 const NOW = '2024-06-15T12:00:00.000Z';
@@ -279,6 +279,7 @@ for (const dialect of DIALECTS) {
       });
 
       it('merge_requests: the merge requests merged since the previous successful deployment of the environment', async () => {
+        await allowDevelopersToMerge(f, project.id);
         const merge = async (branch: string) => {
           await commitFiles(f, project.id, branch, { [`${branch}.txt`]: branch }, { startBranch: 'main' });
           const mr = await f.api('POST', `${base}/merge_requests`, { token: developer.token, body: { source_branch: branch, target_branch: 'main', title: branch } });

@@ -112,6 +112,18 @@ export async function addMember(f: TestForgelet, kind: 'projects' | 'groups', id
 }
 
 /**
+ * Re-protects a branch so Developers may merge into it (pushes stay Maintainers'): GitLab's
+ * "Allowed to merge: Developers + Maintainers", which suites that merge as Developers need
+ * once the default branch carries its default protection.
+ */
+export async function allowDevelopersToMerge(f: TestForgelet, projectId: number, branch = 'main'): Promise<void> {
+  const base = `/projects/${projectId}/protected_branches`;
+  const del = await f.api('DELETE', `${base}/${encodeURIComponent(branch)}`);
+  if (del.status !== 204 && del.status !== 404) expectStatus(del, 204);
+  expectStatus(await f.api('POST', base, { body: { name: branch, push_access_level: 40, merge_access_level: 30 } }), 201);
+}
+
+/**
  * An open issue and merge request with the given iid, written straight to the tables: suites
  * that test what reads them (reactions, state events) start from rows with no history, which
  * the issue and MR APIs would not give (they record events, notes, labels).

@@ -4,7 +4,7 @@ import { ControllableClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
 import { startTestServer, type ApiResponse, type TestForgelet } from '../support/server.js';
-import { addMember, createGroup, createProject, createUsers, expectStatus, uniq } from './http.js';
+import { addMember, allowDevelopersToMerge, createGroup, createProject, createUsers, expectStatus, uniq } from './http.js';
 
 type User = { id: number; username: string; token: string };
 const FORBIDDEN = { message: '403 Forbidden' };
@@ -60,6 +60,7 @@ for (const dialect of DIALECTS) {
       site = await createProject(f, owner.token, { name: 'Site', namespace_id: openGroup.id, visibility: 'public' });
       await addMember(f, 'projects', site.id, dev.id, 30);
       await commitFiles(f, app.id, 'main', { 'README.md': '# App\n' });
+      await allowDevelopersToMerge(f, app.id);
     });
     after(() => f.stop());
 
@@ -384,6 +385,7 @@ for (const dialect of DIALECTS) {
         lab = await createProject(f, owner.token, { name: 'Lab', namespace_id: team.id });
         await commitFiles(f, lab.id, 'main', { 'README.md': '# Lab\n' });
         await commitFiles(f, lab.id, 'delta', { 'delta.txt': 'd\n' }, { startBranch: 'main' });
+        await allowDevelopersToMerge(f, lab.id);
         await addMember(f, 'projects', lab.id, dev.id, 30);
         await addMember(f, 'projects', lab.id, dev2.id, 30);
         await addMember(f, 'projects', lab.id, reporter.id, 20);

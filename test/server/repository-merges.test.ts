@@ -8,7 +8,7 @@ import { ControllableClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
-import { addMember, createGroup, createProject, createUsers, expectStatus } from './http.js';
+import { addMember, allowDevelopersToMerge, createGroup, createProject, createUsers, expectStatus } from './http.js';
 
 type User = { id: number; username: string; token: string };
 const T0 = '2026-04-07T11:00:00.000Z';
@@ -40,6 +40,7 @@ for (const dialect of DIALECTS) {
       app = await createProject(f, f.rootToken, { name: 'App', namespace_id: team.id });
       await addMember(f, 'projects', app.id, dev.id, 30);
       await commitFiles(f, app.id, 'main', { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n', 'shared.txt': 'base\n' }, { message: 'Base' });
+      await allowDevelopersToMerge(f, app.id);
     });
     after(() => f.stop());
 
@@ -106,6 +107,21 @@ for (const dialect of DIALECTS) {
       const kept = await openMr({ source_branch: 'keep-me', title: 'Keep' });
       expectStatus(await merge(kept, { should_remove_source_branch: true }), 200);
       assert.equal((await f.api('GET', `/projects/${app.id}/repository/branches/keep-me`)).status, 200, 'a protected source branch stays');
+    });
+
+    it('the target branch\'s protection decides who merges: Developers get 401 where only Maintainers may merge or push', async () => {
+      const base = `/projects/${app.id}/protected_branches`;
+      expectStatus(await f.api('POST', base, { body: { name: 'release', push_access_level: 40, merge_access_level: 40 } }), 201);
+      await commitFiles(f, app.id, 'release', { 'r.txt': 'r\n' }, { startBranch: 'main' });
+      await commitFiles(f, app.id, 'fix', { 'fix.txt': 'f\n' }, { startBranch: 'release' });
+      const mr = await openMr({ source_branch: 'fix', target_branch: 'release', title: 'Fix' });
+      const denied = await merge(mr);
+      assert.deepEqual([denied.status, denied.body], [401, { message: '401 Unauthorized' }]);
+      assert.equal((await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}`)).body.state, 'opened', 'nothing was written');
+      // Developers allowed to push (not merge) may merge too, as GitLab's can_update_branch?
+      expectStatus(await f.api('DELETE', `${base}/release`), 204);
+      expectStatus(await f.api('POST', base, { body: { name: 'release', push_access_level: 30, merge_access_level: 40 } }), 201);
+      expectStatus(await merge(mr), 200);
     });
   });
 }

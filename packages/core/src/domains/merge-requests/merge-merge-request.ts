@@ -10,13 +10,14 @@ import { MethodNotAllowedError } from '../../kernel/errors.js';
 import { updateMergeRequestById, updateOpenMergeRequestToMerged } from './merge-request.queries.js';
 import type { MergeMergeRequestInput } from './merge-request.schema.js';
 import { presentMergeRequest } from './present-merge-requests.js';
-import { selectBranch } from '../repository/index.js';
+import { canOnBranch, selectBranch } from '../repository/index.js';
 import { recordMerge, sourceBranchRemovable } from './source-branch.js';
 import { approvalsAllowMerge } from '../approvals/merge-status.js';
 
 /**
  * PUT /projects/:id/merge_requests/:merge_request_iid/merge (Developer). Answers as GitLab:
- * a caller who may read but not merge gets 401 (`unauthorized!`); a merge request that is
+ * a caller who may read but not merge, or who may neither push to nor merge into the
+ * (protected) target branch, gets 401 (`unauthorized!`); a merge request that is
  * not open, or is a draft, 405; a missing source or target branch 422 `Branch cannot be
  * merged`; a `sha` other than the head 409 naming the head. The merge, its merge commit on
  * the target branch (see source-branch.ts), the source branch's removal when asked and the
@@ -26,6 +27,11 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
   const user = requireUser(ctx);
   const { project, mergeRequest: mr } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
   if (!(await can(ctx, 'merge_merge_request', { kind: 'project', project }))) throw new UnauthorizedError();
+  // GitLab's can_be_merged_by?: the caller may push to or merge into the target branch (its
+  // protection rules: by default only Maintainers merge into the default branch).
+  if (!(await canOnBranch(ctx, project, mr.target_branch, 'merge')) && !(await canOnBranch(ctx, project, mr.target_branch, 'push'))) {
+    throw new UnauthorizedError();
+  }
   if (mr.state !== 'opened' || mr.draft) throw new MethodNotAllowedError();
   // Not approved enough (approval rules): not mergeable, 405 as GitLab.
   if (!(await approvalsAllowMerge(ctx, mr))) throw new MethodNotAllowedError();
