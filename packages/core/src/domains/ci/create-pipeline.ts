@@ -87,7 +87,9 @@ export async function createPipeline(ctx: Ctx, project: ProjectRow, input: Creat
   const file = await readFileOnRef(ctx.db, target.ref, CI_CONFIG_PATH);
   if (!file) throw pipelineError('Missing CI config file');
   const parsed = parseCiConfig(file.content.toString('utf8'), { inputs: input.inputs ?? {} });
-  if (!parsed.valid && input.source !== 'schedule') throw pipelineError(parsed.errors[0]!);
+  // Schedules and pushes keep a failed pipeline naming the error, as GitLab does; the API refuses.
+  const keepsBroken = input.source === 'schedule' || input.source === 'push';
+  if (!parsed.valid && !keepsBroken) throw pipelineError(parsed.errors[0]!);
 
   const now = nowIso(ctx);
   return ctx.db.transaction().execute(async (trx) => {
@@ -107,7 +109,7 @@ export async function createPipeline(ctx: Ctx, project: ProjectRow, input: Creat
       updated_at: now,
     };
     if (!parsed.valid) {
-      // A scheduled pipeline with a broken CI file is kept, failed, as GitLab keeps it.
+      // A scheduled or pushed pipeline with a broken CI file is kept, failed, as GitLab keeps it.
       return trx
         .insertInto('ci_pipelines')
         .values({ ...base, status: 'failed', yaml_errors: parsed.errors[0]!, failure_reason: 'config_error', finished_at: now, inputs: JSON.stringify(input.inputs ?? {}) })

@@ -13,6 +13,7 @@ import { presentMergeRequest } from './present-merge-requests.js';
 import { canOnBranch, selectBranch } from '../repository/index.js';
 import { recordMerge, sourceBranchRemovable } from './source-branch.js';
 import { approvalsAllowMerge } from '../approvals/merge-status.js';
+import { createPushPipeline } from '../ci/push-pipelines.js';
 
 /**
  * PUT /projects/:id/merge_requests/:merge_request_iid/merge (Developer). Answers as GitLab:
@@ -66,5 +67,7 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
     await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, 'merged', user.id, now);
     return updateMergeRequestById(trx, mr.id, { merge_commit_sha: outcome.mergeCommitSha, squash_commit_sha: outcome.squashCommitSha });
   });
+  // The merge is a push to the target branch: its pipeline runs, as on GitLab.
+  await createPushPipeline(ctx, project, { kind: 'branch', name: mr.target_branch, message: input.merge_commit_message });
   return presentMergeRequest(ctx, row, project);
 }

@@ -16,6 +16,7 @@ import { repositoryIsEmpty, selectBranch, selectCommit } from './refs.js';
 import { findCodeProject, findPushProject } from './repository-access.js';
 import type { RepositoryRefRow } from './repository.table.js';
 import { createBranchIn, recordCommitIn, validRefName } from './write-commit.js';
+import { createPushPipeline } from '../ci/push-pipelines.js';
 
 const notFound = () => new NotFoundError('Branch');
 
@@ -95,6 +96,7 @@ export async function createBranch(ctx: Ctx, input: CreateBranchInput): Promise<
     });
   });
   const fresh = (await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()) ?? project;
+  await createPushPipeline(ctx, fresh, { kind: 'branch', name: input.branch });
   return presentBranch(ctx, fresh, row);
 }
 
