@@ -162,6 +162,12 @@ for (const dialect of DIALECTS) {
       assert.equal(pipelines.length, 1);
       const jobs = await f.api('GET', `/projects/${project.id}/pipelines/${pipelines[0].id}/jobs`, { token: dev.token });
       assert.deepEqual(jobs.body.map((j: any) => [j.id, j.status]), [[Number(flow.workload.id), 'pending']]);
+      // The workload's credentials reach its job only: its pipeline lists no variables, to its
+      // starter (who may read their own pipeline's variables) or to an admin.
+      for (const token of [dev.token, f.rootToken]) {
+        const listed = await f.api('GET', `/projects/${project.id}/pipelines/${pipelines[0].id}/variables`, { token });
+        assert.deepEqual([listed.status, listed.body], [200, []]);
+      }
       const job = await requestJob(f, runner.token);
       assert.equal(String(job.id), flow.workload.id);
       assert.equal(await requestJob(f, runner.token), null);

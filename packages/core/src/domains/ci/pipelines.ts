@@ -1,4 +1,5 @@
 /** The pipeline endpoints (GitLab's lib/api/ci/pipelines.rb). */
+import { WORKLOAD_SOURCES } from './workload.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
@@ -155,6 +156,8 @@ export async function listPipelineVariables(ctx: Ctx, input: PipelineRefInput): 
   const pipeline = await findPipeline(ctx, project, input.pipeline_id);
   const own = ctx.actor.user !== null && pipeline.user_id === ctx.actor.user.id;
   if (!own) await authorize(ctx, 'update_pipeline', { kind: 'project', project });
+  // A workload's variables are its credentials: they reach its job, never an API answer.
+  if (WORKLOAD_SOURCES.has(pipeline.source)) return [];
   const rows = await ctx.db.selectFrom('ci_pipeline_variables').selectAll().where('pipeline_id', '=', pipeline.id).orderBy('id').execute();
   return rows.map((r) => ({ variable_type: r.variable_type, key: r.key, value: ctx.secrets.decrypt(r.value_encrypted), raw: false }));
 }

@@ -30,8 +30,15 @@ export interface WorkloadInput {
   tags?: string[];
 }
 
+/**
+ * Pipeline sources of workloads. Their pipeline variables are the workload's credentials
+ * (`secretVariables`: OAuth tokens …), handed to the job only: never listed by the API.
+ */
+export const WORKLOAD_SOURCES: ReadonlySet<string> = new Set(['duo_workflow']);
+
 /** Creates the pipeline and its single job inside `trx`; the job is pending when this returns. */
 export async function createWorkloadIn(trx: Kysely<Database>, ctx: Ctx, input: WorkloadInput, now: string): Promise<{ pipeline: CiPipelineRow; job: CiJobRow }> {
+  if (input.secretVariables?.length && !WORKLOAD_SOURCES.has(input.source)) throw new Error(`workload source ${input.source} must be in WORKLOAD_SOURCES`);
   const branch = input.branch || input.project.default_branch || 'main';
   const ref = await selectBranch(trx, input.project.id, branch);
   // An empty repository still gets its workload (the agent may create the first commit).
