@@ -4,16 +4,19 @@ import { ApiError, Forgelet, type FetchInit, type FetchLike, type ForgeletOption
 import assert from 'node:assert/strict';
 import type { TestForgelet } from '../support/server.js';
 
-export interface SentRequest extends FetchInit {
+/** A recorded request; `body` is the JSON text (streamed multipart bodies are not recorded). */
+export interface SentRequest extends Omit<FetchInit, 'body'> {
   url: string;
+  body?: string;
 }
 
 /** A fetch that records every request before sending it with undici. */
 export function recordingFetch(): { fetch: FetchLike; sent: SentRequest[] } {
   const sent: SentRequest[] = [];
   const fetch: FetchLike = (url, init) => {
-    sent.push({ url, ...init, headers: { ...init.headers } });
-    return undiciFetch(url, init);
+    const { body, ...rest } = init;
+    sent.push({ url, ...rest, headers: { ...init.headers }, ...(typeof body === 'string' ? { body } : {}) });
+    return undiciFetch(url, init as Parameters<typeof undiciFetch>[1]);
   };
   return { fetch, sent };
 }

@@ -57,6 +57,8 @@ import { DoraMetrics } from './resources/dora.js';
 import { AgentFlows } from './resources/flows.js';
 import { JobArtifacts } from './resources/job-artifacts.js';
 import { GroupMemberRoles, MemberRoles } from './resources/member-roles.js';
+import { RunnerJobs } from './resources/runner-jobs.js';
+import { GroupRelationExports, ProjectRelationExports } from './resources/relation-exports.js';
 
 export type ForgeletOptions = RequesterOptions;
 
@@ -151,6 +153,11 @@ export class Forgelet {
   /** Custom roles of the instance (administrators) and of top-level groups (Owners); Ultimate. */
   readonly memberRoles: MemberRoles;
   readonly groupMemberRoles: GroupMemberRoles;
+  /** The runner side of CI jobs (runner protocol): take a job, report it, its log and artifacts. */
+  readonly runnerJobs: RunnerJobs;
+  /** Direct transfer, source side: relation exports of groups and projects. */
+  readonly groupRelationExports: GroupRelationExports;
+  readonly projectRelationExports: ProjectRelationExports;
 
   constructor(options: ForgeletOptions) {
     this.requester = new Requester(options);
@@ -219,9 +226,22 @@ export class Forgelet {
     this.jobArtifacts = new JobArtifacts(this.requester, options);
     this.memberRoles = new MemberRoles(this.requester);
     this.groupMemberRoles = new GroupMemberRoles(this.requester);
+    this.runnerJobs = new RunnerJobs(this.requester);
+    this.groupRelationExports = new GroupRelationExports(this.requester);
+    this.projectRelationExports = new ProjectRelationExports(this.requester);
   }
 
   version(): Promise<VersionInfo> {
     return this.requester.get('version');
+  }
+
+  /** `GET /openapi.json`: the OpenAPI 3.1 document of every route of this server. */
+  openApi(): Promise<Record<string, unknown>> {
+    return this.requester.get('openapi.json');
+  }
+
+  /** `GET /metadata`: the same facts as `version()` (GitLab's newer endpoint). */
+  metadata(): Promise<VersionInfo> {
+    return this.requester.get('metadata');
   }
 }

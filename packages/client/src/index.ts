@@ -3,10 +3,21 @@ export { Forgelet, type ForgeletOptions, type VersionInfo } from './forgelet.js'
 export { TestHarness, type FaultEntity, type FaultParams } from './resources/test-harness.js';
 export type { AdvanceEntity, ClockEntity, SeedResult, SeededItem, SnapshotEntity } from '@forgelet/core';
 export { ApiError, type ApiErrorBody, type ApiErrorCause } from './infrastructure/api-error.js';
+export type { MultipartBody, MultipartFile, UploadSource } from './infrastructure/multipart.js';
 export { endpoint } from './infrastructure/endpoint.js';
 export { Paginated, type Page, type PaginationInfo } from './infrastructure/paginated.js';
 export type { AtLeastOne, ExactlyOne, ListParams, PaginationParams, ResourceId, WithOptional } from './infrastructure/params.js';
 export { Requester, type ApiResponse, type FetchInit, type FetchLike, type FetchResponse, type RequesterOptions } from './infrastructure/requester.js';
+export { parseRetryAfter, retryDelay, type BytesResponse, type RequestOptions, type StreamResponse } from './infrastructure/requester.js';
+export { RunnerJobs, type JobPayload, type JobPayloadVariable, type RequestJobParams, type UpdateJobParams, type UploadJobArtifactsParams } from './resources/runner-jobs.js';
+export {
+  GroupRelationExports,
+  ProjectRelationExports,
+  type DownloadRelationParams,
+  type GroupExportRelation,
+  type ProjectExportRelation,
+  type RelationExportStatus,
+} from './resources/relation-exports.js';
 
 export { Users, type AnyUserEntity, type CreateUserParams, type EditUserParams, type ListUsersParams } from './resources/users.js';
 export {
@@ -133,6 +144,8 @@ export {
   type ListPackageFilesParams,
   type EditPackageSettingsParams,
   type FeedSearchParams,
+  type NugetUploadParams,
+  type NugetV2QueryParams,
 } from './resources/packages.js';
 export type {
   PackageEntity,

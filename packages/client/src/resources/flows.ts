@@ -121,6 +121,11 @@ export class AgentFlows {
     return this.requester.post('organizations/default/owners', { user_id: userId });
   }
 
+  /** Forgelet extension (administrators): the default organization's Owners (besides administrators). */
+  organizationOwners(params: PageParams = {}): Paginated<{ user_id: number; username: string; created_at: string }> {
+    return new Paginated(this.requester, 'organizations/default/owners', params);
+  }
+
   removeOrganizationOwner(userId: number): Promise<void> {
     return this.requester.delete(endpoint`organizations/default/owners/${userId}`);
   }

@@ -12,9 +12,10 @@ import type {
   VersionMetadataEntity,
 } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
+import type { UploadSource } from '../infrastructure/multipart.js';
 import { Paginated } from '../infrastructure/paginated.js';
 import type { AtLeastOne, ListParams, ResourceId } from '../infrastructure/params.js';
-import type { Requester } from '../infrastructure/requester.js';
+import type { Requester, StreamResponse } from '../infrastructure/requester.js';
 
 export type ListPackagesParams = ListParams<ListPackagesInput>;
 export type ListGroupPackagesParams = ListParams<ListGroupPackagesInput>;
@@ -76,9 +77,26 @@ export class Packages {
   }
 }
 
+/** OData options of a v2 query (as NuGet 2.x sends them). */
+export interface NugetV2QueryParams {
+  $filter?: string;
+  $skip?: string;
+  $top?: string;
+  $orderby?: string;
+  /** `FindPackagesById()`'s id, quoted: `'My.Pkg'`. */
+  id?: string;
+}
+
+/** A package file to publish: a path (streamed from disk), bytes or a stream. */
+export interface NugetUploadParams {
+  /** The file name sent (default: the path's base name, else `package.nupkg`). */
+  filename?: string;
+}
+
 /**
- * The JSON side of a NuGet feed (v3), read with the client's token: service index, search,
- * registration and the package index. Publishing is multipart; use a NuGet client for it.
+ * A NuGet feed (v3) with the client's token: service index, search, registration, the package
+ * index, publishing (`.nupkg` and `.snupkg`, multipart, streamed from disk), downloads (streamed)
+ * and deletes. gitbeaker's `NuGet` names where it has the call.
  */
 export class NugetFeed {
   constructor(private readonly requester: Requester) {}
@@ -108,4 +126,55 @@ export class NugetFeed {
   versions(projectId: ResourceId, name: string): Promise<PackageVersionsEntity> {
     return this.requester.get(endpoint`projects/${projectId}/packages/nuget/download/${name}/index.json`);
   }
+
+  /** Publishes a `.nupkg` (Developer; `PUT …/packages/nuget`, multipart `package`). Not retried when `content` is a stream. */
+  async uploadPackageFile(projectId: ResourceId, content: UploadSource, params: NugetUploadParams = {}): Promise<void> {
+    await this.requester.upload('PUT', endpoint`projects/${projectId}/packages/nuget`, { files: [{ field: 'package', filename: params.filename ?? defaultName(content, 'package.nupkg'), content }] });
+  }
+
+  /** Publishes the `.snupkg` of a published package (`PUT …/nuget/symbolpackage`). */
+  async uploadSymbolPackage(projectId: ResourceId, content: UploadSource, params: NugetUploadParams = {}): Promise<void> {
+    await this.requester.upload('PUT', endpoint`projects/${projectId}/packages/nuget/symbolpackage`, { files: [{ field: 'package', filename: params.filename ?? defaultName(content, 'package.snupkg'), content }] });
+  }
+
+  /** A package (or symbol package) file, streamed: `fileName` as listed, e.g. `my.pkg.1.0.0.nupkg`. */
+  downloadPackageFile(projectId: ResourceId, name: string, version: string, fileName: string): Promise<StreamResponse> {
+    return this.requester.stream('GET', endpoint`projects/${projectId}/packages/nuget/download/${name}/${version}/${fileName}`);
+  }
+
+  /** Deletes one version of a package (Maintainer), as `nuget delete` does. */
+  async removePackage(projectId: ResourceId, name: string, version: string): Promise<void> {
+    await this.requester.delete(endpoint`projects/${projectId}/packages/nuget/${name}/${version}`);
+  }
+
+  /** The NuGet v2 service document (Atom XML; no credentials needed). */
+  v2ServiceDocument(target: { projectId: ResourceId } | { groupId: ResourceId }): Promise<string> {
+    return this.requester.get<string>(`${this.prefix(target)}/v2`);
+  }
+
+  /** The NuGet v2 `$metadata` (EDMX). */
+  v2Metadata(target: { projectId: ResourceId } | { groupId: ResourceId }): Promise<string> {
+    return this.requester.get<string>(`${this.prefix(target)}/v2/$metadata`);
+  }
+
+  /**
+   * A NuGet v2 OData query of a project feed (Atom XML): `odata` is `Packages(Id='My.Pkg',Version='1.0.0')`,
+   * `FindPackagesById()` (with `id: "'My.Pkg'"`) or `Packages()`.
+   */
+  v2Query(projectId: ResourceId, odata: string, params: NugetV2QueryParams = {}): Promise<string> {
+    return this.requester.get<string>(endpoint`projects/${projectId}/packages/nuget/v2/${odata}`, params);
+  }
+
+  /**
+   * A `.pdb` from the symbol server, streamed, by file name and signature (as a debugger asks:
+   * `checksum` is the `Symbolchecksum` header, `SHA256:<hex>`).
+   */
+  symbolFile(target: { projectId: ResourceId } | { groupId: ResourceId }, fileName: string, signature: string, checksum: string): Promise<StreamResponse> {
+    return this.requester.stream('GET', `${this.prefix(target)}/${endpoint`symbolfiles/${fileName}/${signature}/${fileName}`}`, { headers: { Symbolchecksum: checksum } });
+  }
+}
+
+function defaultName(content: UploadSource, fallback: string): string {
+  if (typeof content === 'object' && content !== null && 'path' in content && typeof content.path === 'string') return content.path.split(/[\\/]/).pop() || fallback;
+  return fallback;
 }

@@ -36,6 +36,15 @@ export class Projects {
     return this.requester.put(endpoint`projects/${id}`, params);
   }
 
+  /** Makes the project read-only (Maintainer); the project. */
+  archive(id: ResourceId): Promise<ProjectEntity> {
+    return this.requester.post(endpoint`projects/${id}/archive`, {});
+  }
+
+  unarchive(id: ResourceId): Promise<ProjectEntity> {
+    return this.requester.post(endpoint`projects/${id}/unarchive`, {});
+  }
+
   /** Deletes the project (202 Accepted). */
   remove(id: ResourceId): Promise<void> {
     return this.requester.delete(endpoint`projects/${id}`);

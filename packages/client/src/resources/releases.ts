@@ -35,6 +35,21 @@ export class Releases {
     return this.requester.get(endpoint`projects/${projectId}/releases/permalink/latest`, params);
   }
 
+  /**
+   * Where `…/releases/permalink/latest[/<suffixPath>]` redirects to: the same path under the
+   * latest release (`suffixPath` e.g. `assets/links`), or null when it does not redirect.
+   */
+  showLatestUrl(projectId: ResourceId, suffixPath = '', params: ShowReleaseParams = {}): Promise<string | null> {
+    const suffix = suffixPath ? `/${suffixPath.split('/').map(encodeURIComponent).join('/')}` : '';
+    return this.requester.location(`${endpoint`projects/${projectId}/releases/permalink/latest`}${suffix}`, params);
+  }
+
+  /** The URL of the release's asset link with this `direct_asset_path` (what `…/downloads/*path` redirects to). */
+  downloadUrl(projectId: ResourceId, tagName: string, directAssetPath: string): Promise<string | null> {
+    const path = String(directAssetPath).replace(/^\/+/, '').split('/').map(encodeURIComponent).join('/');
+    return this.requester.location(`${endpoint`projects/${projectId}/releases/${tagName}/downloads`}/${path}`);
+  }
+
   /** Developers and up. A missing tag is created from `ref` (annotated with `tag_message`). */
   create(projectId: ResourceId, tagName: string, params: CreateReleaseParams = {}): Promise<ReleaseEntity> {
     return this.requester.post(endpoint`projects/${projectId}/releases`, { tag_name: tagName, ...params });

@@ -1,5 +1,6 @@
 /** `projects/:id/repository/branches` (gitbeaker's Branches). */
 import type { BranchEntity, ListBranchesInput } from '@forgelet/core';
+import { ApiError } from '../infrastructure/api-error.js';
 import { endpoint } from '../infrastructure/endpoint.js';
 import { Paginated } from '../infrastructure/paginated.js';
 import type { ListParams, ResourceId } from '../infrastructure/params.js';
@@ -18,6 +19,17 @@ export class RepositoryBranches {
   /** A branch name may hold slashes (`feature/x`); it is URL-encoded here. */
   show(projectId: ResourceId, branch: string): Promise<BranchEntity> {
     return this.requester.get(endpoint`projects/${projectId}/repository/branches/${branch}`);
+  }
+
+  /** Whether the branch exists (`HEAD`: 204 or 404). */
+  async exists(projectId: ResourceId, branch: string): Promise<boolean> {
+    try {
+      await this.requester.request('HEAD', endpoint`projects/${projectId}/repository/branches/${branch}`);
+      return true;
+    } catch (err) {
+      if (ApiError.is(err, 404)) return false;
+      throw err;
+    }
   }
 
   /** From `ref`: a branch, tag or commit sha (Developer). */

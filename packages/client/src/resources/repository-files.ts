@@ -1,5 +1,5 @@
 /** `projects/:id/repository/files/:file_path` (gitbeaker's RepositoryFiles); paths are URL-encoded here. */
-import type { DeleteFileInput, FileCommitEntity, FileEntity, WriteFileInput } from '@forgelet/core';
+import type { DeleteFileInput, FileCommitEntity, FileEntity, FileMetadata, WriteFileInput } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
 import type { ResourceId } from '../infrastructure/params.js';
 import type { Requester } from '../infrastructure/requester.js';
@@ -13,6 +13,24 @@ export class RepositoryFiles {
   /** The file at `ref` with its metadata; `content` is base64. */
   show(projectId: ResourceId, filePath: string, ref: string): Promise<FileEntity> {
     return this.requester.get(endpoint`projects/${projectId}/repository/files/${filePath}`, { ref });
+  }
+
+  /** The file's metadata without its content (`HEAD`: GitLab's `X-Gitlab-*` headers). */
+  async showMetadata(projectId: ResourceId, filePath: string, ref: string): Promise<FileMetadata> {
+    const { headers } = await this.requester.request('HEAD', endpoint`projects/${projectId}/repository/files/${filePath}`, { query: { ref } });
+    const h = (name: string) => headers.get(`x-gitlab-${name}`) ?? '';
+    return {
+      file_name: h('file-name'),
+      file_path: h('file-path'),
+      size: Number(h('size')),
+      encoding: 'base64',
+      content_sha256: h('content-sha256'),
+      ref: h('ref') || null,
+      blob_id: h('blob-id'),
+      commit_id: h('commit-id'),
+      last_commit_id: h('last-commit-id'),
+      execute_filemode: h('execute-filemode') === 'true',
+    };
   }
 
   /** The file's text (at the default branch unless `ref` is given). */

@@ -79,6 +79,10 @@ export class TestHarness {
     return this.requester.post('forgelet/faults', params);
   }
 
+  fault(id: number): Promise<FaultEntity> {
+    return this.requester.get(endpoint`forgelet/faults/${id}`);
+  }
+
   removeFault(id: number): Promise<void> {
     return this.requester.delete(endpoint`forgelet/faults/${id}`);
   }

@@ -54,15 +54,15 @@ export class ResourceLabels<E extends LabelEntity, ListP extends object, ShowP e
 
   /** The label, now subscribed; null (a 304) when the caller already was. */
   subscribe(id: ResourceId, labelId: number | string): Promise<E | null> {
-    return this.subscription(id, labelId, 'subscribe');
+    return this.#subscription(id, labelId, 'subscribe');
   }
 
   /** The label, now unsubscribed; null (a 304) when the caller was not subscribed. */
   unsubscribe(id: ResourceId, labelId: number | string): Promise<E | null> {
-    return this.subscription(id, labelId, 'unsubscribe');
+    return this.#subscription(id, labelId, 'unsubscribe');
   }
 
-  private async subscription(id: ResourceId, labelId: number | string, action: 'subscribe' | 'unsubscribe'): Promise<E | null> {
+  async #subscription(id: ResourceId, labelId: number | string, action: 'subscribe' | 'unsubscribe'): Promise<E | null> {
     const r = await this.requester.send<E>('POST', this.requester.url(endpoint`${this.prefix}/${id}/labels/${labelId}/${action}`), {});
     return r.status === 304 ? null : r.data;
   }

@@ -1,0 +1,177 @@
+/**
+ * The requester with a fake fetch: retries on 429/503 (backoff, Retry-After, limits), typed
+ * errors, multipart bodies streamed from disk, streamed downloads.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { ApiError, Forgelet, parseRetryAfter, retryDelay, type FetchInit, type FetchLike, type FetchResponse } from '@forgelet/client';
+
+interface Call {
+  url: string;
+  init: FetchInit;
+  at: number;
+  /** The body as sent (a multipart stream is read here). */
+  body: Buffer | null;
+  chunks: number;
+}
+
+type Answer = { status: number; body?: string; headers?: Record<string, string> };
+
+/** Answers the scripted statuses in order (the last one repeats); records every call. */
+function scripted(answers: Answer[]): { fetch: FetchLike; calls: Call[] } {
+  const calls: Call[] = [];
+  const fetch: FetchLike = async (url, init) => {
+    let body: Buffer | null = null;
+    let chunks = 0;
+    if (typeof init.body === 'string' || init.body instanceof Uint8Array) body = Buffer.from(init.body);
+    else if (init.body) {
+      const parts: Buffer[] = [];
+      for await (const c of init.body) {
+        parts.push(Buffer.from(c));
+        chunks++;
+      }
+      body = Buffer.concat(parts);
+    }
+    calls.push({ url, init, at: Date.now(), body, chunks });
+    const a = answers[Math.min(calls.length - 1, answers.length - 1)]!;
+    const text = a.body ?? (a.status < 300 ? '{"ok":true}' : JSON.stringify({ message: `${a.status} Error` }));
+    const res: FetchResponse = {
+      status: a.status,
+      headers: new Headers({ 'content-type': a.body === undefined ? 'application/json' : 'text/plain', ...a.headers }),
+      text: async () => text,
+      body: Readable.toWeb(Readable.from([Buffer.from(text)])),
+    };
+    return res;
+  };
+  return { fetch, calls };
+}
+
+const client = (fetch: FetchLike, options: { retries?: number; retryDelayMs?: number; maxRetryDelayMs?: number } = {}) =>
+  new Forgelet({ url: 'http://forge.test', token: 'glpat-x', fetch, retryDelayMs: 1, ...options });
+
+async function failure(work: Promise<unknown>): Promise<ApiError> {
+  try {
+    await work;
+  } catch (err) {
+    assert.ok(err instanceof ApiError, String(err));
+    return err;
+  }
+  assert.fail('expected an ApiError');
+}
+
+describe('client transport: retries', () => {
+  it('503 and 429 are retried until an answer, for every method', async () => {
+    const { fetch, calls } = scripted([{ status: 503 }, { status: 429, body: 'Retry later\n', headers: { 'Retry-After': '0' } }, { status: 201 }]);
+    const created = await client(fetch).requester.post<{ ok: boolean }>('projects', { name: 'x' });
+    assert.deepEqual(created, { ok: true });
+    assert.deepEqual(calls.map((c) => [c.init.method, c.url, c.body?.toString()]), Array(3).fill(['POST', 'http://forge.test/api/v4/projects', '{"name":"x"}']));
+  });
+
+  it('gives up after `retries` (default 3: four calls) with the last error', async () => {
+    const { fetch, calls } = scripted([{ status: 503 }]);
+    const err = await failure(client(fetch).projects.show(1));
+    assert.equal(calls.length, 4);
+    assert.deepEqual([err.status, err.body, err.method, err.url, err.isRetryable, err.isNotFound], [503, { message: '503 Error' }, 'GET', 'http://forge.test/api/v4/projects/1', true, false]);
+  });
+
+  it('retries: 0 sends once; other statuses are never retried', async () => {
+    const off = scripted([{ status: 429, body: 'Retry later\n', headers: { 'Retry-After': '1', 'RateLimit-Remaining': '0' } }]);
+    const err = await failure(client(off.fetch, { retries: 0 }).projects.show(1));
+    assert.equal(off.calls.length, 1);
+    assert.deepEqual([err.status, err.body, err.message, err.headers?.get('ratelimit-remaining')], [429, 'Retry later\n', 'Retry later', '0']);
+    for (const status of [400, 404, 500, 502]) {
+      const other = scripted([{ status }]);
+      assert.equal((await failure(client(other.fetch).projects.show(1))).status, status);
+      assert.equal(other.calls.length, 1, `status ${status}`);
+    }
+  });
+
+  it('waits the exponential backoff, or Retry-After when it is longer', async () => {
+    const backoff = scripted([{ status: 503 }, { status: 503 }, { status: 200 }]);
+    await client(backoff.fetch, { retryDelayMs: 40 }).projects.show(1);
+    const gaps = [backoff.calls[1]!.at - backoff.calls[0]!.at, backoff.calls[2]!.at - backoff.calls[1]!.at];
+    assert.ok(gaps[0]! >= 19 && gaps[0]! < 200, `first wait ${gaps[0]} in [20, 40]`);
+    assert.ok(gaps[1]! >= 39 && gaps[1]! < 250, `second wait ${gaps[1]} in [40, 80]`);
+
+    const asked = scripted([{ status: 429, body: 'Retry later\n', headers: { 'Retry-After': '1' } }, { status: 200 }]);
+    await client(asked.fetch).projects.show(1);
+    assert.ok(asked.calls[1]!.at - asked.calls[0]!.at >= 990, 'Retry-After: 1 is a second');
+  });
+
+  it('a Retry-After beyond maxRetryDelayMs is not waited for', async () => {
+    const later = new Date(Date.now() + 120_000).toUTCString();
+    const { fetch, calls } = scripted([{ status: 503, headers: { 'Retry-After': later } }]);
+    const started = Date.now();
+    const err = await failure(client(fetch, { maxRetryDelayMs: 60_000 }).projects.show(1));
+    assert.deepEqual([err.status, calls.length], [503, 1]);
+    assert.ok(Date.now() - started < 1000);
+  });
+
+  it('parses Retry-After as seconds or an HTTP date; the delay is jittered and capped', () => {
+    const now = Date.parse('2024-06-15T12:00:00Z');
+    assert.equal(parseRetryAfter('7', now), 7000);
+    assert.equal(parseRetryAfter('Sat, 15 Jun 2024 12:00:30 GMT', now), 30_000);
+    assert.equal(parseRetryAfter('Sat, 15 Jun 2024 11:00:00 GMT', now), 0);
+    assert.equal(parseRetryAfter('soon', now), null);
+    assert.equal(parseRetryAfter(null, now), null);
+    const opts = { base: 100, max: 1000, now };
+    assert.deepEqual([0, 1, 2, 3, 4].map((a) => retryDelay(a, null, { ...opts, random: () => 0 })), [50, 100, 200, 400, 500]);
+    assert.deepEqual([0, 1, 2, 3, 4].map((a) => retryDelay(a, null, { ...opts, random: () => 1 })), [100, 200, 400, 800, 1000]);
+    assert.equal(retryDelay(0, '0', { ...opts, random: () => 0 }), 50);
+    assert.equal(retryDelay(0, '1', { ...opts, random: () => 0 }), 1000);
+    assert.equal(retryDelay(0, '2', { ...opts, random: () => 0 }), null);
+    assert.equal(retryDelay(0, 'Sat, 15 Jun 2024 12:00:00 GMT', { ...opts, random: () => 1 }), 100);
+  });
+});
+
+describe('client transport: uploads and downloads', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'forgelet-client-'));
+  const big = Buffer.alloc(1024 * 1024 + 17, 7);
+  const file = join(dir, 'My.Pkg.1.0.0.nupkg');
+  writeFileSync(file, big);
+
+  it('a multipart upload from a path is streamed with its length, and re-sent on a retry', async () => {
+    const { fetch, calls } = scripted([{ status: 503 }, { status: 201 }]);
+    await client(fetch).nugetFeed.uploadPackageFile(42, { path: file });
+    assert.equal(calls.length, 2);
+    for (const call of calls) {
+      assert.deepEqual([call.init.method, call.url, call.init.duplex], ['PUT', 'http://forge.test/api/v4/projects/42/packages/nuget', 'half']);
+      assert.ok(call.chunks > 2, `streamed in ${call.chunks} chunks`);
+      const boundary = /boundary=(.+)$/.exec(call.init.headers['Content-Type']!)![1]!;
+      assert.equal(Number(call.init.headers['Content-Length']), call.body!.length);
+      const head = `--${boundary}\r\nContent-Disposition: form-data; name="package"; filename="My.Pkg.1.0.0.nupkg"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+      assert.equal(call.body!.subarray(0, head.length).toString(), head);
+      assert.deepEqual(call.body!.subarray(head.length, head.length + big.length), big);
+      assert.equal(call.body!.subarray(head.length + big.length).toString(), `\r\n--${boundary}--\r\n`);
+    }
+  });
+
+  it('an upload from a stream is sent once (it cannot be replayed) and without a length', async () => {
+    const { fetch, calls } = scripted([{ status: 503 }, { status: 201 }]);
+    const err = await failure(client(fetch).nugetFeed.uploadPackageFile(42, Readable.from([Buffer.from('abc')]), { filename: 'a.nupkg' }));
+    assert.deepEqual([err.status, calls.length, calls[0]!.init.headers['Content-Length']], [503, 1, undefined]);
+    assert.match(calls[0]!.body!.toString(), /filename="a\.nupkg"\r\nContent-Type: application\/octet-stream\r\n\r\nabc\r\n/);
+  });
+
+  it('fields come before files; a download streams with its headers; errors are ApiErrors', async () => {
+    const { fetch, calls } = scripted([{ status: 201 }]);
+    await client(fetch).runnerJobs.uploadArtifacts(5, 'glcbt-job', Buffer.from('zipbytes'), { expire_in: '1 week', artifact_format: 'zip' });
+    assert.equal(calls[0]!.init.headers['JOB-TOKEN'], 'glcbt-job');
+    const text = calls[0]!.body!.toString();
+    assert.ok(text.indexOf('name="expire_in"\r\n\r\n1 week\r\n') < text.indexOf('name="file"; filename="artifacts.zip"'), text);
+
+    const dl = scripted([{ status: 200, body: 'PK-bytes', headers: { 'Content-Disposition': 'attachment; filename="a b.zip"', 'Content-Length': '8' } }]);
+    const res = await client(dl.fetch).jobArtifacts.streamArchive('g/p', 3);
+    const chunks: Buffer[] = [];
+    for await (const c of res.body) chunks.push(Buffer.from(c));
+    assert.deepEqual([Buffer.concat(chunks).toString(), res.size, res.filename, dl.calls[0]!.url], ['PK-bytes', 8, 'a b.zip', 'http://forge.test/api/v4/projects/g%2Fp/jobs/3/artifacts']);
+
+    const missing = scripted([{ status: 404 }]);
+    const err = await failure(client(missing.fetch).nugetFeed.downloadPackageFile(1, 'A', '1.0.0', 'a.1.0.0.nupkg'));
+    assert.deepEqual([err.status, err.isNotFound, ApiError.is(err, 404), ApiError.is(err, 403), ApiError.is(new Error('x'))], [404, true, true, false, false]);
+  });
+});
