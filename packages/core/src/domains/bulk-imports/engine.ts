@@ -14,7 +14,8 @@ import { CreateProjectInput, createProject } from '../accounts/projects.js';
 import type { BulkImportEntityRow, BulkImportRow, BulkImportTrackerRow } from './bulk-import.table.js';
 import { pipelineOf, pipelinesOf, type PipelineDef } from './pipelines.js';
 import { enc, SourceClient, SourceNetworkError } from './source-client.js';
-import { importRecord, UserMapper } from './import-records.js';
+import { importMember, importRecord } from './import-records.js';
+import { SourceUsers } from './source-users.js';
 export { missingAuthorNote } from './import-records.js';
 
 export const ENTITY_JOB = 'bulk_imports.entity';
@@ -199,7 +200,7 @@ async function runStep(env: StepEnv): Promise<StepResult> {
     case 'attributes':
       return env.entity.entity_type === 'group' ? importGroupAttributes(env) : importProjectAttributes(env);
     case 'rest':
-      return importChildEntities(env);
+      return env.def.relation === 'members' ? importMembersPage(env) : importChildEntities(env);
     case 'ndjson':
       return importNdjsonBatch(env);
   }
@@ -290,6 +291,51 @@ async function importProjectAttributes(env: StepEnv): Promise<StepResult> {
   return { done: true };
 }
 
+/**
+ * members: one page of the source's direct members per step (REST, as `GET /groups/:id/members`
+ * answers on GitLab and Forgelet); each is added when its user maps by email.
+ */
+async function importMembersPage(env: StepEnv): Promise<StepResult> {
+  const { entity, tracker, deps } = env;
+  const page = tracker.cursor ? Number(JSON.parse(tracker.cursor).page) : 1;
+  const kind = entity.entity_type === 'group' ? 'groups' : 'projects';
+  const res = await env.source.json<any[]>('GET', `/${kind}/${enc(entity.source_full_path)}/members`, { per_page: PAGE_SIZE, page });
+  const items = (Array.isArray(res.body) ? res.body : []).filter((m) => typeof m?.id === 'number');
+  const total = Number(res.headers.get('x-total') ?? NaN);
+  const nextPage = res.headers.get('x-next-page');
+  const users = new SourceUsers(deps.db, env.source, env.imp.id, env.ctx.actor.user!, deps.secrets);
+  await users.load(items.map((m) => ({ user_id: m.id })));
+  // An admin token sees members' emails in the list itself.
+  for (const m of items) {
+    if (!users.of(m.id).user && typeof m.email === 'string') users.remember(m.id, await users.byEmailAddress(m.email), typeof m.name === 'string' ? m.name : null);
+  }
+  const now = nowIso(deps);
+  await deps.db.transaction().execute(async (trx) => {
+    await assertRunning(trx, entity.id);
+    let imported = 0;
+    for (const m of items) {
+      const sourceId = String(m.id);
+      const seen = await trx.selectFrom('bulk_import_source_ids').select('destination_id').where('entity_id', '=', entity.id).where('relation', '=', tracker.relation).where('source_id', '=', sourceId).executeTakeFirst();
+      if (seen) continue;
+      const destId = await importMember(trx, entity, m, users, now);
+      await trx.insertInto('bulk_import_source_ids').values({ entity_id: entity.id, relation: tracker.relation, source_id: sourceId, destination_id: destId ?? 0 }).execute();
+      if (destId !== null) imported++;
+    }
+    await trx
+      .updateTable('bulk_import_trackers')
+      .set((eb) => ({
+        cursor: JSON.stringify({ page: page + 1 }),
+        source_count: Number.isFinite(total) ? total : eb('source_count', '+', items.length),
+        fetched_count: eb('fetched_count', '+', items.length),
+        imported_count: eb('imported_count', '+', imported),
+        updated_at: now,
+      }))
+      .where('id', '=', tracker.id)
+      .execute();
+  });
+  return { done: !nextPage || items.length === 0 };
+}
+
 /** subgroups / projects: one page of the source's list per step; each item becomes an entity. */
 async function importChildEntities(env: StepEnv): Promise<StepResult> {
   const { entity, tracker, deps } = env;
@@ -351,6 +397,14 @@ async function importChildEntities(env: StepEnv): Promise<StepResult> {
   return { done: !nextPage || items.length === 0 };
 }
 
+interface ExportBatchStatus {
+  status: number;
+  batch_number: number;
+  objects_count?: number;
+  error?: string | null;
+}
+
+/** GitLab's ExportStatus entity (`batched`, `batches_count` and `batches` from GitLab 16.2). */
 interface ExportStatus {
   relation: string;
   status: number;
@@ -358,54 +412,74 @@ interface ExportStatus {
   batched?: boolean;
   batches_count?: number;
   total_objects_count?: number;
+  batches?: ExportBatchStatus[];
 }
 
-/** NDJSON relations: request the exports once, poll the relation's status, download one batch per step. */
+/** Export statuses: -2 pending, 0 started, 1 finished, -1 failed. */
+const EXPORT_FINISHED = 1;
+const EXPORT_FAILED = -1;
+
+type NdjsonCursor = { batch: number; batches: number; batched: boolean; since?: string };
+
+/**
+ * NDJSON relations: request the exports once, poll the relation's status, download one batch per
+ * step. A relation the source does not export: for Forgelet's own relations (`extra`), a source
+ * that answers a download of it with 400 (GitLab: `relation is not portable`) has nothing to import;
+ * other relations fail after a while, as GitLab's "Empty export status on source instance".
+ */
 async function importNdjsonBatch(env: StepEnv): Promise<StepResult> {
-  const { entity, tracker, deps, source } = env;
+  const { entity, tracker, deps, source, def } = env;
   const kind = entity.entity_type === 'group' ? 'groups' : 'projects';
   const base = `/${kind}/${enc(entity.source_full_path)}/export_relations`;
+  const relation = def.exportRelation ?? def.relation;
   if (entity.exports_requested === 0) {
     await source.json('POST', base, { batched: true });
     await deps.db.updateTable('bulk_import_entities').set({ exports_requested: 1 }).where('id', '=', entity.id).execute();
   }
   if (tracker.relation === 'epics' && !(await ancestorEpicsDone(deps.db, entity))) return { done: false, waitMs: 500 };
-  const cursor = tracker.cursor ? (JSON.parse(tracker.cursor) as { batch: number; batches: number; batched: boolean; since?: string }) : null;
+  const cursor = tracker.cursor ? (JSON.parse(tracker.cursor) as NdjsonCursor) : null;
+  const saveCursor = (next: Partial<NdjsonCursor>, extra: { source_count?: number } = {}) =>
+    deps.db.updateTable('bulk_import_trackers').set({ cursor: JSON.stringify(next), ...extra }).where('id', '=', tracker.id).execute();
   if (!cursor || cursor.batches === undefined) {
-    const res = await source.json<ExportStatus | ExportStatus[]>('GET', `${base}/status`, { relation: tracker.relation }, [404]);
-    const status = Array.isArray(res.body) ? res.body.find((s) => s.relation === tracker.relation) : res.status === 404 ? undefined : res.body;
+    const res = await source.json<ExportStatus | ExportStatus[]>('GET', `${base}/status`, { relation }, [404]);
+    const status = Array.isArray(res.body) ? res.body.find((s) => s.relation === relation) : res.status === 404 ? undefined : res.body;
     const startedAt = cursor?.since ?? env.now.toISOString();
-    if (!status || status.status === 0) {
+    if (!status && def.extra) {
+      const probe = await source.json('GET', `${base}/download`, { relation }, [400, 404]);
+      if (probe.status === 400) {
+        await saveCursor({ batch: 1, batches: 0, batched: false }, { source_count: 0 });
+        return { done: true };
+      }
+    }
+    if (!status || (status.status !== EXPORT_FINISHED && status.status !== EXPORT_FAILED)) {
       const waited = env.now.getTime() - new Date(startedAt).getTime();
-      // A relation the source never lists (an older source, or one that does not export it) fails sooner.
-      if (!status && waited > MISSING_EXPORT_LIMIT_MS) throw new SourceExportError(`Export of ${tracker.relation} is not available on the source instance`);
+      if (!status && waited > MISSING_EXPORT_LIMIT_MS) throw new SourceExportError(`Export of ${relation} is not available on the source instance`);
       if (waited > EXPORT_WAIT_LIMIT_MS) throw new SourceExportError('Empty export status on source instance');
-      await deps.db.updateTable('bulk_import_trackers').set({ cursor: JSON.stringify({ since: startedAt }) }).where('id', '=', tracker.id).execute();
+      await saveCursor({ since: startedAt });
       return { done: false, waitMs: EXPORT_POLL_MS };
     }
-    if (status.status === -1) throw new SourceExportError(status.error ?? 'Export failed on source instance');
+    if (status.status === EXPORT_FAILED) throw new SourceExportError(status.error ?? 'Export failed on source instance');
     const batched = Boolean(status.batched);
-    const next = { batch: 1, batches: batched ? Math.max(1, status.batches_count ?? 1) : 1, batched };
-    await deps.db
-      .updateTable('bulk_import_trackers')
-      .set({ cursor: JSON.stringify(next), source_count: status.total_objects_count ?? 0 })
-      .where('id', '=', tracker.id)
-      .execute();
-    return { done: false };
+    // A batched export of nothing has no batches: nothing to download.
+    const next = { batch: 1, batches: batched ? Math.max(0, status.batches_count ?? 0) : 1, batched };
+    await saveCursor(next, { source_count: status.total_objects_count ?? 0 });
+    return { done: next.batches === 0 };
   }
   if (cursor.batch > cursor.batches) return { done: true };
-  const records = await source.ndjson(`${base}/download`, cursor.batched ? { relation: tracker.relation, batched: true, batch_number: cursor.batch } : { relation: tracker.relation });
+  const records = (await source.ndjson(`${base}/download`, cursor.batched ? { relation, batched: true, batch_number: cursor.batch } : { relation })) as any[];
   const now = nowIso(deps);
-  const users = new UserMapper(deps.db, env.ctx.actor.user!, deps.secrets);
+  const users = new SourceUsers(deps.db, source, env.imp.id, env.ctx.actor.user!, deps.secrets);
+  await users.load(records);
   await deps.db.transaction().execute(async (trx) => {
     await assertRunning(trx, entity.id);
     let imported = 0;
-    for (const record of records as any[]) {
-      const sourceId = String(record.id ?? record.iid ?? JSON.stringify(record).slice(0, 200));
+    for (const [index, record] of records.entries()) {
+      // GitLab's newer exports omit ids of most records: a record is then known by its place in the batch.
+      const sourceId = record?.id !== undefined && record?.id !== null ? String(record.id) : `#${cursor.batch}:${index}`;
       const seen = await trx.selectFrom('bulk_import_source_ids').select('destination_id').where('entity_id', '=', entity.id).where('relation', '=', tracker.relation).where('source_id', '=', sourceId).executeTakeFirst();
       if (seen) continue;
       const destId = await importRecord(trx, entity, tracker.relation, record, users, now, deps.blobs);
-      // null: nothing to import for this record (a member without a matching user).
+      // null: nothing to import for this record.
       await trx.insertInto('bulk_import_source_ids').values({ entity_id: entity.id, relation: tracker.relation, source_id: sourceId, destination_id: destId ?? 0 }).execute();
       if (destId !== null) imported++;
     }

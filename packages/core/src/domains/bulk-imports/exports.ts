@@ -1,23 +1,30 @@
 /**
  * The source side of direct transfer: `POST /{groups|projects}/:id/export_relations`, its
- * status, and NDJSON downloads (gzipped, whole or in batches). Exports are built from the live
- * rows when downloaded, so a request finishes at once; the status still follows GitLab's shape
- * (0 started, 1 finished, -1 failed) so a GitLab destination reads it too.
+ * status, and NDJSON downloads (gzipped, whole or in batches), answering as GitLab does. Records
+ * have GitLab's shapes (export-records.ts), so a GitLab destination reads them and Forgelet's
+ * importer reads a GitLab source's. Exports are built from the live rows when downloaded, so a
+ * request finishes at once; the status follows GitLab's entity (0 started, 1 finished, -1 failed).
+ * Forgelet-only relations (`packages`, `forgelet_repository`) are extra names a GitLab source
+ * does not know.
  */
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import type { Ctx } from '../../kernel/context.js';
-import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
+import { BadRequestError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { p, params } from '../../kernel/params.js';
 import { authorize } from '../../kernel/policy.js';
 import { accepted, ok, route, type Reply, type Route } from '../../kernel/route.js';
 import { nowIso } from '../../kernel/context.js';
 import { findGroup, findProject } from '../accounts/lookup.js';
-import type { UserRow } from '../accounts/user.table.js';
+import { gitlabRecords, selfRecord } from './export-records.js';
 
-export const GROUP_EXPORT_RELATIONS = ['labels', 'milestones', 'epics', 'members', 'iterations_cadences'] as const;
-export const PROJECT_EXPORT_RELATIONS = ['labels', 'milestones', 'issues', 'members', 'releases', 'pipeline_schedules', 'snippets', 'protected_branches', 'repository', 'merge_requests', 'packages'] as const;
+/** GitLab's group relations Forgelet exports (`self` is the group's attributes). */
+export const GROUP_EXPORT_RELATIONS = ['self', 'labels', 'milestones', 'epics', 'members', 'iterations_cadences'] as const;
+/** GitLab's project relations Forgelet exports, then Forgelet's own (`packages`, `forgelet_repository`). */
+export const PROJECT_EXPORT_RELATIONS = ['self', 'labels', 'milestones', 'issues', 'merge_requests', 'releases', 'snippets', 'protected_branches', 'pipeline_schedules', 'packages', 'forgelet_repository'] as const;
+/** Relations exported as one record, never in batches (GitLab: `self`). */
+const UNBATCHED = new Set(['self']);
 
 /** Records per batch of a batched download (tests may lower it). */
 export const exportSettings = { batchSize: 100 };
@@ -37,8 +44,16 @@ async function ownerOf(ctx: Ctx, kind: OwnerKind, ref: string): Promise<{ id: nu
 
 const relationsOf = (kind: OwnerKind): readonly string[] => (kind === 'group' ? GROUP_EXPORT_RELATIONS : PROJECT_EXPORT_RELATIONS);
 
-function checkRelation(kind: OwnerKind, relation: string | undefined): void {
-  if (relation !== undefined && !relationsOf(kind).includes(relation)) throw new BadRequestError('relation does not have a valid value');
+const exportNotFound = () => new NotFoundError(null, { exact: 'Export not found' });
+
+/**
+ * An unknown relation: GitLab validates a project download's `relation` (400 `relation is not
+ * portable`); elsewhere no export of that name exists (404 `Export not found`).
+ */
+function checkRelation(kind: OwnerKind, relation: string | undefined, download = false): void {
+  if (relation === undefined || relationsOf(kind).includes(relation)) return;
+  if (download && kind === 'project') throw new ValidationError([{ field: 'relation', message: 'is not portable' }]);
+  throw exportNotFound();
 }
 
 /** Base query of a relation's rows, ordered by id. */
@@ -113,9 +128,6 @@ async function repositoryRecords(ctx: Ctx, projectId: number, offset: number, li
     if (table === 'repository_commits' && rows.length) {
       const ids = rows.map((r) => r.id);
       const changes = await ctx.db.selectFrom('repository_commit_changes').selectAll().where('commit_id', 'in', ids).orderBy('id').execute();
-      const userIds = rows.map((r) => r.user_id).filter((x): x is number => x !== null);
-      const users = userIds.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', userIds).execute() : [];
-      const byId = new Map(users.map((u) => [u.id, u]));
       out.push(...rows.map((c) => ({
         id: `commit:${c.sha}`,
         type: 'commit',
@@ -130,7 +142,7 @@ async function repositoryRecords(ctx: Ctx, projectId: number, offset: number, li
         committer_email: c.committer_email,
         committed_date: c.committed_date,
         created_at: c.created_at,
-        user: c.user_id ? userRef(byId.get(c.user_id), ctx.actor.isAdmin) : null,
+        user_id: c.user_id,
         changes: changes.filter((x) => x.commit_id === c.id).map((x) => ({ path: x.path, previous_path: x.previous_path, change: x.change, additions: x.additions, deletions: x.deletions })),
       })));
     }
@@ -156,218 +168,11 @@ async function repositoryRecords(ctx: Ctx, projectId: number, offset: number, li
 }
 
 async function countRelation(ctx: Ctx, kind: OwnerKind, ownerId: number, relation: string): Promise<number> {
-  if (relation === 'repository') return (await repositoryCounts(ctx, ownerId)).reduce((a, b) => a + b, 0);
+  if (relation === 'forgelet_repository') return (await repositoryCounts(ctx, ownerId)).reduce((a, b) => a + b, 0);
+  if (relation === 'self') return 1;
   const q = (relationQuery(ctx, kind, ownerId, relation) as any).clearSelect().clearOrderBy().select(sql<number>`count(*)`.as('n'));
   const row = await (q as any).executeTakeFirst();
   return Number(row?.n ?? 0);
-}
-
-function userRef(u: UserRow | undefined, exposeEmail: boolean) {
-  if (!u) return null;
-  return { id: u.id, username: u.username, name: u.name, email: u.public_email || (exposeEmail ? u.email : null) };
-}
-
-/** Turns rows of a relation into export records (nested notes, label titles, milestone). */
-async function serialize(ctx: Ctx, relation: string, rows: any[]): Promise<unknown[]> {
-  if (relation === 'labels') {
-    return rows.map((r) => ({ id: r.id, title: r.title, color: r.color, description: r.description, type: r.group_id ? 'GroupLabel' : 'ProjectLabel', created_at: r.created_at, updated_at: r.updated_at }));
-  }
-  if (relation === 'milestones') {
-    return rows.map((r) => ({ id: r.id, iid: r.iid, title: r.title, description: r.description, state: r.state, start_date: r.start_date, due_date: r.due_date, created_at: r.created_at, updated_at: r.updated_at }));
-  }
-  if (relation === 'members') {
-    const users = rows.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', rows.map((r) => r.user_id)).execute() : [];
-    const byId = new Map(users.map((u) => [u.id, u]));
-    return rows.map((r) => ({ id: r.id, access_level: r.access_level, expires_at: r.expires_at, created_at: r.created_at, updated_at: r.updated_at, user: userRef(byId.get(r.user_id), ctx.actor.isAdmin) }));
-  }
-  if (relation === 'epics') return serializeEpics(ctx, rows);
-  if (relation === 'snippets') {
-    const users = rows.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', rows.map((r) => r.author_id)).execute() : [];
-    const byId = new Map(users.map((u) => [u.id, u]));
-    return rows.map((r) => ({ id: r.id, title: r.title, description: r.description, file_name: r.file_name, content: r.content, visibility: r.visibility, created_at: r.created_at, updated_at: r.updated_at, author: userRef(byId.get(r.author_id), ctx.actor.isAdmin) }));
-  }
-  if (relation === 'protected_branches') {
-    const levels = rows.length ? await ctx.db.selectFrom('protected_branch_access_levels').selectAll().where('protected_branch_id', 'in', rows.map((r) => r.id)).orderBy('id').execute() : [];
-    const userIds = levels.map((l) => l.user_id).filter((x): x is number => x !== null);
-    const users = userIds.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', userIds).execute() : [];
-    const byId = new Map(users.map((u) => [u.id, u]));
-    return rows.map((r) => ({
-      id: r.id,
-      name: r.name,
-      allow_force_push: r.allow_force_push === 1,
-      code_owner_approval_required: r.code_owner_approval_required === 1,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      access_levels: levels
-        .filter((l) => l.protected_branch_id === r.id)
-        .map((l) => ({ action: l.action, access_level: l.access_level, user: l.user_id ? userRef(byId.get(l.user_id), ctx.actor.isAdmin) : null, group_id: l.group_id })),
-    }));
-  }
-  if (relation === 'iterations_cadences') {
-    const its = rows.length ? await ctx.db.selectFrom('iterations').selectAll().where('iteration_cadence_id', 'in', rows.map((r) => r.id)).orderBy('id').execute() : [];
-    return rows.map((r) => ({
-      id: r.id,
-      title: r.title,
-      description: r.description,
-      start_date: r.start_date,
-      duration_in_weeks: r.duration_in_weeks,
-      iterations_in_advance: r.iterations_in_advance,
-      automatic: r.automatic === 1,
-      active: r.active === 1,
-      roll_over: r.roll_over === 1,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      iterations: its
-        .filter((i) => i.iteration_cadence_id === r.id)
-        .map((i) => ({ id: i.id, iid: i.iid, sequence: i.sequence, title: i.title, description: i.description, start_date: i.start_date, due_date: i.due_date, created_at: i.created_at, updated_at: i.updated_at })),
-    }));
-  }
-  if (relation === 'releases') return serializeReleases(ctx, rows);
-  if (relation === 'packages') return serializePackages(ctx, rows);
-  if (relation === 'merge_requests') return serializeMergeRequests(ctx, rows);
-  if (relation === 'pipeline_schedules') return serializeSchedules(ctx, rows);
-  // issues
-  const ids = rows.map((r) => r.id as number);
-  if (ids.length === 0) return [];
-  const notes = await ctx.db.selectFrom('notes').selectAll().where('noteable_type', '=', 'Issue').where('noteable_id', 'in', ids).orderBy('id').execute();
-  const links = await ctx.db
-    .selectFrom('label_links as ll')
-    .innerJoin('labels as l', 'l.id', 'll.label_id')
-    .select(['ll.target_id', 'l.title', 'l.color', 'l.description', 'l.group_id'])
-    .where('ll.target_type', '=', 'Issue')
-    .where('ll.target_id', 'in', ids)
-    .orderBy('ll.id')
-    .execute();
-  const milestoneIds = rows.map((r) => r.milestone_id).filter((x): x is number => x !== null);
-  const milestones = milestoneIds.length ? await ctx.db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds).execute() : [];
-  const assignees = await ctx.db.selectFrom('issue_assignees').selectAll().where('issue_id', 'in', ids).execute();
-  const userIds = [...new Set([...rows.map((r) => r.author_id), ...notes.map((n) => n.author_id), ...assignees.map((a) => a.user_id), ...rows.map((r) => r.closed_by_id).filter(Boolean)])];
-  const users = userIds.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', userIds).execute() : [];
-  const noteIds = notes.map((n) => n.id);
-  const emoji = await ctx.db
-    .selectFrom('award_emoji')
-    .selectAll()
-    .where((eb) => eb.or([eb.and([eb('awardable_type', '=', 'Issue'), eb('awardable_id', 'in', ids)]), ...(noteIds.length ? [eb.and([eb('awardable_type', '=', 'Note'), eb('awardable_id', 'in', noteIds)])] : [])]))
-    .orderBy('id')
-    .execute();
-  const events = await ctx.db.selectFrom('resource_state_events').selectAll().where('issue_id', 'in', ids).orderBy('id').execute();
-  const extraUsers = [...new Set([...emoji.map((e) => e.user_id), ...events.map((e) => e.user_id).filter((x): x is number => x !== null)])].filter((id) => !userIds.includes(id));
-  if (extraUsers.length) users.push(...(await ctx.db.selectFrom('users').selectAll().where('id', 'in', extraUsers).execute()));
-  const byId = new Map(users.map((u) => [u.id, u]));
-  const exposeEmail = ctx.actor.isAdmin;
-  const emojiOf = (type: string, id: number) =>
-    emoji.filter((e) => e.awardable_type === type && e.awardable_id === id).map((e) => ({ id: e.id, name: e.name, created_at: e.created_at, updated_at: e.updated_at, user: userRef(byId.get(e.user_id), exposeEmail) }));
-  return rows.map((r) => {
-    const m = milestones.find((x) => x.id === r.milestone_id);
-    return {
-      id: r.id,
-      iid: r.iid,
-      title: r.title,
-      description: r.description,
-      state: r.state,
-      issue_type: r.issue_type,
-      confidential: r.confidential === 1,
-      discussion_locked: r.discussion_locked === 1,
-      due_date: r.due_date,
-      weight: r.weight,
-      closed_at: r.closed_at,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      author: userRef(byId.get(r.author_id), exposeEmail),
-      closed_by: r.closed_by_id ? userRef(byId.get(r.closed_by_id), exposeEmail) : null,
-      assignees: assignees.filter((a) => a.issue_id === r.id).map((a) => userRef(byId.get(a.user_id), exposeEmail)),
-      milestone: m ? { iid: m.iid, title: m.title, group_milestone: m.group_id !== null } : null,
-      label_links: links.filter((l) => l.target_id === r.id).map((l) => ({ label: { title: l.title, color: l.color, description: l.description, type: l.group_id ? 'GroupLabel' : 'ProjectLabel' } })),
-      notes: notes.filter((n) => n.noteable_id === r.id).map((n) => ({
-        id: n.id,
-        note: n.body,
-        system: n.system === 1,
-        internal: n.internal === 1,
-        created_at: n.created_at,
-        updated_at: n.updated_at,
-        author: userRef(byId.get(n.author_id), exposeEmail),
-        award_emoji: emojiOf('Note', n.id),
-      })),
-      award_emoji: emojiOf('Issue', r.id),
-      resource_state_events: events.filter((e) => e.issue_id === r.id).map((e) => ({ id: e.id, state: e.state, created_at: e.created_at, user: e.user_id ? userRef(byId.get(e.user_id), exposeEmail) : null })),
-    };
-  });
-}
-
-/** Merge requests with notes, labels, milestone, assignees, reviewers, reactions and state events. */
-async function serializeMergeRequests(ctx: Ctx, rows: any[]): Promise<unknown[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id as number);
-  const notes = await ctx.db.selectFrom('notes').selectAll().where('noteable_type', '=', 'MergeRequest').where('noteable_id', 'in', ids).orderBy('id').execute();
-  const noteIds = notes.map((n) => n.id);
-  const links = await ctx.db
-    .selectFrom('label_links as ll')
-    .innerJoin('labels as l', 'l.id', 'll.label_id')
-    .select(['ll.target_id', 'l.title', 'l.color', 'l.description'])
-    .where('ll.target_type', '=', 'MergeRequest')
-    .where('ll.target_id', 'in', ids)
-    .orderBy('ll.id')
-    .execute();
-  const milestoneIds = rows.map((r) => r.milestone_id).filter((x): x is number => x !== null);
-  const milestones = milestoneIds.length ? await ctx.db.selectFrom('milestones').selectAll().where('id', 'in', milestoneIds).execute() : [];
-  const assignees = await ctx.db.selectFrom('merge_request_assignees').selectAll().where('merge_request_id', 'in', ids).execute();
-  const reviewers = await ctx.db.selectFrom('merge_request_reviewers').selectAll().where('merge_request_id', 'in', ids).execute();
-  const emoji = await ctx.db
-    .selectFrom('award_emoji')
-    .selectAll()
-    .where((eb) => eb.or([eb.and([eb('awardable_type', '=', 'MergeRequest'), eb('awardable_id', 'in', ids)]), ...(noteIds.length ? [eb.and([eb('awardable_type', '=', 'Note'), eb('awardable_id', 'in', noteIds)])] : [])]))
-    .orderBy('id')
-    .execute();
-  const events = await ctx.db.selectFrom('resource_state_events').selectAll().where('merge_request_id', 'in', ids).orderBy('id').execute();
-  const userIds = [
-    ...new Set([
-      ...rows.flatMap((r) => [r.author_id, r.merged_by_id, r.closed_by_id]),
-      ...notes.map((n) => n.author_id),
-      ...assignees.map((a) => a.user_id),
-      ...reviewers.map((a) => a.user_id),
-      ...emoji.map((e) => e.user_id),
-      ...events.map((e) => e.user_id),
-    ].filter((x): x is number => typeof x === 'number')),
-  ];
-  const users = userIds.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', userIds).execute() : [];
-  const byId = new Map(users.map((u) => [u.id, u]));
-  const ex = ctx.actor.isAdmin;
-  const ref = (id: number | null) => (id ? userRef(byId.get(id), ex) : null);
-  const emojiOf = (type: string, id: number) =>
-    emoji.filter((e) => e.awardable_type === type && e.awardable_id === id).map((e) => ({ id: e.id, name: e.name, created_at: e.created_at, updated_at: e.updated_at, user: ref(e.user_id) }));
-  return rows.map((r) => {
-    const m = milestones.find((x) => x.id === r.milestone_id);
-    return {
-      id: r.id,
-      iid: r.iid,
-      title: r.title,
-      description: r.description,
-      state: r.state,
-      source_branch: r.source_branch,
-      target_branch: r.target_branch,
-      sha: r.sha,
-      merge_commit_sha: r.merge_commit_sha,
-      squash_commit_sha: r.squash_commit_sha,
-      draft: r.draft === 1,
-      squash: r.squash === 1,
-      should_remove_source_branch: r.should_remove_source_branch === 1,
-      discussion_locked: r.discussion_locked === 1,
-      merged_at: r.merged_at,
-      closed_at: r.closed_at,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      author: ref(r.author_id),
-      merged_by: ref(r.merged_by_id),
-      closed_by: ref(r.closed_by_id),
-      assignees: assignees.filter((a) => a.merge_request_id === r.id).map((a) => ref(a.user_id)),
-      reviewers: reviewers.filter((a) => a.merge_request_id === r.id).map((a) => ref(a.user_id)),
-      milestone: m ? { iid: m.iid, title: m.title, group_milestone: m.group_id !== null } : null,
-      label_links: links.filter((l) => l.target_id === r.id).map((l) => ({ label: { title: l.title, color: l.color, description: l.description } })),
-      notes: notes.filter((n) => n.noteable_id === r.id).map((n) => ({ id: n.id, note: n.body, system: n.system === 1, internal: n.internal === 1, created_at: n.created_at, updated_at: n.updated_at, author: ref(n.author_id), award_emoji: emojiOf('Note', n.id) })),
-      award_emoji: emojiOf('MergeRequest', r.id),
-      resource_state_events: events.filter((e) => e.merge_request_id === r.id).map((e) => ({ id: e.id, state: e.state, created_at: e.created_at, user: ref(e.user_id) })),
-    };
-  });
 }
 
 async function readAll(stream: AsyncIterable<Uint8Array>): Promise<Buffer> {
@@ -405,101 +210,6 @@ async function serializePackages(ctx: Ctx, rows: any[]): Promise<unknown[]> {
   return out;
 }
 
-async function serializeReleases(ctx: Ctx, rows: any[]): Promise<unknown[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id as number);
-  const links = await ctx.db.selectFrom('release_links').selectAll().where('release_id', 'in', ids).orderBy('id').execute();
-  const ms = await ctx.db
-    .selectFrom('release_milestones as rm')
-    .innerJoin('milestones as m', 'm.id', 'rm.milestone_id')
-    .select(['rm.release_id', 'm.title'])
-    .where('rm.release_id', 'in', ids)
-    .orderBy('rm.id')
-    .execute();
-  const authorIds = rows.map((r) => r.author_id).filter((x): x is number => x !== null);
-  const users = authorIds.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', authorIds).execute() : [];
-  const byId = new Map(users.map((u) => [u.id, u]));
-  return rows.map((r) => ({
-    id: r.id,
-    tag: r.tag_name,
-    name: r.name,
-    description: r.description,
-    sha: r.sha,
-    released_at: r.released_at,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    author: r.author_id ? userRef(byId.get(r.author_id), ctx.actor.isAdmin) : null,
-    links: links.filter((l) => l.release_id === r.id).map((l) => ({ id: l.id, name: l.name, url: l.url, filepath: l.filepath, link_type: l.link_type, created_at: l.created_at, updated_at: l.updated_at })),
-    milestone_titles: ms.filter((m) => m.release_id === r.id).map((m) => m.title),
-  }));
-}
-
-/** Schedules with their variables (values in clear: the export needs Maintainer, as reading them does). */
-async function serializeSchedules(ctx: Ctx, rows: any[]): Promise<unknown[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id as number);
-  const vars = await ctx.db.selectFrom('ci_pipeline_schedule_variables').selectAll().where('pipeline_schedule_id', 'in', ids).orderBy('id').execute();
-  const ownerIds = rows.map((r) => r.owner_id).filter((x): x is number => x !== null);
-  const users = ownerIds.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', ownerIds).execute() : [];
-  const byId = new Map(users.map((u) => [u.id, u]));
-  return rows.map((r) => ({
-    id: r.id,
-    description: r.description,
-    ref: r.ref,
-    cron: r.cron,
-    cron_timezone: r.cron_timezone,
-    active: r.active === 1,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-    owner: r.owner_id ? userRef(byId.get(r.owner_id), ctx.actor.isAdmin) : null,
-    variables: vars
-      .filter((v) => v.pipeline_schedule_id === r.id)
-      .map((v) => ({ key: v.key, value: ctx.secrets.decrypt(v.value_encrypted), variable_type: v.variable_type, raw: v.raw === 1 })),
-  }));
-}
-
-async function serializeEpics(ctx: Ctx, rows: any[]): Promise<unknown[]> {
-  if (rows.length === 0) return [];
-  const ids = rows.map((r) => r.id as number);
-  const parentIds = rows.map((r) => r.parent_id).filter((x): x is number => x !== null);
-  const parents = parentIds.length
-    ? await ctx.db.selectFrom('epics as e').innerJoin('namespaces as n', 'n.id', 'e.group_id').select(['e.id', 'e.iid', 'n.full_path']).where('e.id', 'in', parentIds).execute()
-    : [];
-  const links = await ctx.db
-    .selectFrom('label_links as ll')
-    .innerJoin('labels as l', 'l.id', 'll.label_id')
-    .select(['ll.target_id', 'l.title', 'l.color', 'l.description'])
-    .where('ll.target_type', '=', 'Epic')
-    .where('ll.target_id', 'in', ids)
-    .orderBy('ll.id')
-    .execute();
-  const users = await ctx.db.selectFrom('users').selectAll().where('id', 'in', [...new Set(rows.map((r) => r.author_id))]).execute();
-  const byId = new Map(users.map((u) => [u.id, u]));
-  return rows.map((r) => {
-    const parent = parents.find((x) => x.id === r.parent_id);
-    return {
-      id: r.id,
-      iid: r.iid,
-      title: r.title,
-      description: r.description,
-      state: r.state,
-      confidential: r.confidential === 1,
-      color: r.color,
-      relative_position: r.relative_position,
-      start_date_fixed: r.start_date_fixed,
-      start_date_is_fixed: r.start_date_is_fixed === 1,
-      due_date_fixed: r.due_date_fixed,
-      due_date_is_fixed: r.due_date_is_fixed === 1,
-      closed_at: r.closed_at,
-      created_at: r.created_at,
-      updated_at: r.updated_at,
-      author: userRef(byId.get(r.author_id), ctx.actor.isAdmin),
-      parent: parent ? { id: parent.id, iid: parent.iid, group_full_path: parent.full_path } : null,
-      label_links: links.filter((l) => l.target_id === r.id).map((l) => ({ label: { title: l.title, color: l.color, description: l.description, type: 'GroupLabel' } })),
-    };
-  });
-}
-
 /** Ids ordered so that every epic comes after its parent (when the parent is in the same list). */
 export function parentsFirst(rows: { id: number; parent_id: number | null }[]): number[] {
   const inList = new Set(rows.map((r) => r.id));
@@ -532,20 +242,65 @@ function ndjsonReply(records: unknown[], relation: string): Reply {
   };
 }
 
-const RequestInput = params({ id: p.string(), batched: p.boolean().default(false), relation: p.string().optional() });
+/** The records of one relation: all of them, or one batch (`offset`/`limit`). */
+async function relationRecords(ctx: Ctx, kind: OwnerKind, ownerId: number, relation: string, slice: { offset: number; limit: number } | null): Promise<unknown[]> {
+  if (relation === 'self') return [await selfRecord(ctx, kind, ownerId)];
+  if (relation === 'forgelet_repository') return repositoryRecords(ctx, ownerId, slice?.offset ?? 0, slice?.limit ?? null);
+  if (relation === 'epics') {
+    // Parents before children, so a destination can link each epic to an imported parent.
+    const all = await ctx.db.selectFrom('epics').select(['id', 'parent_id']).where('group_id', '=', ownerId).orderBy('id').execute();
+    const ordered = parentsFirst(all);
+    const ids = slice ? ordered.slice(slice.offset, slice.offset + slice.limit) : ordered;
+    const rows = ids.length ? await ctx.db.selectFrom('epics').selectAll().where('id', 'in', ids).execute() : [];
+    rows.sort((a, b) => ids.indexOf(a.id) - ids.indexOf(b.id));
+    return gitlabRecords(ctx, 'epics', rows);
+  }
+  let q = relationQuery(ctx, kind, ownerId, relation);
+  if (slice) q = (q as any).limit(slice.limit).offset(slice.offset);
+  const rows = await (q as any).execute();
+  if (relation === 'packages') return serializePackages(ctx, rows);
+  return gitlabRecords(ctx, relation, rows);
+}
+
+const RequestInput = params({ id: p.string(), batched: p.boolean().default(false) });
 const StatusInput = params({ id: p.string(), relation: p.string().optional() });
-const DownloadInput = params({ id: p.string(), relation: p.string(), batched: p.boolean().default(false), batch_number: p.integer().min(1).optional() });
+const DownloadInput = params({ id: p.string(), relation: p.string(), batched: p.boolean().optional(), batch_number: p.integer().min(1).optional() });
+
+type ExportRow = { relation: string; status: number; updated_at: string };
+
+/** GitLab's ExportStatus entity: batches (with their object counts) for batchable relations. */
+async function presentStatus(ctx: Ctx, kind: OwnerKind, ownerId: number, row: ExportRow) {
+  const total = await countRelation(ctx, kind, ownerId, row.relation);
+  if (UNBATCHED.has(row.relation)) {
+    return { relation: row.relation, status: row.status, error: null, updated_at: row.updated_at, batched: false, batches_count: 0, total_objects_count: total };
+  }
+  const count = Math.ceil(total / exportSettings.batchSize);
+  return {
+    relation: row.relation,
+    status: row.status,
+    error: null,
+    updated_at: row.updated_at,
+    batched: true,
+    batches_count: count,
+    total_objects_count: total,
+    batches: Array.from({ length: count }, (_, i) => ({
+      status: row.status,
+      batch_number: i + 1,
+      objects_count: Math.min(exportSettings.batchSize, total - i * exportSettings.batchSize),
+      error: null,
+      updated_at: row.updated_at,
+    })),
+  };
+}
 
 function exportRoutes(kind: OwnerKind): Route[] {
   const base = `/${kind}s/:id/export_relations`;
   const tag = 'bulk_imports';
   return [
     route('POST', base, { auth: 'required', params: RequestInput, tag, summary: `Start a relations export of a ${kind} (direct transfer source)` }, async (ctx, input) => {
-      checkRelation(kind, input.relation);
       const owner = await ownerOf(ctx, kind, input.id);
       const now = nowIso(ctx);
-      const relations = input.relation ? [input.relation] : relationsOf(kind);
-      for (const relation of relations) {
+      for (const relation of relationsOf(kind)) {
         await ctx.db
           .insertInto('bulk_import_exports')
           .values({ owner_kind: kind, owner_id: owner.id, relation, status: 1, user_id: ctx.actor.user?.id ?? null, created_at: now, updated_at: now })
@@ -559,60 +314,34 @@ function exportRoutes(kind: OwnerKind): Route[] {
       const owner = await ownerOf(ctx, kind, input.id);
       let q = ctx.db.selectFrom('bulk_import_exports').selectAll().where('owner_kind', '=', kind).where('owner_id', '=', owner.id).orderBy('id');
       if (input.relation) q = q.where('relation', '=', input.relation);
-      const rows = await q.execute();
+      // Rows of relations this version no longer exports are not shown.
+      const rows = (await q.execute()).filter((r) => relationsOf(kind).includes(r.relation));
       const out = [];
-      for (const row of rows) {
-        const total = await countRelation(ctx, kind, owner.id, row.relation);
-        const batches = Math.max(1, Math.ceil(total / exportSettings.batchSize));
-        out.push({
-          relation: row.relation,
-          status: row.status,
-          error: null,
-          updated_at: row.updated_at,
-          batched: true,
-          batches_count: batches,
-          total_objects_count: total,
-          batches: Array.from({ length: batches }, (_, i) => ({
-            status: row.status,
-            batch_number: i + 1,
-            objects_count: Math.min(exportSettings.batchSize, total - i * exportSettings.batchSize),
-            error: null,
-            updated_at: row.updated_at,
-          })),
-        });
-      }
+      for (const row of rows) out.push(await presentStatus(ctx, kind, owner.id, row));
       if (input.relation) {
-        if (out.length === 0) throw new NotFoundError();
+        if (out.length === 0) throw exportNotFound();
         return ok(out[0]);
       }
       return ok(out);
     }),
     route('GET', `${base}/download`, { auth: 'required', params: DownloadInput, tag, summary: `Download one relation export (gzipped NDJSON)` }, async (ctx, input) => {
-      checkRelation(kind, input.relation);
+      checkRelation(kind, input.relation, true);
+      if ((input.batched === undefined) !== (input.batch_number === undefined)) {
+        throw new ValidationError([{ field: 'batched, batch_number', message: 'provide all or none of parameters' }]);
+      }
       const owner = await ownerOf(ctx, kind, input.id);
       const exp = await ctx.db.selectFrom('bulk_import_exports').selectAll().where('owner_kind', '=', kind).where('owner_id', '=', owner.id).where('relation', '=', input.relation).executeTakeFirst();
-      if (!exp || exp.status !== 1) throw new NotFoundError('Export');
-      if (input.relation === 'repository') {
-        const n = input.batch_number ?? 1;
-        const records = input.batched ? await repositoryRecords(ctx, owner.id, (n - 1) * exportSettings.batchSize, exportSettings.batchSize) : await repositoryRecords(ctx, owner.id, 0, null);
-        return ndjsonReply(records, 'repository');
-      }
-      if (input.relation === 'epics') {
-        // Parents before children, so a destination can link each epic to an imported parent.
-        const all = await ctx.db.selectFrom('epics').select(['id', 'parent_id']).where('group_id', '=', owner.id).orderBy('id').execute();
-        const ids = parentsFirst(all);
-        const slice = input.batched ? ids.slice(((input.batch_number ?? 1) - 1) * exportSettings.batchSize, (input.batch_number ?? 1) * exportSettings.batchSize) : ids;
-        const rows = slice.length ? await ctx.db.selectFrom('epics').selectAll().where('id', 'in', slice).execute() : [];
-        rows.sort((a, b) => slice.indexOf(a.id) - slice.indexOf(b.id));
-        return ndjsonReply(await serialize(ctx, 'epics', rows), 'epics');
-      }
-      let q = relationQuery(ctx, kind, owner.id, input.relation);
+      if (!exp || exp.status !== 1) throw exportNotFound();
       if (input.batched) {
-        const n = input.batch_number ?? 1;
-        q = (q as any).limit(exportSettings.batchSize).offset((n - 1) * exportSettings.batchSize);
+        if (UNBATCHED.has(input.relation)) throw new BadRequestError('Export is not batched', { raw: true });
+        const n = input.batch_number!;
+        const total = await countRelation(ctx, kind, owner.id, input.relation);
+        if (n > Math.ceil(total / exportSettings.batchSize)) throw new NotFoundError(null, { exact: 'Batch not found' });
+        return ndjsonReply(await relationRecords(ctx, kind, owner.id, input.relation, { offset: (n - 1) * exportSettings.batchSize, limit: exportSettings.batchSize }), input.relation);
       }
-      const rows = await (q as any).execute();
-      return ndjsonReply(await serialize(ctx, input.relation, rows), input.relation);
+      // GitLab answers 400 "Export is batched" here when the export was requested batched; Forgelet
+      // serves the whole relation in one file either way (a source older than batching is read so).
+      return ndjsonReply(await relationRecords(ctx, kind, owner.id, input.relation, null), input.relation);
     }),
   ];
 }

@@ -7,10 +7,11 @@ import type { Kysely } from 'kysely';
 import type { Deps } from '../../kernel/context.js';
 import type { Database } from '../../storage/database.js';
 import type { BulkImportEntityRow } from './bulk-import.table.js';
-import { str, type UserMapper } from './import-records.js';
+import { str } from './import-records.js';
+import type { SourceUsers } from './source-users.js';
 
-/** Repository records (blobs, commits, refs with their files) copied as they are: shas are kept. */
-export async function importRepositoryRecord(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
+/** Repository records of a Forgelet source (`forgelet_repository`: blobs, commits, refs with their files) copied as they are: shas are kept. */
+export async function importRepositoryRecord(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number> {
   const projectId = entity.project_id!;
   if (r.type === 'blob') {
     const existing = await trx.selectFrom('repository_blobs').select('id').where('project_id', '=', projectId).where('sha', '=', r.sha).executeTakeFirst();
@@ -21,7 +22,7 @@ export async function importRepositoryRecord(trx: Kysely<Database>, entity: Bulk
   if (r.type === 'commit') {
     const existing = await trx.selectFrom('repository_commits').select('id').where('project_id', '=', projectId).where('sha', '=', r.sha).executeTakeFirst();
     if (existing) return existing.id;
-    const user = r.user ? await users.map(trx, r.user) : null;
+    const user = users.of(r.user_id).user;
     const parents: string[] = Array.isArray(r.parent_ids) ? r.parent_ids.map(String) : [];
     const row = await trx
       .insertInto('repository_commits')

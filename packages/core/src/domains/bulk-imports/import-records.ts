@@ -1,33 +1,14 @@
 /**
- * Writing one imported record per relation (the record shapes Forgelet's exports produce): users
- * mapped by email, iids kept, labels, emoji, notes and state events carried along.
+ * Writing one imported record per relation, read in GitLab's export shapes
+ * (lib/gitlab/import_export/{project,group}/import_export.yml): users by source id (resolved by
+ * SourceUsers), iids kept when free, labels by title, emoji, notes and state events carried along.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Deps } from '../../kernel/context.js';
 import type { Database } from '../../storage/database.js';
-import type { UserRow } from '../accounts/user.table.js';
 import type { BulkImportEntityRow } from './bulk-import.table.js';
 import { importPackage, importRepositoryRecord } from './import-code.js';
-
-/** Source authors map to destination users by email; otherwise to the importing user. */
-export class UserMapper {
-  private cache = new Map<string, UserRow | null>();
-  constructor(private readonly db: Kysely<Database>, readonly importer: UserRow, readonly secrets: Deps['secrets']) {}
-
-  async map(trx: Kysely<Database>, author: { email?: string | null } | null | undefined): Promise<UserRow | null> {
-    const email = author?.email?.toLowerCase();
-    if (!email) return null;
-    if (!this.cache.has(email)) {
-      const u = await trx
-        .selectFrom('users')
-        .selectAll()
-        .where((eb) => eb.or([eb(sql`lower(email)`, '=', email), eb(sql`lower(public_email)`, '=', email)]))
-        .executeTakeFirst();
-      this.cache.set(email, u ?? null);
-    }
-    return this.cache.get(email) ?? null;
-  }
-}
+import type { SourceUsers } from './source-users.js';
 
 /** GitLab's note for contributions whose author has no destination account. */
 export function missingAuthorNote(name: string, at: string): string {
@@ -53,9 +34,39 @@ async function freeIid(trx: Kysely<Database>, table: 'issues' | 'milestones', co
   return Number(row.rows[0]!.last_value);
 }
 
-export const str = (v: unknown, fallback: string | null = null) => (typeof v === 'string' ? v : fallback);
 
-export async function importRecord(trx: Kysely<Database>, entity: BulkImportEntityRow, relation: string, r: any, users: UserMapper, now: string, blobs: Deps['blobs']): Promise<number | null> {
+export const str = (v: unknown, fallback: string | null = null) => (typeof v === 'string' ? v : fallback);
+const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);
+
+/** An iid kept when free in its scope, else the next one (as GitLab's importer keeps iids). */
+async function keepIid(trx: Kysely<Database>, table: 'epics' | 'iterations' | 'merge_requests', col: 'group_id' | 'project_id', ownerId: number, wanted: unknown, usage: string, scope: string): Promise<number> {
+  if (typeof wanted === 'number' && wanted > 0) {
+    const taken = await (trx as Kysely<any>).selectFrom(table).select('id').where(col, '=', ownerId).where('iid', '=', wanted).executeTakeFirst();
+    if (!taken) {
+      await bumpIid(trx, usage, scope, wanted);
+      return wanted;
+    }
+  }
+  const row = await sql<{ last_value: number | string }>`insert into internal_ids (usage, scope, last_value) values (${usage}, ${scope}, 1)
+    on conflict (usage, scope) do update set last_value = internal_ids.last_value + 1 returning last_value`.execute(trx);
+  return Number(row.rows[0]!.last_value);
+}
+
+/** The author of a record: the mapped user, else the importer with the original name noted in the text. */
+function authorOf(users: SourceUsers, id: unknown, text: string | null, at: string, fallbackName?: unknown): { id: number; text: string | null } {
+  const src = users.of(id);
+  if (src.user) return { id: src.user.id, text };
+  const name = src.name ?? (typeof fallbackName === 'string' ? fallbackName : null);
+  return { id: users.importer.id, text: name ? `${text ?? ''}${missingAuthorNote(name, at)}` : text };
+}
+
+/** A user reference on a record: the mapped user, else the importer when the source named one. */
+function userOrImporter(users: SourceUsers, id: unknown): number | null {
+  if (typeof id !== 'number') return null;
+  return users.of(id).user?.id ?? users.importer.id;
+}
+
+export async function importRecord(trx: Kysely<Database>, entity: BulkImportEntityRow, relation: string, r: any, users: SourceUsers, now: string, blobs: Deps['blobs']): Promise<number | null> {
   const owner = entity.entity_type === 'group' ? { col: 'group_id' as const, id: entity.namespace_id! } : { col: 'project_id' as const, id: entity.project_id! };
   const scope = entity.entity_type === 'group' ? `group:${owner.id}` : `project:${owner.id}`;
   if (relation === 'labels') {
@@ -102,7 +113,6 @@ export async function importRecord(trx: Kysely<Database>, entity: BulkImportEnti
   }
   if (relation === 'issues') return importIssue(trx, entity, r, users, now);
   if (relation === 'epics') return importEpic(trx, entity, r, users, now);
-  if (relation === 'members') return importMember(trx, entity, r, users, now);
   if (relation === 'releases') return importRelease(trx, entity, r, users, now);
   if (relation === 'packages') return importPackage(trx, entity, r, blobs, now);
   if (relation === 'merge_requests') return importMergeRequest(trx, entity, r, users, now);
@@ -121,59 +131,79 @@ async function ancestorGroupIds(trx: Kysely<Database>, projectId: number): Promi
   return row.traversal.split('/').filter(Boolean).map(Number);
 }
 
-/**
- * What an imported issue and merge request share: the project's groups, the mapped author
- * (with GitLab's note when there is none), and the milestone by title in the project or its groups.
- */
-async function issuableBasics(trx: Kysely<Database>, projectId: number, r: any, users: UserMapper, now: string) {
-  const groups = await ancestorGroupIds(trx, projectId);
-  const author = await users.map(trx, r.author);
-  let description: string | null = str(r.description);
-  if (!author && r.author?.name) description = `${description ?? ''}${missingAuthorNote(r.author.name, str(r.created_at, now)!)}`;
-  let milestoneId: number | null = null;
-  if (r.milestone?.title) {
-    const m = await trx
-      .selectFrom('milestones')
-      .select('id')
-      .where('title', '=', r.milestone.title)
-      .where((eb) => eb.or([eb('project_id', '=', projectId), ...(groups.length ? [eb('group_id', 'in', groups)] : [])]))
-      .orderBy('project_id')
-      .executeTakeFirst();
-    milestoneId = m?.id ?? null;
-  }
-  return { groups, author, description, milestoneId };
+/** A milestone by title in the project or its groups (GitLab nests the issuable's `milestone`). */
+async function milestoneByTitle(trx: Kysely<Database>, projectId: number, groups: number[], title: unknown): Promise<number | null> {
+  if (typeof title !== 'string') return null;
+  const m = await trx
+    .selectFrom('milestones')
+    .select('id')
+    .where('title', '=', title)
+    .where((eb) => eb.or([eb('project_id', '=', projectId), ...(groups.length ? [eb('group_id', 'in', groups)] : [])]))
+    .orderBy('project_id')
+    .executeTakeFirst();
+  return m?.id ?? null;
 }
 
-async function importIssue(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
-  const projectId = entity.project_id!;
-  const { groups, author, description, milestoneId } = await issuableBasics(trx, projectId, r, users, now);
-  const authorId = author?.id ?? users.importer.id;
-  const closedBy = r.closed_by ? await users.map(trx, r.closed_by) : null;
-  const iid = await freeIid(trx, 'issues', 'project_id', projectId, r.iid, 'issues', `project:${projectId}`);
-  const issue = await trx
-    .insertInto('issues')
-    .values({
-      project_id: projectId,
-      iid,
-      title: str(r.title, '')!,
-      description,
-      state: r.state === 'closed' ? 'closed' : 'opened',
-      issue_type: typeof r.issue_type === 'string' ? r.issue_type : 'issue',
-      confidential: r.confidential ? 1 : 0,
-      discussion_locked: r.discussion_locked ? 1 : 0,
-      author_id: authorId,
-      milestone_id: milestoneId,
-      due_date: str(r.due_date),
-      weight: typeof r.weight === 'number' ? r.weight : null,
-      closed_at: r.state === 'closed' ? str(r.closed_at, now) : null,
-      closed_by_id: r.state === 'closed' ? (closedBy?.id ?? (r.closed_by ? users.importer.id : null)) : null,
-      created_at: str(r.created_at, now)!,
-      updated_at: str(r.updated_at, now)!,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  // Labels: by title in the project or its groups; a missing one is created in the project.
-  const titles = [...new Set(((r.label_links ?? []) as any[]).map((l) => l?.label?.title).filter((t): t is string => typeof t === 'string'))];
+/** Reactions of mapped users only (a reaction is one user's; GitLab drops the others too). */
+async function importEmoji(trx: Kysely<Database>, type: 'Issue' | 'Note' | 'MergeRequest' | 'Snippet', id: number, emoji: unknown, users: SourceUsers, now: string): Promise<void> {
+  const seen = new Set<string>();
+  for (const e of list(emoji)) {
+    if (typeof e?.name !== 'string') continue;
+    const u = users.of(e.user_id).user;
+    if (!u || seen.has(`${u.id}:${e.name}`)) continue;
+    seen.add(`${u.id}:${e.name}`);
+    await trx.insertInto('award_emoji').values({ name: e.name, user_id: u.id, awardable_type: type, awardable_id: id, created_at: str(e.created_at, now)!, updated_at: str(e.updated_at, now)! }).execute();
+  }
+}
+
+/** `notes` with their `award_emoji`; an unmapped author is named in the text (`author: {name}`). */
+async function importNotes(trx: Kysely<Database>, projectId: number, type: 'Issue' | 'MergeRequest' | 'Snippet', targetId: number, notes: unknown, users: SourceUsers, now: string): Promise<void> {
+  for (const n of list(notes)) {
+    const at = str(n.created_at, now)!;
+    const author = authorOf(users, n.author_id, str(n.note, ''), at, n.author?.name);
+    const note = await trx
+      .insertInto('notes')
+      .values({
+        project_id: projectId,
+        noteable_type: type,
+        noteable_id: targetId,
+        body: author.text ?? '',
+        author_id: author.id,
+        system: n.system ? 1 : 0,
+        internal: n.internal || n.confidential ? 1 : 0,
+        created_at: at,
+        updated_at: str(n.updated_at, now)!,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    await importEmoji(trx, 'Note', note.id, n.award_emoji, users, now);
+  }
+}
+
+async function importStateEvents(trx: Kysely<Database>, target: { column: 'issue_id' | 'merge_request_id' | 'epic_id'; id: number }, events: unknown, users: SourceUsers, now: string): Promise<void> {
+  const states = target.column === 'merge_request_id' ? ['opened', 'closed', 'reopened', 'merged', 'locked'] : ['opened', 'closed', 'reopened', 'locked'];
+  for (const e of list(events)) {
+    if (!states.includes(e?.state)) continue;
+    await trx
+      .insertInto('resource_state_events')
+      .values({
+        user_id: users.of(e.user_id).user?.id ?? users.importer.id,
+        issue_id: target.column === 'issue_id' ? target.id : null,
+        merge_request_id: target.column === 'merge_request_id' ? target.id : null,
+        epic_id: target.column === 'epic_id' ? target.id : null,
+        state: e.state,
+        source_commit: str(e.source_commit),
+        source_merge_request_id: null,
+        created_at: str(e.created_at, now)!,
+      })
+      .execute();
+  }
+}
+
+/** `label_links[].label`: labels by title in the project or its groups (a missing one is created in the project). */
+async function linkLabels(trx: Kysely<Database>, projectId: number, groups: number[], targetType: 'Issue' | 'MergeRequest', targetId: number, labelLinks: unknown, now: string): Promise<void> {
+  const links = list(labelLinks);
+  const titles = [...new Set(links.map((l) => l?.label?.title).filter((t): t is string => typeof t === 'string'))];
   for (const title of titles) {
     let label = await trx
       .selectFrom('labels')
@@ -183,57 +213,121 @@ async function importIssue(trx: Kysely<Database>, entity: BulkImportEntityRow, r
       .orderBy('project_id')
       .executeTakeFirst();
     if (!label) {
-      const src = (r.label_links as any[]).find((l) => l?.label?.title === title)!.label;
+      const src = links.find((l) => l?.label?.title === title)!.label;
       label = await trx
         .insertInto('labels')
         .values({ project_id: projectId, group_id: null, title, color: str(src.color, '#428BCA')!, description: str(src.description), created_at: now, updated_at: now })
         .returning('id')
         .executeTakeFirstOrThrow();
     }
-    await trx.insertInto('label_links').values({ label_id: label.id, target_type: 'Issue', target_id: issue.id, created_at: now }).execute();
+    await trx.insertInto('label_links').values({ label_id: label.id, target_type: targetType, target_id: targetId, created_at: now }).execute();
   }
-  const assigneeIds: number[] = [];
-  for (const a of (r.assignees ?? []) as any[]) {
-    const u = await users.map(trx, a);
-    if (u && !assigneeIds.includes(u.id)) assigneeIds.push(u.id);
+}
+
+/** Distinct mapped users of `[{user_id}]` (assignees, reviewers); unmapped ones are dropped, as GitLab does. */
+function mappedUserIds(users: SourceUsers, entries: unknown): number[] {
+  const ids: number[] = [];
+  for (const a of list(entries)) {
+    const u = users.of(a?.user_id).user;
+    if (u && !ids.includes(u.id)) ids.push(u.id);
   }
-  if (assigneeIds.length) await trx.insertInto('issue_assignees').values(assigneeIds.map((user_id) => ({ issue_id: issue.id, user_id }))).execute();
+  return ids;
+}
+
+const ISSUE_TYPES = ['issue', 'incident'];
+
+async function importIssue(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number> {
+  const projectId = entity.project_id!;
+  const groups = await ancestorGroupIds(trx, projectId);
+  const createdAt = str(r.created_at, now)!;
+  const author = authorOf(users, r.author_id, str(r.description), createdAt);
+  const iid = await freeIid(trx, 'issues', 'project_id', projectId, r.iid, 'issues', `project:${projectId}`);
+  const type = str(r.issue_type) ?? str(r.work_item_type?.base_type) ?? 'issue';
+  const closed = r.state === 'closed';
+  const issue = await trx
+    .insertInto('issues')
+    .values({
+      project_id: projectId,
+      iid,
+      title: str(r.title, '')!,
+      description: author.text,
+      state: closed ? 'closed' : 'opened',
+      issue_type: ISSUE_TYPES.includes(type) ? type : 'issue',
+      confidential: r.confidential ? 1 : 0,
+      discussion_locked: r.discussion_locked ? 1 : 0,
+      author_id: author.id,
+      milestone_id: await milestoneByTitle(trx, projectId, groups, r.milestone?.title),
+      due_date: str(r.due_date),
+      weight: typeof r.weight === 'number' ? r.weight : null,
+      closed_at: closed ? str(r.closed_at, now) : null,
+      closed_by_id: closed ? userOrImporter(users, r.closed_by_id) : null,
+      created_at: createdAt,
+      updated_at: str(r.updated_at, now)!,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await linkLabels(trx, projectId, groups, 'Issue', issue.id, r.label_links, now);
+  const assignees = mappedUserIds(users, r.issue_assignees);
+  if (assignees.length) await trx.insertInto('issue_assignees').values(assignees.map((user_id) => ({ issue_id: issue.id, user_id }))).execute();
   await importEmoji(trx, 'Issue', issue.id, r.award_emoji, users, now);
-  for (const e of (r.resource_state_events ?? []) as any[]) {
-    if (!['opened', 'closed', 'reopened', 'locked'].includes(e?.state)) continue;
-    const u = e.user ? await users.map(trx, e.user) : null;
-    await trx
-      .insertInto('resource_state_events')
-      .values({ user_id: u?.id ?? users.importer.id, issue_id: issue.id, merge_request_id: null, epic_id: null, state: e.state, source_commit: null, source_merge_request_id: null, created_at: str(e.created_at, now)! })
-      .execute();
-  }
-  for (const n of (r.notes ?? []) as any[]) {
-    const na = await users.map(trx, n.author);
-    let body = str(n.note, '')!;
-    if (!na && n.author?.name) body = `${body}${missingAuthorNote(n.author.name, str(n.created_at, now)!)}`;
-    const note = await trx
-      .insertInto('notes')
-      .values({
-        project_id: projectId,
-        noteable_type: 'Issue',
-        noteable_id: issue.id,
-        body,
-        author_id: na?.id ?? users.importer.id,
-        system: n.system ? 1 : 0,
-        internal: n.internal ? 1 : 0,
-        created_at: str(n.created_at, now)!,
-        updated_at: str(n.updated_at, now)!,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await importEmoji(trx, 'Note', note.id, n.award_emoji, users, now);
-  }
+  await importStateEvents(trx, { column: 'issue_id', id: issue.id }, r.resource_state_events, users, now);
+  await importNotes(trx, projectId, 'Issue', issue.id, r.notes, users, now);
   return issue.id;
 }
 
-/** Members: only users found by email are added (as GitLab does); the importer keeps Owner. */
-async function importMember(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number | null> {
-  const user = await users.map(trx, r.user);
+async function importMergeRequest(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number> {
+  const projectId = entity.project_id!;
+  const groups = await ancestorGroupIds(trx, projectId);
+  const createdAt = str(r.created_at, now)!;
+  const author = authorOf(users, r.author_id, str(r.description), createdAt);
+  // Merge request iids are scoped by the bare project id (create-merge-request.ts).
+  const iid = await keepIid(trx, 'merge_requests', 'project_id', projectId, r.iid, 'merge_requests', String(projectId));
+  const state = ['opened', 'closed', 'merged', 'locked'].includes(r.state) ? r.state : 'opened';
+  const metrics = r.metrics && typeof r.metrics === 'object' ? r.metrics : {};
+  const removeSource = r.merge_params?.force_remove_source_branch;
+  const mr = await trx
+    .insertInto('merge_requests')
+    .values({
+      project_id: projectId,
+      iid,
+      title: str(r.title, '')!,
+      description: author.text,
+      state,
+      source_branch: str(r.source_branch, '')!,
+      target_branch: str(r.target_branch, '')!,
+      source_project_id: projectId,
+      author_id: author.id,
+      milestone_id: await milestoneByTitle(trx, projectId, groups, r.milestone?.title),
+      sha: str(r.diff_head_sha) ?? str(r.source_branch_sha) ?? '',
+      merge_commit_sha: str(r.merge_commit_sha),
+      squash_commit_sha: str(r.squash_commit_sha),
+      draft: r.draft ? 1 : 0,
+      squash: r.squash ? 1 : 0,
+      should_remove_source_branch: removeSource === true || removeSource === '1' || removeSource === 'true' ? 1 : 0,
+      discussion_locked: r.discussion_locked ? 1 : 0,
+      merged_at: state === 'merged' ? str(metrics.merged_at, now) : null,
+      merged_by_id: state === 'merged' ? userOrImporter(users, metrics.merged_by_id ?? r.merge_user_id) : null,
+      closed_at: state === 'closed' ? str(metrics.latest_closed_at, now) : null,
+      closed_by_id: state === 'closed' ? userOrImporter(users, metrics.latest_closed_by_id) : null,
+      created_at: createdAt,
+      updated_at: str(r.updated_at, now)!,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  await linkLabels(trx, projectId, groups, 'MergeRequest', mr.id, r.label_links, now);
+  for (const [table, entries] of [['merge_request_assignees', r.merge_request_assignees], ['merge_request_reviewers', r.merge_request_reviewers]] as const) {
+    const ids = mappedUserIds(users, entries);
+    if (ids.length) await trx.insertInto(table).values(ids.map((user_id) => ({ merge_request_id: mr.id, user_id }))).execute();
+  }
+  await importEmoji(trx, 'MergeRequest', mr.id, r.award_emoji, users, now);
+  await importStateEvents(trx, { column: 'merge_request_id', id: mr.id }, r.resource_state_events, users, now);
+  await importNotes(trx, projectId, 'MergeRequest', mr.id, r.notes, users, now);
+  return mr.id;
+}
+
+/** A member from the source's REST member list; only users found by email are added (as GitLab does). */
+export async function importMember(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number | null> {
+  const user = users.of(r.id).user;
   if (!user) return null;
   const source = entity.entity_type === 'group' ? { kind: 'namespace' as const, id: entity.namespace_id! } : { kind: 'project' as const, id: entity.project_id! };
   const existing = await trx.selectFrom('members').select(['id', 'access_level']).where('source_kind', '=', source.kind).where('source_id', '=', source.id).where('user_id', '=', user.id).executeTakeFirst();
@@ -250,56 +344,58 @@ async function importMember(trx: Kysely<Database>, entity: BulkImportEntityRow, 
       member_role_id: null,
       created_by_id: users.importer.id,
       created_at: str(r.created_at, now)!,
-      updated_at: str(r.updated_at, now)!,
+      updated_at: str(r.created_at, now)!,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   return row.id;
 }
 
-/** The destination id of a source epic: this entity's, or the one of the entity that imported its group. */
-async function mappedEpic(trx: Kysely<Database>, entity: BulkImportEntityRow, parent: { id: number; group_full_path?: string }): Promise<number | null> {
-  let entityId = entity.id;
-  if (parent.group_full_path && parent.group_full_path !== entity.source_full_path) {
-    const other = await trx
+/**
+ * The destination id of a source epic (GitLab nests `parent` with its `id`, `iid` and `group_id`):
+ * the epic imported under that source id by the entity of the parent's group, else the epic
+ * with that iid in the group that entity imported into.
+ */
+async function mappedEpic(trx: Kysely<Database>, entity: BulkImportEntityRow, parent: { id?: unknown; iid?: unknown; group_id?: unknown }): Promise<number | null> {
+  let owner: { id: number; namespace_id: number | null } | undefined = { id: entity.id, namespace_id: entity.namespace_id };
+  if (typeof parent.group_id === 'number' && parent.group_id !== entity.source_xid) {
+    owner = await trx
       .selectFrom('bulk_import_entities')
-      .select('id')
+      .select(['id', 'namespace_id'])
       .where('bulk_import_id', '=', entity.bulk_import_id)
       .where('entity_type', '=', 'group')
-      .where('source_full_path', '=', parent.group_full_path)
+      .where('source_xid', '=', parent.group_id)
       .executeTakeFirst();
-    if (!other) return null;
-    entityId = other.id;
   }
-  const row = await trx.selectFrom('bulk_import_source_ids').select('destination_id').where('entity_id', '=', entityId).where('relation', '=', 'epics').where('source_id', '=', String(parent.id)).executeTakeFirst();
-  return row && row.destination_id > 0 ? row.destination_id : null;
+  if (!owner) return null;
+  if (parent.id !== undefined && parent.id !== null) {
+    const row = await trx.selectFrom('bulk_import_source_ids').select('destination_id').where('entity_id', '=', owner.id).where('relation', '=', 'epics').where('source_id', '=', String(parent.id)).executeTakeFirst();
+    if (row && row.destination_id > 0) return row.destination_id;
+  }
+  if (typeof parent.iid === 'number' && owner.namespace_id) {
+    const byIid = await trx.selectFrom('epics').select('id').where('group_id', '=', owner.namespace_id).where('iid', '=', parent.iid).executeTakeFirst();
+    if (byIid) return byIid.id;
+  }
+  return null;
 }
 
-async function importEpic(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
+/** An epic (labels by title in the group or its ancestors, parent, state events). GitLab's epic notes and emoji have no Forgelet counterpart. */
+async function importEpic(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number> {
   const groupId = entity.namespace_id!;
-  const author = await users.map(trx, r.author);
-  let description: string | null = str(r.description);
-  if (!author && r.author?.name) description = `${description ?? ''}${missingAuthorNote(r.author.name, str(r.created_at, now)!)}`;
-  const taken = typeof r.iid === 'number' ? await trx.selectFrom('epics').select('id').where('group_id', '=', groupId).where('iid', '=', r.iid).executeTakeFirst() : undefined;
-  let iid: number;
-  if (typeof r.iid === 'number' && !taken) {
-    iid = r.iid;
-    await bumpIid(trx, 'epics', `group:${groupId}`, iid);
-  } else {
-    const row = await sql<{ last_value: number | string }>`insert into internal_ids (usage, scope, last_value) values (${'epics'}, ${`group:${groupId}`}, 1)
-      on conflict (usage, scope) do update set last_value = internal_ids.last_value + 1 returning last_value`.execute(trx);
-    iid = Number(row.rows[0]!.last_value);
-  }
-  const parentId = r.parent ? await mappedEpic(trx, entity, r.parent) : null;
+  const createdAt = str(r.created_at, now)!;
+  const author = authorOf(users, r.author_id, str(r.description), createdAt);
+  const iid = await keepIid(trx, 'epics', 'group_id', groupId, r.iid, 'epics', `group:${groupId}`);
+  const parentId = r.parent && typeof r.parent === 'object' ? await mappedEpic(trx, entity, r.parent) : null;
+  const closed = r.state === 'closed';
   const epic = await trx
     .insertInto('epics')
     .values({
       group_id: groupId,
       iid,
       title: str(r.title, '')!,
-      description,
-      state: r.state === 'closed' ? 'closed' : 'opened',
-      author_id: author?.id ?? users.importer.id,
+      description: author.text,
+      state: closed ? 'closed' : 'opened',
+      author_id: author.id,
       parent_id: parentId,
       relative_position: typeof r.relative_position === 'number' ? r.relative_position : null,
       confidential: r.confidential ? 1 : 0,
@@ -308,44 +404,33 @@ async function importEpic(trx: Kysely<Database>, entity: BulkImportEntityRow, r:
       due_date_fixed: str(r.due_date_fixed),
       due_date_is_fixed: r.due_date_is_fixed ? 1 : 0,
       ...(typeof r.color === 'string' ? { color: r.color } : {}),
-      closed_at: r.state === 'closed' ? str(r.closed_at, now) : null,
-      closed_by_id: null,
-      created_at: str(r.created_at, now)!,
+      closed_at: closed ? str(r.closed_at, now) : null,
+      closed_by_id: closed ? userOrImporter(users, r.closed_by_id) : null,
+      created_at: createdAt,
       updated_at: str(r.updated_at, now)!,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
   const ancestors = (await trx.selectFrom('namespaces').select('traversal').where('id', '=', groupId).executeTakeFirstOrThrow()).traversal.split('/').filter(Boolean).map(Number);
-  for (const title of [...new Set(((r.label_links ?? []) as any[]).map((l) => l?.label?.title).filter((t): t is string => typeof t === 'string'))]) {
+  const links = list(r.label_links);
+  for (const title of [...new Set(links.map((l) => l?.label?.title).filter((t): t is string => typeof t === 'string'))]) {
     let label = await trx.selectFrom('labels').select('id').where('title', '=', title).where('group_id', 'in', ancestors).executeTakeFirst();
     if (!label) {
-      const src = (r.label_links as any[]).find((l) => l?.label?.title === title)!.label;
+      const src = links.find((l) => l?.label?.title === title)!.label;
       label = await trx.insertInto('labels').values({ project_id: null, group_id: groupId, title, color: str(src.color, '#428BCA')!, description: str(src.description), created_at: now, updated_at: now }).returning('id').executeTakeFirstOrThrow();
     }
     await trx.insertInto('label_links').values({ label_id: label.id, target_type: 'Epic', target_id: epic.id, created_at: now }).execute();
   }
+  await importStateEvents(trx, { column: 'epic_id', id: epic.id }, r.resource_state_events, users, now);
   return epic.id;
 }
 
-/** Reactions of mapped users only (a reaction is one user's; GitLab drops the others too). */
-async function importEmoji(trx: Kysely<Database>, type: 'Issue' | 'Note' | 'MergeRequest', id: number, list: unknown, users: UserMapper, now: string): Promise<void> {
-  if (!Array.isArray(list)) return;
-  const seen = new Set<string>();
-  for (const e of list as any[]) {
-    if (typeof e?.name !== 'string') continue;
-    const u = await users.map(trx, e.user);
-    if (!u || seen.has(`${u.id}:${e.name}`)) continue;
-    seen.add(`${u.id}:${e.name}`);
-    await trx.insertInto('award_emoji').values({ name: e.name, user_id: u.id, awardable_type: type, awardable_id: id, created_at: str(e.created_at, now)!, updated_at: str(e.updated_at, now)! }).execute();
-  }
-}
-
-async function importRelease(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
+/** A release with its `links` and the milestones of `milestone_releases` (by title). */
+async function importRelease(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number> {
   const projectId = entity.project_id!;
   const tag = str(r.tag, '')!;
   const existing = await trx.selectFrom('releases').select('id').where('project_id', '=', projectId).where('tag_name', '=', tag).executeTakeFirst();
   if (existing) return existing.id;
-  const author = r.author ? await users.map(trx, r.author) : null;
   const release = await trx
     .insertInto('releases')
     .values({
@@ -353,7 +438,7 @@ async function importRelease(trx: Kysely<Database>, entity: BulkImportEntityRow,
       tag_name: tag,
       name: str(r.name, tag)!,
       description: str(r.description),
-      author_id: author?.id ?? users.importer.id,
+      author_id: users.of(r.author_id).user?.id ?? users.importer.id,
       sha: str(r.sha, '')!,
       released_at: str(r.released_at, now)!,
       created_at: str(r.created_at, now)!,
@@ -361,7 +446,7 @@ async function importRelease(trx: Kysely<Database>, entity: BulkImportEntityRow,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  for (const l of (r.links ?? []) as any[]) {
+  for (const l of list(r.links)) {
     if (typeof l?.name !== 'string' || typeof l?.url !== 'string') continue;
     await trx
       .insertInto('release_links')
@@ -369,23 +454,18 @@ async function importRelease(trx: Kysely<Database>, entity: BulkImportEntityRow,
       .execute();
   }
   const groups = await ancestorGroupIds(trx, projectId);
-  for (const title of (r.milestone_titles ?? []) as unknown[]) {
-    if (typeof title !== 'string') continue;
-    const m = await trx
-      .selectFrom('milestones')
-      .select('id')
-      .where('title', '=', title)
-      .where((eb) => eb.or([eb('project_id', '=', projectId), ...(groups.length ? [eb('group_id', 'in', groups)] : [])]))
-      .orderBy('project_id')
-      .executeTakeFirst();
-    if (m) await trx.insertInto('release_milestones').values({ release_id: release.id, milestone_id: m.id }).execute();
+  const seen = new Set<number>();
+  for (const mr of list(r.milestone_releases)) {
+    const id = await milestoneByTitle(trx, projectId, groups, mr?.milestone?.title);
+    if (id === null || seen.has(id)) continue;
+    seen.add(id);
+    await trx.insertInto('release_milestones').values({ release_id: release.id, milestone_id: id }).execute();
   }
   return release.id;
 }
 
-/** Schedules arrive inactive (as GitLab imports them): owned by the mapped user or the importer. */
-async function importSchedule(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
-  const owner = r.owner ? await users.map(trx, r.owner) : null;
+/** Schedules arrive inactive (as GitLab imports them), owned by the mapped owner or the importer; `variables` come from a Forgelet source only. */
+async function importSchedule(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number> {
   const schedule = await trx
     .insertInto('ci_pipeline_schedules')
     .values({
@@ -396,14 +476,14 @@ async function importSchedule(trx: Kysely<Database>, entity: BulkImportEntityRow
       cron_timezone: str(r.cron_timezone, 'UTC')!,
       next_run_at: null,
       active: 0,
-      owner_id: owner?.id ?? users.importer.id,
+      owner_id: users.of(r.owner_id).user?.id ?? users.importer.id,
       last_error: null,
       created_at: str(r.created_at, now)!,
       updated_at: str(r.updated_at, now)!,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  for (const v of (r.variables ?? []) as any[]) {
+  for (const v of list(r.variables)) {
     if (typeof v?.key !== 'string') continue;
     await trx
       .insertInto('ci_pipeline_schedule_variables')
@@ -421,30 +501,37 @@ async function importSchedule(trx: Kysely<Database>, entity: BulkImportEntityRow
   return schedule.id;
 }
 
-async function importSnippet(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
-  const author = await users.map(trx, r.author);
-  let description: string | null = str(r.description);
-  if (!author && r.author?.name) description = `${description ?? ''}${missingAuthorNote(r.author.name, str(r.created_at, now)!)}`;
+const VISIBILITY_OF_LEVEL: Record<number, string> = { 0: 'private', 10: 'internal', 20: 'public' };
+
+async function importSnippet(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number> {
+  const createdAt = str(r.created_at, now)!;
+  const author = authorOf(users, r.author_id, str(r.description), createdAt);
+  const visibility = typeof r.visibility_level === 'number' ? (VISIBILITY_OF_LEVEL[r.visibility_level] ?? 'private') : 'private';
   const row = await trx
     .insertInto('snippets')
     .values({
       project_id: entity.project_id!,
       title: str(r.title, '')!,
-      description,
+      description: author.text,
       file_name: str(r.file_name, '')!,
       content: str(r.content, '')!,
-      visibility: ['private', 'internal', 'public'].includes(r.visibility) ? r.visibility : 'private',
-      author_id: author?.id ?? users.importer.id,
-      created_at: str(r.created_at, now)!,
+      visibility,
+      author_id: author.id,
+      created_at: createdAt,
       updated_at: str(r.updated_at, now)!,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
+  await importEmoji(trx, 'Snippet', row.id, r.award_emoji, users, now);
+  await importNotes(trx, entity.project_id!, 'Snippet', row.id, r.notes, users, now);
   return row.id;
 }
 
-/** A protection with its role levels (and mapped users); an existing one of that name takes the source's levels. */
-async function importProtectedBranch(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
+/**
+ * A protection with GitLab's `push_access_levels`, `merge_access_levels` and `unprotect_access_levels`
+ * (a role, or a mapped user; group entries are not carried over). An existing one of that name takes the source's levels.
+ */
+async function importProtectedBranch(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number> {
   const projectId = entity.project_id!;
   const name = str(r.name, '')!;
   let pb = await trx.selectFrom('protected_branches').select('id').where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst();
@@ -458,20 +545,23 @@ async function importProtectedBranch(trx: Kysely<Database>, entity: BulkImportEn
       .returning('id')
       .executeTakeFirstOrThrow();
   }
-  for (const l of (r.access_levels ?? []) as any[]) {
-    if (!['push', 'merge', 'unprotect'].includes(l?.action)) continue;
-    if (l.user) {
-      const u = await users.map(trx, l.user);
-      if (!u) continue;
-      await trx.insertInto('protected_branch_access_levels').values({ protected_branch_id: pb.id, action: l.action, access_level: null, user_id: u.id, group_id: null }).execute();
-    } else if (typeof l.access_level === 'number') {
-      await trx.insertInto('protected_branch_access_levels').values({ protected_branch_id: pb.id, action: l.action, access_level: l.access_level, user_id: null, group_id: null }).execute();
+  for (const [action, levels] of [['push', r.push_access_levels], ['merge', r.merge_access_levels], ['unprotect', r.unprotect_access_levels]] as const) {
+    for (const l of list(levels)) {
+      if (typeof l?.user_id === 'number') {
+        const u = users.of(l.user_id).user;
+        if (u) await trx.insertInto('protected_branch_access_levels').values({ protected_branch_id: pb.id, action, access_level: null, user_id: u.id, group_id: null }).execute();
+      } else if (typeof l?.group_id !== 'number' && typeof l?.access_level === 'number') {
+        await trx.insertInto('protected_branch_access_levels').values({ protected_branch_id: pb.id, action, access_level: l.access_level, user_id: null, group_id: null }).execute();
+      }
     }
   }
   return pb.id;
 }
 
-/** A cadence with its iterations (iids kept). Scheduling of automatic cadences resumes when the cadence is next saved. */
+/**
+ * A cadence with its iterations (iids kept). GitLab exports neither the cadence's scheduling
+ * fields nor iteration sequences: such a cadence arrives manual, its iterations numbered by start date.
+ */
 async function importCadence(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, now: string): Promise<number> {
   const groupId = entity.namespace_id!;
   const cadence = await trx
@@ -491,24 +581,16 @@ async function importCadence(trx: Kysely<Database>, entity: BulkImportEntityRow,
     })
     .returning('id')
     .executeTakeFirstOrThrow();
-  for (const i of (r.iterations ?? []) as any[]) {
-    const taken = typeof i.iid === 'number' ? await trx.selectFrom('iterations').select('id').where('group_id', '=', groupId).where('iid', '=', i.iid).executeTakeFirst() : undefined;
-    let iid: number;
-    if (typeof i.iid === 'number' && !taken) {
-      iid = i.iid;
-      await bumpIid(trx, 'iterations', `group:${groupId}`, iid);
-    } else {
-      const row = await sql<{ last_value: number | string }>`insert into internal_ids (usage, scope, last_value) values (${'iterations'}, ${`group:${groupId}`}, 1)
-        on conflict (usage, scope) do update set last_value = internal_ids.last_value + 1 returning last_value`.execute(trx);
-      iid = Number(row.rows[0]!.last_value);
-    }
+  const iterations = list(r.iterations).slice().sort((a, b) => String(a?.start_date ?? '').localeCompare(String(b?.start_date ?? '')));
+  for (const [index, i] of iterations.entries()) {
+    const iid = await keepIid(trx, 'iterations', 'group_id', groupId, i.iid, 'iterations', `group:${groupId}`);
     await trx
       .insertInto('iterations')
       .values({
         group_id: groupId,
         iteration_cadence_id: cadence.id,
         iid,
-        sequence: typeof i.sequence === 'number' ? i.sequence : 1,
+        sequence: typeof i.sequence === 'number' ? i.sequence : index + 1,
         title: str(i.title),
         description: str(i.description),
         start_date: str(i.start_date, now.slice(0, 10))!,
@@ -519,107 +601,4 @@ async function importCadence(trx: Kysely<Database>, entity: BulkImportEntityRow,
       .execute();
   }
   return cadence.id;
-}
-
-/** Labels by title in the project or its groups (a missing one is created in the project), linked to a target. */
-async function linkLabels(trx: Kysely<Database>, projectId: number, groups: number[], targetType: 'Issue' | 'MergeRequest', targetId: number, labelLinks: unknown, now: string): Promise<void> {
-  const list = Array.isArray(labelLinks) ? (labelLinks as any[]) : [];
-  const titles = [...new Set(list.map((l) => l?.label?.title).filter((t): t is string => typeof t === 'string'))];
-  for (const title of titles) {
-    let label = await trx
-      .selectFrom('labels')
-      .select('id')
-      .where('title', '=', title)
-      .where((eb) => eb.or([eb('project_id', '=', projectId), ...(groups.length ? [eb('group_id', 'in', groups)] : [])]))
-      .orderBy('project_id')
-      .executeTakeFirst();
-    if (!label) {
-      const src = list.find((l) => l?.label?.title === title)!.label;
-      label = await trx
-        .insertInto('labels')
-        .values({ project_id: projectId, group_id: null, title, color: str(src.color, '#428BCA')!, description: str(src.description), created_at: now, updated_at: now })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-    }
-    await trx.insertInto('label_links').values({ label_id: label.id, target_type: targetType, target_id: targetId, created_at: now }).execute();
-  }
-}
-
-async function importMergeRequest(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: UserMapper, now: string): Promise<number> {
-  const projectId = entity.project_id!;
-  const { groups, author, description, milestoneId } = await issuableBasics(trx, projectId, r, users, now);
-  // Merge request iids are scoped by the bare project id (create-merge-request.ts).
-  const scope = String(projectId);
-  let iid: number;
-  const taken = typeof r.iid === 'number' ? await trx.selectFrom('merge_requests').select('id').where('project_id', '=', projectId).where('iid', '=', r.iid).executeTakeFirst() : undefined;
-  if (typeof r.iid === 'number' && !taken) {
-    iid = r.iid;
-    await bumpIid(trx, 'merge_requests', scope, iid);
-  } else {
-    const row = await sql<{ last_value: number | string }>`insert into internal_ids (usage, scope, last_value) values (${'merge_requests'}, ${scope}, 1)
-      on conflict (usage, scope) do update set last_value = internal_ids.last_value + 1 returning last_value`.execute(trx);
-    iid = Number(row.rows[0]!.last_value);
-  }
-  const state = ['opened', 'closed', 'merged', 'locked'].includes(r.state) ? r.state : 'opened';
-  const mergedBy = r.merged_by ? await users.map(trx, r.merged_by) : null;
-  const closedBy = r.closed_by ? await users.map(trx, r.closed_by) : null;
-  const mr = await trx
-    .insertInto('merge_requests')
-    .values({
-      project_id: projectId,
-      iid,
-      title: str(r.title, '')!,
-      description,
-      state,
-      source_branch: str(r.source_branch, '')!,
-      target_branch: str(r.target_branch, '')!,
-      source_project_id: projectId,
-      author_id: author?.id ?? users.importer.id,
-      milestone_id: milestoneId,
-      sha: str(r.sha, '')!,
-      merge_commit_sha: str(r.merge_commit_sha),
-      squash_commit_sha: str(r.squash_commit_sha),
-      draft: r.draft ? 1 : 0,
-      squash: r.squash ? 1 : 0,
-      should_remove_source_branch: r.should_remove_source_branch ? 1 : 0,
-      discussion_locked: r.discussion_locked ? 1 : 0,
-      merged_at: state === 'merged' ? str(r.merged_at, now) : null,
-      merged_by_id: state === 'merged' ? (mergedBy?.id ?? (r.merged_by ? users.importer.id : null)) : null,
-      closed_at: state === 'closed' ? str(r.closed_at, now) : null,
-      closed_by_id: state === 'closed' ? (closedBy?.id ?? (r.closed_by ? users.importer.id : null)) : null,
-      created_at: str(r.created_at, now)!,
-      updated_at: str(r.updated_at, now)!,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await linkLabels(trx, projectId, groups, 'MergeRequest', mr.id, r.label_links, now);
-  for (const [table, list] of [['merge_request_assignees', r.assignees], ['merge_request_reviewers', r.reviewers]] as const) {
-    const ids: number[] = [];
-    for (const a of (Array.isArray(list) ? list : []) as any[]) {
-      const u = await users.map(trx, a);
-      if (u && !ids.includes(u.id)) ids.push(u.id);
-    }
-    if (ids.length) await trx.insertInto(table).values(ids.map((user_id) => ({ merge_request_id: mr.id, user_id }))).execute();
-  }
-  await importEmoji(trx, 'MergeRequest', mr.id, r.award_emoji, users, now);
-  for (const e of (r.resource_state_events ?? []) as any[]) {
-    if (!['opened', 'closed', 'reopened', 'merged', 'locked'].includes(e?.state)) continue;
-    const u = e.user ? await users.map(trx, e.user) : null;
-    await trx
-      .insertInto('resource_state_events')
-      .values({ user_id: u?.id ?? users.importer.id, issue_id: null, merge_request_id: mr.id, epic_id: null, state: e.state, source_commit: null, source_merge_request_id: null, created_at: str(e.created_at, now)! })
-      .execute();
-  }
-  for (const n of (r.notes ?? []) as any[]) {
-    const na = await users.map(trx, n.author);
-    let body = str(n.note, '')!;
-    if (!na && n.author?.name) body = `${body}${missingAuthorNote(n.author.name, str(n.created_at, now)!)}`;
-    const note = await trx
-      .insertInto('notes')
-      .values({ project_id: projectId, noteable_type: 'MergeRequest', noteable_id: mr.id, body, author_id: na?.id ?? users.importer.id, system: n.system ? 1 : 0, internal: n.internal ? 1 : 0, created_at: str(n.created_at, now)!, updated_at: str(n.updated_at, now)! })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    await importEmoji(trx, 'Note', note.id, n.award_emoji, users, now);
-  }
-  return mr.id;
 }

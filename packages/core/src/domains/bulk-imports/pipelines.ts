@@ -1,4 +1,7 @@
-/** The relations each entity imports, in stages (a stage starts when the previous one ends). */
+/**
+ * The relations each entity imports, in stages (a stage starts when the previous one ends).
+ * Attributes, subgroups, projects and members are read over REST; the rest from relation exports.
+ */
 export type RelationKind = 'attributes' | 'rest' | 'ndjson';
 
 export interface PipelineDef {
@@ -8,6 +11,10 @@ export interface PipelineDef {
   pipelineClass: string;
   /** Counted in `stats`. */
   counted: boolean;
+  /** The export relation downloaded, when it is not named as the pipeline. */
+  exportRelation?: string;
+  /** Forgelet's own relation: a source that does not know it (a GitLab) has nothing to import for it. */
+  extra?: boolean;
 }
 
 export const GROUP_PIPELINES: PipelineDef[] = [
@@ -15,7 +22,7 @@ export const GROUP_PIPELINES: PipelineDef[] = [
   { relation: 'subgroups', stage: 1, kind: 'rest', pipelineClass: 'BulkImports::Groups::Pipelines::SubgroupEntitiesPipeline', counted: true },
   { relation: 'labels', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Common::Pipelines::LabelsPipeline', counted: true },
   { relation: 'milestones', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Common::Pipelines::MilestonesPipeline', counted: true },
-  { relation: 'members', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Common::Pipelines::MembersPipeline', counted: true },
+  { relation: 'members', stage: 1, kind: 'rest', pipelineClass: 'BulkImports::Common::Pipelines::MembersPipeline', counted: true },
   { relation: 'iterations_cadences', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Groups::Pipelines::IterationsCadencesPipeline', counted: true },
   { relation: 'epics', stage: 2, kind: 'ndjson', pipelineClass: 'BulkImports::Groups::Pipelines::EpicsPipeline', counted: true },
   { relation: 'projects', stage: 2, kind: 'rest', pipelineClass: 'BulkImports::Groups::Pipelines::ProjectEntitiesPipeline', counted: true },
@@ -23,16 +30,17 @@ export const GROUP_PIPELINES: PipelineDef[] = [
 
 export const PROJECT_PIPELINES: PipelineDef[] = [
   { relation: 'project', stage: 0, kind: 'attributes', pipelineClass: 'BulkImports::Projects::Pipelines::ProjectPipeline', counted: false },
-  { relation: 'repository', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::RepositoryPipeline', counted: true },
+  // GitLab's `repository` relation is a git bundle; Forgelet sources serve their refs, commits and blobs as records.
+  { relation: 'repository', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::RepositoryPipeline', counted: true, exportRelation: 'forgelet_repository', extra: true },
   { relation: 'labels', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Common::Pipelines::LabelsPipeline', counted: true },
   { relation: 'milestones', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Common::Pipelines::MilestonesPipeline', counted: true },
-  { relation: 'members', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Common::Pipelines::MembersPipeline', counted: true },
+  { relation: 'members', stage: 1, kind: 'rest', pipelineClass: 'BulkImports::Common::Pipelines::MembersPipeline', counted: true },
   { relation: 'issues', stage: 2, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::IssuesPipeline', counted: true },
   { relation: 'merge_requests', stage: 2, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::MergeRequestsPipeline', counted: true },
   { relation: 'releases', stage: 2, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::ReleasesPipeline', counted: true },
   { relation: 'snippets', stage: 2, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::SnippetsPipeline', counted: true },
   { relation: 'protected_branches', stage: 2, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::ProtectedBranchesPipeline', counted: true },
-  { relation: 'packages', stage: 2, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::PackagesPipeline', counted: true },
+  { relation: 'packages', stage: 2, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::PackagesPipeline', counted: true, extra: true },
   { relation: 'pipeline_schedules', stage: 2, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::PipelineSchedulesPipeline', counted: true },
 ];
 
