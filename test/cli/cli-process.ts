@@ -22,8 +22,12 @@ export interface CliResult {
 /** The test's environment without FORGELET_* variables, plus `env`. */
 export function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FORGELET_')));
-  return { ...clean, ...env };
+  // Saved logins of the machine's user (`forgelet login`) must not leak into tests.
+  return { ...clean, XDG_CONFIG_HOME: NO_SAVED_LOGINS, ...env };
 }
+
+/** An empty, per-process config directory: no `forgelet/config.json` in it. */
+const NO_SAVED_LOGINS = join(tmpdir(), `forgelet-cli-test-config-${process.pid}`);
 
 function spawnCli(args: string[], env: Record<string, string | undefined>, cli: string[]): ChildProcess {
   return spawn(process.execPath, [...cli, ...args], { cwd: ROOT, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -84,7 +84,7 @@ for (const dialect of DIALECTS) {
 
       assert.deepEqual(await cli(['seed', join(dir, 'missing.yaml')], env), { code: 1, stdout: '', stderr: `error: cannot read ${join(dir, 'missing.yaml')}: ENOENT\n` });
       const noToken = await cli(['seed', bad], { FORGELET_URL: f.url });
-      assert.deepEqual([noToken.code, noToken.stderr], [2, 'error: an admin token is needed: pass --token or set FORGELET_TOKEN\n']);
+      assert.deepEqual([noToken.code, noToken.stderr], [2, 'error: an admin token is needed: pass --token, set FORGELET_TOKEN or run forgelet login\n']);
     });
 
     it('clock: show, set, freeze, unfreeze, advance with durations', async () => {

@@ -59,7 +59,7 @@ describe('forgelet usage', { skip: DIALECTS.includes('sqlite') ? false : 'runs o
   }
 
   it('remote commands need a token (exit 2) and a reachable server (exit 1)', async () => {
-    assert.deepEqual(await exitOf(['token', 'list']), { code: 2, stdout: '', stderr: 'error: an admin token is needed: pass --token or set FORGELET_TOKEN\n' });
+    assert.deepEqual(await exitOf(['token', 'list']), { code: 2, stdout: '', stderr: 'error: an admin token is needed: pass --token, set FORGELET_TOKEN or run forgelet login\n' });
     const closed = createServer().listen(0, '127.0.0.1');
     await new Promise((r) => closed.once('listening', r));
     const port = (closed.address() as AddressInfo).port;

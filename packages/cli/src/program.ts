@@ -12,6 +12,14 @@ import { registerClockCommands } from './commands/clock.js';
 import { registerSnapshotCommands } from './commands/snapshot.js';
 import { registerRunnerCommand } from './commands/runner.js';
 import { registerFlowExecutorCommand } from './commands/flow-executor.js';
+import { registerConsoleCommand } from './console/command.js';
+import { registerLoginCommands } from './commands/login.js';
+import { registerUserCommands } from './commands/users.js';
+import { registerGroupCommands } from './commands/groups.js';
+import { registerScheduleCommands } from './commands/schedules.js';
+import { registerArtifactCommands } from './commands/artifacts.js';
+import { registerPackageCommands } from './commands/packages.js';
+import { registerFlowCommands } from './commands/flows.js';
 import { CliError } from './errors.js';
 import { processIo, type CliIo } from './io.js';
 
@@ -37,6 +45,14 @@ export function buildProgram(io: CliIo = processIo()): Command {
   registerSnapshotCommands(program, io);
   registerRunnerCommand(program, io);
   registerFlowExecutorCommand(program, io);
+  registerConsoleCommand(program, io);
+  registerLoginCommands(program, io);
+  registerUserCommands(program, io);
+  registerGroupCommands(program, io);
+  registerScheduleCommands(program, io);
+  registerArtifactCommands(program, io);
+  registerPackageCommands(program, io);
+  registerFlowCommands(program, io);
   return program;
 }
 

@@ -31,7 +31,8 @@ const STATUSES = ['unresolved', 'resolved', 'ignored'] as const;
 function remoteCommand(cmd: Command): Command {
   return cmd
     .option('--url <url>', `server URL (env FORGELET_URL, default ${DEFAULT_URL})`)
-    .option('--token <token>', 'an access token (env FORGELET_TOKEN)')
+    .option('--token <token>', 'an access token (env FORGELET_TOKEN, else the profile\'s)')
+    .option('--profile <name>', 'a login saved by `forgelet login` (env FORGELET_PROFILE; default: the default profile)')
     .option('--json', 'print JSON');
 }
 

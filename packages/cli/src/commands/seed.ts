@@ -20,7 +20,8 @@ export function registerSeedCommand(program: Command, io: CliIo): void {
     .description('create a world (users with known tokens, groups, projects, issues …) from a YAML or JSON file; needs a server in --test-mode')
     .argument('<file>', 'seed file (YAML or JSON; - for standard input)')
     .option('--url <url>', `server URL (env FORGELET_URL, default ${DEFAULT_URL})`)
-    .option('--token <token>', 'an admin token (env FORGELET_TOKEN)')
+    .option('--token <token>', 'an admin token (env FORGELET_TOKEN, else the profile\'s)')
+    .option('--profile <name>', 'a login saved by `forgelet login` (env FORGELET_PROFILE; default: the default profile)')
     .option('--json', 'print what was created as JSON (ids by name)')
     .action((file: string, flags: SeedFlags) => seed(file, flags, io));
 }

@@ -14,7 +14,8 @@ interface Flags extends RemoteFlags {
 function remote(cmd: Command): Command {
   return cmd
     .option('--url <url>', `server URL (env FORGELET_URL, default ${DEFAULT_URL})`)
-    .option('--token <token>', 'an admin token (env FORGELET_TOKEN)')
+    .option('--token <token>', 'an admin token (env FORGELET_TOKEN, else the profile\'s)')
+    .option('--profile <name>', 'a login saved by `forgelet login` (env FORGELET_PROFILE; default: the default profile)')
     .option('--json', 'print JSON');
 }
 

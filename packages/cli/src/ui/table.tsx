@@ -1,5 +1,5 @@
 /** A plain text table: bold headers, columns as wide as their widest cell. */
-import { Box, Text } from 'ink';
+import { Box, renderToString, Text } from 'ink';
 
 export interface Cell {
   text: string;
@@ -30,4 +30,10 @@ export function Table({ headers, rows }: { headers: string[]; rows: Cell[][] }) 
       ))}
     </Box>
   );
+}
+
+/** A table as text, for commands' human output (`columns`: the terminal width). */
+export function renderTable(headers: string[], rows: (string | Cell)[][], columns = 120): string {
+  const cells = rows.map((row) => row.map((c) => (typeof c === 'string' ? { text: c } : c)));
+  return `${renderToString(<Table headers={headers} rows={cells} />, { columns })}\n`;
 }
