@@ -321,19 +321,31 @@ async function importMembersPage(env: StepEnv): Promise<StepResult> {
       await trx.insertInto('bulk_import_source_ids').values({ entity_id: entity.id, relation: tracker.relation, source_id: sourceId, destination_id: destId ?? 0 }).execute();
       if (destId !== null) imported++;
     }
-    await trx
-      .updateTable('bulk_import_trackers')
-      .set((eb) => ({
-        cursor: JSON.stringify({ page: page + 1 }),
-        source_count: Number.isFinite(total) ? total : eb('source_count', '+', items.length),
-        fetched_count: eb('fetched_count', '+', items.length),
-        imported_count: eb('imported_count', '+', imported),
-        updated_at: now,
-      }))
-      .where('id', '=', tracker.id)
-      .execute();
+    await advancePage(trx, tracker.id, { page, total, fetched: items.length, imported, now });
   });
   return { done: !nextPage || items.length === 0 };
+}
+
+/**
+ * A REST-listed relation's step is done with one page: the cursor moves to the next page and the
+ * stats grow (`total` from the source's X-Total when it sent one).
+ */
+async function advancePage(
+  trx: Kysely<Database>,
+  trackerId: number,
+  step: { page: number; total: number; fetched: number; imported: number; now: string },
+): Promise<void> {
+  await trx
+    .updateTable('bulk_import_trackers')
+    .set((eb) => ({
+      cursor: JSON.stringify({ page: step.page + 1 }),
+      source_count: Number.isFinite(step.total) ? step.total : eb('source_count', '+', step.fetched),
+      fetched_count: eb('fetched_count', '+', step.fetched),
+      imported_count: eb('imported_count', '+', step.imported),
+      updated_at: step.now,
+    }))
+    .where('id', '=', trackerId)
+    .execute();
 }
 
 /** subgroups / projects: one page of the source's list per step; each item becomes an entity. */
@@ -382,17 +394,7 @@ async function importChildEntities(env: StepEnv): Promise<StepResult> {
       created.push(child.id);
       imported++;
     }
-    await trx
-      .updateTable('bulk_import_trackers')
-      .set((eb) => ({
-        cursor: JSON.stringify({ page: page + 1 }),
-        source_count: Number.isFinite(total) ? total : eb('source_count', '+', items.length),
-        fetched_count: eb('fetched_count', '+', items.length),
-        imported_count: eb('imported_count', '+', imported),
-        updated_at: now,
-      }))
-      .where('id', '=', tracker.id)
-      .execute();
+    await advancePage(trx, tracker.id, { page, total, fetched: items.length, imported, now });
   });
   return { done: !nextPage || items.length === 0 };
 }
