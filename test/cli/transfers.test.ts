@@ -7,6 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
@@ -114,6 +116,32 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await cli(['artifacts', 'download', String(project.id)]), { code: 2, stdout: '', stderr: 'error: give a job id, or both --ref and --job\n' });
       assert.deepEqual(await cli(['artifacts', 'download', String(project.id), '1', '--ref', 'main']), { code: 2, stdout: '', stderr: 'error: give a job id, or --ref and --job, not both\n' });
       assert.deepEqual(await cli(['artifacts', 'download', String(project.id), 'abc']), { code: 2, stdout: '', stderr: 'error: job id must be a positive integer, got "abc"\n' });
+    });
+
+    it('a download cut short is refused (no file left); an unreachable server is named', async () => {
+      const server = createServer((_req, res) => {
+        res.writeHead(200, { 'Content-Length': '100000', 'Content-Type': 'application/zip' });
+        res.write(Buffer.alloc(40_000, 1));
+        setTimeout(() => res.socket?.destroy(), 20);
+      });
+      await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const out = join(dir.path, 'short.zip');
+      try {
+        for (const args of [[String(jobId)], ['--ref', 'main', '--job', 'build']]) {
+          const r = await runIn(['artifacts', 'download', String(project.id), ...args, '-o', out, '--url', url, '--token', dev.token], {});
+          assert.deepEqual(r, { code: 1, stdout: '', stderr: 'error: the download ended after 40000 of 100000 bytes\n' });
+          assert.equal(existsSync(out) || existsSync(`${out}.part`), false);
+        }
+      } finally {
+        server.close();
+      }
+      const closed = await runIn(['artifacts', 'download', String(project.id), String(jobId), '-o', out, '--url', url, '--token', dev.token], {});
+      assert.deepEqual(closed, { code: 1, stdout: '', stderr: `error: cannot reach Forgelet at ${url}: ECONNREFUSED\n` });
+      const pkg = join(dir.path, 'Unreached.1.0.0.nupkg');
+      writeFileSync(pkg, await nupkg({ id: 'Unreached', version: '1.0.0' }));
+      const push = await runIn(['packages', 'push', String(project.id), pkg, '--url', url, '--token', dev.token], {});
+      assert.deepEqual(push, { code: 1, stdout: '', stderr: `error: cannot reach Forgelet at ${url}: ECONNREFUSED\n` });
     });
 
     it('packages push streams the nupkg to the feed with a progress bar; list shows it', async () => {

@@ -73,7 +73,9 @@ for (const dialect of DIALECTS) {
       const v1 = await nupkg({ id: 'Stream.Pkg', version: '1.0.0' }, { payload: Buffer.alloc(300_000, 3) });
       const path = join(dir, 'Stream.Pkg.1.0.0.nupkg');
       writeFileSync(path, v1);
-      await api.nugetFeed.uploadPackageFile(project.id, { path });
+      let sent = 0;
+      assert.deepEqual(await api.nugetFeed.uploadPackageFile(project.id, { path }, { onProgress: (n) => (sent = n) }), { status: 201, message: '201 Created' });
+      assert.equal(sent, v1.length);
       const v2 = await nupkg({ id: 'Stream.Pkg', version: '2.0.0' });
       await api.nugetFeed.uploadPackageFile(project.path_with_namespace, v2);
       const v3 = await nupkg({ id: 'Stream.Pkg', version: '3.0.0' });
@@ -123,6 +125,9 @@ for (const dialect of DIALECTS) {
       const archive = await api.jobArtifacts.streamArchive(project.id, job.id);
       assert.deepEqual([archive.size, archive.filename], [zip.length, 'artifacts.zip']);
       assert.deepEqual(await bytesOf(archive.body), zip);
+      const byRef = await api.jobArtifacts.streamArchiveByRef(project.id, 'main', 'compile');
+      assert.deepEqual([byRef.size, byRef.filename, await bytesOf(byRef.body)], [zip.length, 'artifacts.zip', zip]);
+      assert.equal((await bytesOf((await api.jobArtifacts.streamFileByRef(project.id, 'main', 'out/a.txt', 'compile')).body)).toString(), 'a\n');
       assert.equal(await api.jobs.trace(project.id, job.id), 'hello\n');
       assert.equal((await api.jobs.show(project.id, job.id)).status, 'success');
     });

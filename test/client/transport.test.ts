@@ -170,8 +170,54 @@ describe('client transport: uploads and downloads', () => {
     for await (const c of res.body) chunks.push(Buffer.from(c));
     assert.deepEqual([Buffer.concat(chunks).toString(), res.size, res.filename, dl.calls[0]!.url], ['PK-bytes', 8, 'a b.zip', 'http://forge.test/api/v4/projects/g%2Fp/jobs/3/artifacts']);
 
+    const byRef = scripted([{ status: 200, body: 'hi' }]);
+    await client(byRef.fetch).jobArtifacts.streamFileByRef('g/p', 'release/1', 'dir/a b.txt', 'build', { searchRecentSuccessfulPipelines: true });
+    await client(byRef.fetch).jobArtifacts.streamArchiveByRef(7, 'main', 'unit test');
+    assert.deepEqual(byRef.calls.map((c) => [c.url, c.init.redirect]), [
+      ['http://forge.test/api/v4/projects/g%2Fp/jobs/artifacts/release%2F1/raw/dir/a%20b.txt?job=build&search_recent_successful_pipelines=true', 'manual'],
+      ['http://forge.test/api/v4/projects/7/jobs/artifacts/main/download?job=unit%20test', 'manual'],
+    ]);
+
     const missing = scripted([{ status: 404 }]);
     const err = await failure(client(missing.fetch).nugetFeed.downloadPackageFile(1, 'A', '1.0.0', 'a.1.0.0.nupkg'));
     assert.deepEqual([err.status, err.isNotFound, ApiError.is(err, 404), ApiError.is(err, 403), ApiError.is(new Error('x'))], [404, true, true, false, false]);
+  });
+
+  it('upload progress per file (again on a retry) and the push answer', async () => {
+    const { fetch } = scripted([{ status: 503 }, { status: 201, body: '{"message":"201 Created"}', headers: { 'content-type': 'application/json' } }]);
+    const seen: [number, number | null][] = [];
+    const answer = await client(fetch).nugetFeed.uploadPackageFile(42, { path: file }, { onProgress: (sent, total) => seen.push([sent, total]) });
+    assert.deepEqual(answer, { status: 201, message: '201 Created' });
+    assert.ok(seen.length > 4, `${seen.length} progress calls`);
+    assert.ok(seen.every(([sent, total]) => total === big.length && sent > 0));
+    assert.equal(seen.filter(([sent], i) => i > 0 && sent <= seen[i - 1]![0]).length, 1, 'growing, starting over once (the retry)');
+    assert.equal(seen.filter(([sent]) => sent === big.length).length, 2, 'the whole file, once per attempt');
+
+    const symbols = scripted([{ status: 201, body: '' }]);
+    const streamed: [number, number | null][] = [];
+    const noMessage = await client(symbols.fetch).nugetFeed.uploadSymbolPackage(42, Readable.from([Buffer.from('ab'), Buffer.from('cde')]), { onProgress: (s, t) => streamed.push([s, t]) });
+    assert.deepEqual([noMessage, streamed, symbols.calls[0]!.url], [{ status: 201, message: null }, [[2, null], [5, null]], 'http://forge.test/api/v4/projects/42/packages/nuget/symbolpackage']);
+  });
+
+  it('a download follows redirects itself: the token only to the API origin; size is null for an encoded body', async () => {
+    const { fetch, calls } = scripted([
+      { status: 302, headers: { location: '/api/v4/projects/1/jobs/2/artifacts/moved' } },
+      { status: 307, headers: { location: 'https://storage.test/signed?sig=1' } },
+      { status: 200, body: 'PK', headers: { 'content-length': '2' } },
+    ]);
+    const res = await new Forgelet({ url: 'http://forge.test', token: 'glpat-x', sudo: 'alice', fetch }).requester.stream('GET', 'projects/1/jobs/2/artifacts');
+    assert.deepEqual([res.size, res.status], [2, 200]);
+    assert.deepEqual(calls.map((c) => [c.url, c.init.redirect, c.init.headers['PRIVATE-TOKEN'], c.init.headers.Sudo]), [
+      ['http://forge.test/api/v4/projects/1/jobs/2/artifacts', 'manual', 'glpat-x', 'alice'],
+      ['http://forge.test/api/v4/projects/1/jobs/2/artifacts/moved', 'manual', 'glpat-x', 'alice'],
+      ['https://storage.test/signed?sig=1', 'manual', undefined, undefined],
+    ]);
+
+    const loop = scripted([{ status: 302, headers: { location: '/again' } }]);
+    const stuck = await client(loop.fetch).requester.stream('GET', 'projects/1/jobs/2/artifacts');
+    assert.deepEqual([stuck.status, loop.calls.length], [302, 6], 'five redirects at most');
+
+    const gz = scripted([{ status: 200, body: 'x', headers: { 'content-encoding': 'gzip', 'content-length': '20' } }]);
+    assert.equal((await client(gz.fetch).jobArtifacts.streamArchive(1, 2)).size, null);
   });
 });

@@ -19,8 +19,6 @@ export interface RemoteFlags {
 export interface Remote {
   url: string;
   api: Forgelet;
-  /** The token in use (for the few calls the client has no method for: uploads, streams). */
-  token: string;
   /** The saved profile the URL or token came from, if any. */
   profile?: string;
 }
@@ -61,7 +59,7 @@ export function resolveRemote(flags: RemoteFlags, env: NodeJS.ProcessEnv): Remot
     throw new UsageError('an admin token is needed: pass --token, set FORGELET_TOKEN or run forgelet login');
   }
   if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url (FORGELET_URL) must be an http:// or https:// URL, got "${url}"`);
-  return { url, token, api: new Forgelet({ url, token }), ...(profile !== undefined && { profile }) };
+  return { url, api: new Forgelet({ url, token }), ...(profile !== undefined && { profile }) };
 }
 
 /** `--url`, `--token`, `--profile` and `--json`, as every remote command takes them. */

@@ -145,6 +145,7 @@ export {
   type EditPackageSettingsParams,
   type FeedSearchParams,
   type NugetUploadParams,
+  type NugetUploadResult,
   type NugetV2QueryParams,
 } from './resources/packages.js';
 export type {

@@ -9,11 +9,10 @@ import { basename, resolve } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
-import { endpoint } from '@forgelet/client';
+import type { ArtifactStream } from '@forgelet/client';
 import { CliError, UsageError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
 import { call, remoteError, remoteOptions, resolveRemote, type RemoteFlags } from '../remote.js';
-import { openDownload, type DownloadStream } from '../transfer.js';
 import { isLive, ProgressLine } from '../ui/live.js';
 
 interface DownloadFlags extends RemoteFlags {
@@ -65,12 +64,10 @@ async function download(project: string, jobId: string | undefined, flags: Downl
   if (flags.path !== undefined && flags.path.replace(/^\/+/, '') === '') throw new UsageError('--path must name a file of the archive');
   const remote = resolveRemote(flags, io.env);
   const file = flags.path?.replace(/^\/+/, '');
-  const stream: DownloadStream = await call(remote, (api) => {
-    if ('jobId' in what) return file === undefined ? api.jobArtifacts.streamArchive(project, what.jobId) : api.jobArtifacts.streamFile(project, what.jobId, file);
-    const query = { job: what.job, ...(flags.searchRecentSuccessfulPipelines && { search_recent_successful_pipelines: true }) };
-    // The client buffers by-ref downloads; stream them here.
-    const base = endpoint`projects/${project}/jobs/artifacts/${what.ref}`;
-    return openDownload(remote, file === undefined ? `${base}/download` : `${base}/raw/${file.split('/').map(encodeURIComponent).join('/')}`, query);
+  const stream: ArtifactStream = await call(remote, ({ jobArtifacts }) => {
+    if ('jobId' in what) return file === undefined ? jobArtifacts.streamArchive(project, what.jobId) : jobArtifacts.streamFile(project, what.jobId, file);
+    const params = flags.searchRecentSuccessfulPipelines ? { searchRecentSuccessfulPipelines: true } : {};
+    return file === undefined ? jobArtifacts.streamArchiveByRef(project, what.ref, what.job, params) : jobArtifacts.streamFileByRef(project, what.ref, file, what.job, params);
   });
   // The server's file name is only a name: never a path (nor `.`/`..`) to write elsewhere.
   const suggested = basename(stream.filename ?? (file ? basename(file) : 'artifacts.zip'));
@@ -94,6 +91,8 @@ async function download(project: string, jobId: string | undefined, flags: Downl
     await rm(partial, { force: true });
     const code = (err as NodeJS.ErrnoException).code;
     if (code && ['ENOENT', 'EACCES', 'EISDIR', 'ENOSPC', 'EROFS', 'ENOTDIR'].includes(code)) throw new CliError(`cannot write ${partial}: ${code}`);
+    // The server answered, then the connection dropped: a short download, not an unreachable server.
+    if (stream.size !== null && bytes < stream.size) throw new CliError(`the download ended after ${bytes} of ${stream.size} bytes`);
     throw remoteError(remote, err);
   }
   if (stream.size !== null && bytes !== stream.size) {

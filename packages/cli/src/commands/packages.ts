@@ -7,14 +7,13 @@
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { endpoint } from '@forgelet/client';
+import type { NugetUploadResult } from '@forgelet/client';
 import type { PackageEntity } from '@forgelet/core';
 import { CliError, UsageError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
 import { readNuspecXml } from '../nupkg.js';
 import { fetchListing, pagingOptions, parsePaging, type PagingFlags } from '../paging.js';
 import { call, remoteOptions, resolveRemote, type RemoteFlags } from '../remote.js';
-import { uploadMultipart } from '../transfer.js';
 import { isLive, ProgressLine, withSpinner } from '../ui/live.js';
 
 interface Flags extends RemoteFlags {
@@ -65,16 +64,18 @@ async function push(project: string, file: string, flags: Flags, io: CliIo): Pro
   const pkg = await packageIdentity(file);
   const remote = resolveRemote(flags, io.env);
   const progress = new ProgressLine(io.stderr, isLive(io.stderr, flags.json), `Pushing ${basename(file)}`, size);
-  const path = `${endpoint`projects/${project}/packages/nuget`}${symbols ? '/symbolpackage' : ''}`;
-  let answer: { status: number; body: unknown };
+  const params = { onProgress: (sent: number) => progress.update(sent) };
+  let answer: NugetUploadResult;
   try {
-    answer = await call(remote, () => uploadMultipart(remote, path, file, { field: 'package', onProgress: (sent) => progress.update(sent) }));
+    answer = await call(remote, ({ nugetFeed }) =>
+      symbols ? nugetFeed.uploadSymbolPackage(project, { path: file }, params) : nugetFeed.uploadPackageFile(project, { path: file }, params),
+    );
   } catch (err) {
     progress.abort();
     throw err;
   }
   progress.finish(size);
-  const message = (answer.body as { message?: string } | null)?.message ?? String(answer.status);
+  const message = answer.message ?? String(answer.status);
   if (flags.json) return writeJson(io.stdout, { project, name: pkg.id, version: pkg.version, file: basename(file), size, symbols, status: answer.status, message });
   io.stdout.write(`Pushed ${symbols ? 'symbols of ' : ''}${pkg.id} ${pkg.version} to ${project} (${message}).\n`);
 }

@@ -20,6 +20,11 @@ export interface MultipartFile {
   content: UploadSource;
   /** Default `application/octet-stream`. */
   contentType?: string;
+  /**
+   * Called as the file's bytes are handed to the connection: bytes so far and the file's size
+   * (null for a stream). A retry sends the file again, so `sent` starts over.
+   */
+  onProgress?: (sent: number, total: number | null) => void;
 }
 
 export interface MultipartBody {
@@ -82,11 +87,19 @@ export async function encodeMultipart(input: MultipartBody): Promise<EncodedMult
     if (fieldBytes.length) yield fieldBytes;
     for (let i = 0; i < input.files.length; i++) {
       yield fileHeads[i]!;
-      const content = input.files[i]!.content;
-      if (content instanceof Uint8Array) yield content;
-      else {
+      const { content, onProgress } = input.files[i]!;
+      if (content instanceof Uint8Array) {
+        yield content;
+        onProgress?.(content.byteLength, content.byteLength);
+      } else {
         const source: AsyncIterable<Uint8Array> = isPathSource(content) ? createReadStream(content.path) : content;
-        for await (const chunk of source) yield typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+        let sent = 0;
+        for await (const chunk of source) {
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+          yield bytes;
+          sent += bytes.byteLength;
+          onProgress?.(sent, sizes[i] ?? null);
+        }
       }
       yield Buffer.from('\r\n');
     }

@@ -209,21 +209,35 @@ export class Requester {
     return res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
   }
 
-  /** A download as a stream (archives and packages can be gigabytes): consume `body` once. */
+  /**
+   * A download as a stream (archives and packages can be gigabytes): consume `body` once.
+   * A GET or HEAD follows up to 5 redirects itself: the token goes to the API's origin only,
+   * never to a redirect elsewhere (a signed storage URL). `size` is the Content-Length of
+   * an unencoded body (fetch decodes a `Content-Encoding`, so it is null then).
+   */
   async stream(method: Method, path: string, options: RequestOptions = {}): Promise<StreamResponse> {
-    const url = this.absolute(path, options.query);
-    const res = await this.dispatch(method, url, options);
+    let url = this.absolute(path, options.query);
+    const follow = !options.redirect && (method === 'GET' || method === 'HEAD');
+    let res = await this.dispatch(method, url, follow ? { ...options, redirect: 'manual' } : options);
+    const origin = new URL(url).origin;
+    for (let hops = 0; follow && hops < 5 && res.status >= 300 && res.status < 400 && res.headers.get('location'); hops++) {
+      await res.text().catch(() => '');
+      url = new URL(res.headers.get('location')!, url).toString();
+      const elsewhere = new URL(url).origin !== origin;
+      res = await this.dispatch(method, url, { headers: options.headers, redirect: 'manual' }, elsewhere);
+    }
     if (res.status >= 400) {
       const text = await res.text();
       throw errorOf(res, parseBody(text, res.headers), text, method, url);
     }
     const length = res.headers.get('content-length');
+    const encoded = !['', 'identity'].includes((res.headers.get('content-encoding') ?? '').trim().toLowerCase());
     return {
       body: await readableOf(res),
       status: res.status,
       headers: res.headers,
       url,
-      size: length === null || !/^\d+$/.test(length) ? null : Number(length),
+      size: length === null || !/^\d+$/.test(length) || encoded ? null : Number(length),
       contentType: res.headers.get('content-type'),
       filename: filenameOf(res.headers.get('content-disposition')),
     };
@@ -244,10 +258,11 @@ export class Requester {
   }
 
   /** Sends, and sends again on 429/503 as the class comment says; answers the last response unread. */
-  private async dispatch(method: Method, url: string, options: RequestOptions): Promise<FetchResponse> {
+  private async dispatch(method: Method, url: string, options: RequestOptions, anonymous = false): Promise<FetchResponse> {
     const replayable = options.multipart ? isReplayable(options.multipart) : true;
     for (let attempt = 0; ; attempt++) {
-      const init: FetchInit = { method, headers: { ...this.headers, ...options.headers } };
+      // `anonymous`: a redirect to another origin gets no credentials (token, job token, sudo).
+      const init: FetchInit = { method, headers: { ...(anonymous ? { Accept: '*/*' } : this.headers), ...options.headers } };
       if (options.multipart) {
         const encoded = await encodeMultipart(options.multipart);
         init.headers['Content-Type'] = encoded.contentType;

@@ -75,6 +75,16 @@ export class JobArtifacts {
     return this.#bytes(endpoint`projects/${projectId}/jobs/artifacts/${ref}/download`, this.#byRefQuery(job, params));
   }
 
+  /** The archive of job `job` in the latest successful pipeline of `ref`, streamed. */
+  streamArchiveByRef(projectId: ResourceId, ref: string, job: string, params: ByRefParams = {}): Promise<ArtifactStream> {
+    return this.#stream(endpoint`projects/${projectId}/jobs/artifacts/${ref}/download`, this.#byRefQuery(job, params));
+  }
+
+  /** One file of that archive, streamed. */
+  streamFileByRef(projectId: ResourceId, ref: string, artifactPath: string, job: string, params: ByRefParams = {}): Promise<ArtifactStream> {
+    return this.#stream(`${endpoint`projects/${projectId}/jobs/artifacts/${ref}/raw`}/${pathSegments(artifactPath)}`, this.#byRefQuery(job, params));
+  }
+
   /** One file of that archive, its type detected from its content (text is `text/plain`). */
   downloadFileByRef(projectId: ResourceId, ref: string, artifactPath: string, job: string, params: ByRefParams = {}): Promise<ArtifactBytes> {
     return this.#bytes(`${endpoint`projects/${projectId}/jobs/artifacts/${ref}/raw`}/${pathSegments(artifactPath)}`, this.#byRefQuery(job, params));

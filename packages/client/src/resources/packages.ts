@@ -91,6 +91,16 @@ export interface NugetV2QueryParams {
 export interface NugetUploadParams {
   /** The file name sent (default: the path's base name, else `package.nupkg`). */
   filename?: string;
+  /** Bytes of the file sent so far, and its size (null for a stream); starts over on a retry. */
+  onProgress?: (sent: number, total: number | null) => void;
+}
+
+/** The feed's answer to a push. */
+export interface NugetUploadResult {
+  /** The HTTP status (201 Created). */
+  status: number;
+  /** The answer's `message`, e.g. `201 Created`; null when it has none. */
+  message: string | null;
 }
 
 /**
@@ -128,13 +138,20 @@ export class NugetFeed {
   }
 
   /** Publishes a `.nupkg` (Developer; `PUT …/packages/nuget`, multipart `package`). Not retried when `content` is a stream. */
-  async uploadPackageFile(projectId: ResourceId, content: UploadSource, params: NugetUploadParams = {}): Promise<void> {
-    await this.requester.upload('PUT', endpoint`projects/${projectId}/packages/nuget`, { files: [{ field: 'package', filename: params.filename ?? defaultName(content, 'package.nupkg'), content }] });
+  uploadPackageFile(projectId: ResourceId, content: UploadSource, params: NugetUploadParams = {}): Promise<NugetUploadResult> {
+    return this.#push(endpoint`projects/${projectId}/packages/nuget`, content, params, 'package.nupkg');
   }
 
   /** Publishes the `.snupkg` of a published package (`PUT …/nuget/symbolpackage`). */
-  async uploadSymbolPackage(projectId: ResourceId, content: UploadSource, params: NugetUploadParams = {}): Promise<void> {
-    await this.requester.upload('PUT', endpoint`projects/${projectId}/packages/nuget/symbolpackage`, { files: [{ field: 'package', filename: params.filename ?? defaultName(content, 'package.snupkg'), content }] });
+  uploadSymbolPackage(projectId: ResourceId, content: UploadSource, params: NugetUploadParams = {}): Promise<NugetUploadResult> {
+    return this.#push(endpoint`projects/${projectId}/packages/nuget/symbolpackage`, content, params, 'package.snupkg');
+  }
+
+  async #push(path: string, content: UploadSource, params: NugetUploadParams, fallback: string): Promise<NugetUploadResult> {
+    const file = { field: 'package', filename: params.filename ?? defaultName(content, fallback), content, ...(params.onProgress && { onProgress: params.onProgress }) };
+    const res = await this.requester.upload<{ message?: unknown } | string | undefined>('PUT', path, { files: [file] });
+    const message = typeof res.data === 'object' && res.data !== null && typeof res.data.message === 'string' ? res.data.message : null;
+    return { status: res.status, message };
   }
 
   /** A package (or symbol package) file, streamed: `fileName` as listed, e.g. `my.pkg.1.0.0.nupkg`. */
