@@ -162,8 +162,8 @@ export {
 
 // CI: pipelines, jobs, runners
 export type * from './domains/ci/index.js';
-export {
 export type { RequestJobInput, UpdateJobInput } from './domains/ci/ci.schema.js';
+export {
   createPipeline, presentPipeline, presentPipelineBasic, parseCiConfig, parseDuration, processPipeline, resolveJobToken, projectRunnersToken,
   listPipelines, getPipeline, getLatestPipeline, createPipelineFromApi, cancelPipeline, retryPipeline, deletePipeline, listPipelineVariables, listPipelineJobs,
   listProjectJobs, getJob, cancelJob, retryJob, playJob, getJobTrace, currentJob,
