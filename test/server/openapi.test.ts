@@ -1,9 +1,30 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { FORGELET_VERSION, buildOpenApi, type Route } from '@forgelet/core';
-import { startTestServer, type TestForgelet } from '../support/server.js';
-import { expectStatus } from './http.js';
+import { DIALECTS } from '../support/databases.js';
+import { commitFiles } from '../support/repository.js';
+import { startTestServer, type ApiResponse, type TestForgelet } from '../support/server.js';
+import { createGroup, createProject, createUsers, expectStatus } from './http.js';
+import { enableTracking, exceptionEvent, store } from './error-tracking.helpers.js';
+import { createRunner } from './ci-support.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** `node scripts/openapi-responses.ts --check` in a child (a few seconds of type checking, run beside the server tests). */
+function checkGenerated(): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/openapi-responses.ts', '--check'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
 
 /** `/projects/:id/files/*path` → `/projects/{}/files/{}` (the shape OpenAPI compares). */
 const templateKey = (path: string) => path.replace(/\{[^}]+\}|[:*][A-Za-z0-9_]+/g, '{}');
@@ -12,8 +33,10 @@ const VERBS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trac
 describe('sqlite: openapi.json', () => {
   let f: TestForgelet;
   let doc: any;
+  let generated: Promise<{ code: number | null; output: string }>;
 
   before(async () => {
+    generated = checkGenerated();
     f = await startTestServer('sqlite', { testMode: true });
     const r = await f.api('GET', '/openapi.json', { token: null });
     expectStatus(r, 200);
@@ -59,6 +82,83 @@ describe('sqlite: openapi.json', () => {
     assert.equal(operations.length, routes.length);
   });
 
+  it('the generated response table is up to date with the handlers and entity types (npm run generate:openapi)', async () => {
+    const { code, output } = await generated;
+    assert.equal(code, 0, output);
+    assert.doesNotMatch(output, /warning/, 'every handler is traced');
+  });
+
+  it('every served route has its success answers: status, content type and, for JSON, a body schema', (t) => {
+    const byTemplate = new Map(Object.keys(doc.paths).map((p) => [templateKey(p), p]));
+    const figures = { routes: 0, json: 0, empty: 0, binary: 0, text: 0, redirect: 0, paged: 0 };
+    const problems: string[] = [];
+    const seen = new Set<string>();
+    for (const r of f.forge.routes as Route[]) {
+      const op = doc.paths[byTemplate.get(templateKey(r.path))!][r.method.toLowerCase()];
+      if (seen.has(op.operationId)) continue;
+      seen.add(op.operationId);
+      figures.routes++;
+      const success = Object.entries<any>(op.responses).filter(([st]) => /^[23]\d\d$/.test(st));
+      if (!success.length || op.responses.default) problems.push(`${r.method} ${r.path}: no success answer`);
+      const types = new Set(success.flatMap(([, res]) => Object.keys(res.content ?? {})));
+      for (const [st, res] of success) {
+        const json = res.content?.['application/json'];
+        const schema = json?.schema?.type === 'array' ? json.schema.items : json?.schema;
+        if (json && (!schema || Object.keys(schema).length === 0)) problems.push(`${r.method} ${r.path} ${st}: untyped JSON`);
+        if (res.headers?.Link) figures.paged++;
+        if (res.headers?.Location) figures.redirect++;
+      }
+      if (types.has('application/json')) figures.json++;
+      else if ([...types].some((ct) => ct === '*/*' || ct.includes('octet-stream') || ct.includes('zip'))) figures.binary++;
+      else if (types.size) figures.text++;
+      else if (!success.some(([, res]) => res.headers?.Location)) figures.empty++;
+    }
+    assert.deepEqual(problems, []);
+    t.diagnostic(JSON.stringify(figures));
+    assert.ok(figures.json > 250 && figures.paged > 80 && figures.binary >= 8 && figures.redirect >= 3, JSON.stringify(figures));
+  });
+
+  it('answers per route: entity schemas in components, lists with pagination headers, 201/204/202, files, XML, redirects', () => {
+    const schedules = doc.paths['/projects/{id}/pipeline_schedules'];
+    const list = schedules.get.responses['200'];
+    assert.deepEqual(list.content['application/json'].schema, { type: 'array', items: { $ref: '#/components/schemas/PipelineScheduleEntity' } });
+    assert.deepEqual(Object.keys(list.headers), ['Link', 'X-Total', 'X-Total-Pages', 'X-Page', 'X-Per-Page', 'X-Next-Page', 'X-Prev-Page']);
+    assert.equal(list.headers.Link.$ref, '#/components/headers/Link');
+    assert.deepEqual(Object.keys(schedules.post.responses).filter((st) => st < '4'), ['201']);
+    assert.deepEqual(schedules.post.responses['201'].content['application/json'].schema, { $ref: '#/components/schemas/PipelineScheduleDetailsEntity' });
+    const details = doc.components.schemas.PipelineScheduleDetailsEntity;
+    assert.equal(details.type, 'object');
+    assert.equal(details.additionalProperties, false);
+    assert.ok(details.required.includes('cron_timezone') && !details.required.includes('variables'), JSON.stringify(details.required));
+    assert.deepEqual(details.properties.owner, { anyOf: [{ type: 'null' }, { $ref: '#/components/schemas/UserBasicEntity' }] });
+    // GitLab answers DELETE of a schedule with 202 and the schedule; of an issue with 204 and no body.
+    const del = doc.paths['/projects/{id}/pipeline_schedules/{pipeline_schedule_id}'].delete.responses;
+    assert.deepEqual(del['202'].content['application/json'].schema, { $ref: '#/components/schemas/PipelineScheduleDetailsEntity' });
+    assert.ok(!del['200'] && !del['204'], JSON.stringify(del));
+    const delIssue = doc.paths['/projects/{id}/issues/{issue_iid}'].delete.responses;
+    assert.ok(delIssue['204'] && !delIssue['204'].content && !delIssue['200'], JSON.stringify(delIssue));
+    // A download: the file, any content type; a zip archive of the job's artifacts.
+    const raw = doc.paths['/projects/{id}/repository/files/{file_path}/raw'].get.responses['200'];
+    assert.ok(raw.content['*/*'], JSON.stringify(raw));
+    const artifacts = doc.paths['/projects/{id}/jobs/{job_id}/artifacts'].get.responses['200'];
+    assert.deepEqual(Object.keys(artifacts.content), ['application/octet-stream']);
+    assert.deepEqual(artifacts.content['application/octet-stream'].schema, { type: 'string', contentMediaType: 'application/octet-stream' });
+    // The NuGet feed: JSON service index, XML V2 documents, nupkg downloads.
+    assert.ok(doc.paths['/projects/{id}/packages/nuget/index.json'].get.responses['200'].content['application/json'].schema.$ref);
+    assert.deepEqual(Object.keys(doc.paths['/projects/{id}/packages/nuget/v2'].get.responses['200'].content), ['application/xml; charset=utf-8']);
+    // Redirects name their Location.
+    const latest = doc.paths['/projects/{id}/releases/permalink/latest'].get.responses;
+    assert.deepEqual(latest['302'].headers, { Location: { $ref: '#/components/headers/Location' } });
+    // A HEAD route has headers only.
+    assert.equal(doc.paths['/projects/{id}/repository/files/{file_path}'].head.responses['200'].content, undefined);
+    // Errors: 400 names the field (`error`) or says why (`message`); 404 a `message`.
+    assert.deepEqual(doc.components.responses.BadRequest.content['application/json'].schema, { anyOf: [{ $ref: '#/components/schemas/ValidationError' }, { $ref: '#/components/schemas/MessageError' }] });
+    assert.deepEqual(doc.components.schemas.ValidationError.required, ['error']);
+    assert.deepEqual(doc.components.schemas.MessageError.required, ['message']);
+    assert.equal(doc.paths['/version'].get.responses['400'], undefined, 'no parameters, no 400');
+    assert.equal(doc.paths['/version'].get.responses['404'], undefined, 'no path parameters, no 404');
+  });
+
   it('operation ids are unique and every template variable is a required path parameter', () => {
     const ids = new Set<string>();
     for (const [path, item] of Object.entries<any>(doc.paths)) {
@@ -71,7 +171,7 @@ describe('sqlite: openapi.json', () => {
         const pathParams = (op.parameters ?? []).filter((p: any) => p.in === 'path');
         assert.deepEqual(pathParams.map((p: any) => p.name), vars, `${verb} ${path}`);
         assert.ok(pathParams.every((p: any) => p.required === true));
-        assert.ok(op.responses['2XX'] && op.responses['4XX'], `${verb} ${path} responses`);
+        assert.ok(Object.keys(op.responses).some((st) => /^[23]\d\d$/.test(st)) && op.responses['4XX'], `${verb} ${path} responses`);
       }
     }
     assert.equal(doc.paths['/projects/{id}/releases'].get.operationId, 'get_projects_id_releases');
@@ -138,7 +238,7 @@ describe('sqlite: openapi.json', () => {
     assert.equal(required.responses['401'].$ref, '#/components/responses/Unauthorized');
     const error = doc.components.schemas.Error;
     assert.deepEqual(Object.keys(error.properties), ['message', 'error']);
-    assert.deepEqual(doc.components.responses.NotFound.content['application/json'].schema, { $ref: '#/components/schemas/Error' });
+    assert.deepEqual(doc.components.responses.NotFound.content['application/json'].schema, { $ref: '#/components/schemas/MessageError' });
   });
 
   it('answers the same cached text with or without credentials', async () => {
@@ -157,9 +257,17 @@ describe('sqlite: openapi.json', () => {
       { method: 'GET', path: '/things/:thing_id/parts', auth: 'required', tag: 't', summary: 'a', params: params({}), handler },
       { method: 'DELETE', path: '/things/:id/parts', auth: 'required', tag: 't', summary: 'b', params: withNote, handler },
       { method: 'PUT', path: '/things/:id/parts', auth: 'optional', tag: 't', summary: 'c', params: withNote, handler },
+      { method: 'GET', path: '/things', auth: 'none', tag: 't', summary: 'd', params: params({}), handler, response: [{ status: 201, kind: 'json', schema: { $ref: '#/components/schemas/Thing' } }] },
     ] as unknown as Route[];
-    const built: any = buildOpenApi(routes, { serverUrl: 'http://x/api/v4', version: '1' });
-    assert.deepEqual(Object.keys(built.paths), ['/things/{thing_id}/parts']);
+    const responses = { routes: { 'GET /things/:thing_id/parts': [{ status: 200, kind: 'page' as const, schema: { $ref: '#/components/schemas/Thing' } }] }, schemas: { Thing: { type: 'object' } } };
+    const built: any = buildOpenApi(routes, { serverUrl: 'http://x/api/v4', version: '1', responses });
+    const parts = built.paths['/things/{thing_id}/parts'];
+    assert.deepEqual(parts.get.responses['200'].content['application/json'].schema, { type: 'array', items: { $ref: '#/components/schemas/Thing' } });
+    assert.equal(parts.get.responses['200'].headers['X-Total'].$ref, '#/components/headers/X-Total');
+    assert.match(parts.put.responses.default.description, /missing from the generated response table/, 'an undescribed route says so');
+    assert.deepEqual(Object.keys(built.paths['/things'].get.responses), ['201', '4XX'], 'a declared `response` is used; no params, no path, no auth: no 400/401/403/404');
+    assert.deepEqual(built.components.schemas.Thing, { type: 'object' });
+    assert.deepEqual(Object.keys(built.paths), ['/things/{thing_id}/parts', '/things']);
     const del = built.paths['/things/{thing_id}/parts'].delete;
     assert.deepEqual(del.parameters[0], { name: 'thing_id', in: 'path', required: true, schema: { type: 'integer' }, description: "Named `id` in this operation's declaration." });
     assert.deepEqual(del.parameters[1], { name: 'note', in: 'query', required: false, schema: { type: ['string', 'null'] } });
@@ -168,3 +276,175 @@ describe('sqlite: openapi.json', () => {
     assert.equal(res.valid, true, JSON.stringify(res.errors));
   });
 });
+
+/**
+ * Real answers against the document: each request's status must be documented for its
+ * operation, its content type listed, and a JSON body must validate (ajv, JSON Schema 2020-12,
+ * the document's own `$ref`s) against the documented schema.
+ */
+for (const dialect of DIALECTS) {
+  describe(`${dialect}: real answers match openapi.json`, () => {
+    let f: TestForgelet;
+    let doc: any;
+    let ajv: InstanceType<typeof Ajv2020>;
+    let byTemplate: Map<string, string>;
+    let checked = 0;
+    const DOC_ID = 'https://forgelet.test/openapi.json';
+
+    const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+    const deref = (res: any) => (res?.$ref ? doc.components.responses[res.$ref.split('/').pop()] : res);
+
+    /** The documented schema of an answer (fails when the status or content type is not documented). */
+    function documented(method: string, routePath: string, r: ApiResponse): { ref: string; schema: any } | null {
+      const template = byTemplate.get(templateKey(routePath));
+      assert.ok(template, `${routePath} not in the document`);
+      const verb = method.toLowerCase();
+      const op = doc.paths[template!][verb];
+      assert.ok(op, `${method} ${template} not in the document`);
+      const status = String(r.status);
+      const key = op.responses[status] ? status : op.responses[`${status[0]}XX`] ? `${status[0]}XX` : null;
+      assert.ok(key, `${method} ${routePath} answered ${status}, documented: ${Object.keys(op.responses)}: ${r.text.slice(0, 300)}`);
+      const res = deref(op.responses[key!]);
+      const type = r.headers.get('content-type');
+      if (!res.content) {
+        assert.equal(r.text, '', `${method} ${routePath} ${status}: documented without a body`);
+        return null;
+      }
+      const mediaType = type && res.content[type] ? type : res.content['*/*'] ? '*/*' : null;
+      assert.ok(mediaType, `${method} ${routePath} ${status}: content type ${type} not in ${Object.keys(res.content)}`);
+      const ref = op.responses[key!].$ref
+        ? `${DOC_ID}#/components/responses/${op.responses[key!].$ref.split('/').pop()}/content/${pointer(mediaType!)}/schema`
+        : `${DOC_ID}#/paths/${pointer(template!, verb, 'responses', key!, 'content', mediaType!, 'schema')}`;
+      return { ref, schema: res.content[mediaType!].schema };
+    }
+
+    /** Asserts the answer is documented and its JSON body validates; returns the body. */
+    function conforms(method: string, routePath: string, r: ApiResponse, status: number): any {
+      expectStatus(r, status);
+      const d = documented(method, routePath, r);
+      if (d && typeof r.body === 'object') {
+        const validate = ajv.getSchema(d.ref) ?? ajv.compile({ $ref: d.ref });
+        assert.ok(validate(r.body), `${method} ${routePath}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(r.body).slice(0, 1500)}`);
+      }
+      checked++;
+      return r.body;
+    }
+
+    const call = async (method: string, routePath: string, actual: string, status: number, options: Parameters<TestForgelet['api']>[2] = {}) =>
+      conforms(method, routePath, await f.api(method, actual, options), status);
+
+    before(async () => {
+      f = await startTestServer(dialect);
+      const r = await f.api('GET', '/openapi.json', { token: null });
+      expectStatus(r, 200);
+      doc = r.body;
+      byTemplate = new Map(Object.keys(doc.paths).map((p) => [templateKey(p), p]));
+      ajv = new Ajv2020({ strict: false, allErrors: true });
+      ajv.addSchema({ ...structuredClone(doc), $id: DOC_ID });
+    });
+    after(async () => f?.stop());
+
+    it('projects, groups, users, issues: single entities, lists (with pagination headers) and errors', async () => {
+      const [alice] = await createUsers(f, ['oa-alice']);
+      conforms('GET', '/user', await f.api('GET', '/user', { token: alice!.token }), 200);
+      await call('GET', '/users/:id', `/users/${alice!.id}`, 200);
+      const group = await call('POST', '/groups', '/groups', 201, { body: { name: 'OA Group', path: 'oa-group', description: 'd', visibility: 'public' } });
+      await call('GET', '/groups/:id', `/groups/${group.id}`, 200);
+      await call('GET', '/groups', '/groups', 200);
+      const project = await call('POST', '/projects', '/projects', 201, { body: { name: 'oa-app', namespace_id: group.id, visibility: 'public', initialize_with_readme: true } });
+      await call('GET', '/projects/:id', `/projects/${project.id}`, 200);
+      await call('GET', '/projects/:id', `/projects/${encodeURIComponent(project.path_with_namespace)}`, 200, { token: null });
+      const list = await f.api('GET', '/projects?per_page=1');
+      conforms('GET', '/projects', list, 200);
+      assert.ok(list.headers.get('link') && list.headers.get('x-total'));
+      const issue = await call('POST', '/projects/:id/issues', `/projects/${project.id}/issues`, 201, { body: { title: 'Documented', labels: 'bug' } });
+      await call('GET', '/projects/:id/issues/:issue_iid', `/projects/${project.id}/issues/${issue.iid}`, 200);
+      await call('GET', '/projects/:id/issues', `/projects/${project.id}/issues`, 200);
+      await call('POST', '/projects/:id/issues/:issue_iid/notes', `/projects/${project.id}/issues/${issue.iid}/notes`, 201, { body: { body: 'a note' } });
+      await call('GET', '/projects/:id/issues/:issue_iid/notes', `/projects/${project.id}/issues/${issue.iid}/notes`, 200);
+      await call('POST', '/projects/:id/milestones', `/projects/${project.id}/milestones`, 201, { body: { title: 'v1' } });
+      await call('DELETE', '/projects/:id/issues/:issue_iid', `/projects/${project.id}/issues/${issue.iid}`, 204);
+      // Errors: 400 naming the field, 404 and 401 with a message, 403.
+      const missing = await call('POST', '/projects/:id/issues', `/projects/${project.id}/issues`, 400, { body: {} });
+      assert.deepEqual(missing, { error: 'title is missing' });
+      await call('GET', '/projects/:id', '/projects/999999', 404);
+      await call('GET', '/user', '/user', 401, { token: 'glpat-not-a-token' });
+      await call('DELETE', '/projects/:id', `/projects/${project.id}`, 403, { token: alice!.token });
+    });
+
+    it('repository, pipelines, jobs, schedules, releases: entities, files and redirects', async () => {
+      const project = await call('POST', '/projects', '/projects', 201, { body: { name: 'oa-ci' } });
+      await commitFiles(f, project.id, 'main', { '.gitlab-ci.yml': 'build:\n  script: echo hi\n', 'README.md': '# hi\n' });
+      await call('GET', '/projects/:id/repository/branches', `/projects/${project.id}/repository/branches`, 200);
+      await call('GET', '/projects/:id/repository/commits/:sha', `/projects/${project.id}/repository/commits/main`, 200);
+      await call('GET', '/projects/:id/repository/files/*file_path', `/projects/${project.id}/repository/files/README.md?ref=main`, 200);
+      const raw = await f.api('GET', `/projects/${project.id}/repository/files/README.md/raw?ref=main`);
+      conforms('GET', '/projects/:id/repository/files/*file_path/raw', raw, 200);
+      assert.equal(raw.text, '# hi\n');
+      const pipeline = await call('POST', '/projects/:id/pipeline', `/projects/${project.id}/pipeline`, 201, { body: { ref: 'main' } });
+      await call('GET', '/projects/:id/pipelines/:pipeline_id', `/projects/${project.id}/pipelines/${pipeline.id}`, 200);
+      await call('GET', '/projects/:id/pipelines', `/projects/${project.id}/pipelines`, 200);
+      const jobs = await call('GET', '/projects/:id/pipelines/:pipeline_id/jobs', `/projects/${project.id}/pipelines/${pipeline.id}/jobs`, 200);
+      assert.equal(jobs.length, 1);
+      await call('GET', '/projects/:id/jobs/:job_id', `/projects/${project.id}/jobs/${jobs[0].id}`, 200);
+      const schedule = await call('POST', '/projects/:id/pipeline_schedules', `/projects/${project.id}/pipeline_schedules`, 201, {
+        body: { description: 'nightly', ref: 'main', cron: '0 1 * * *', cron_timezone: 'UTC' },
+      });
+      await call('POST', '/projects/:id/pipeline_schedules/:pipeline_schedule_id/variables', `/projects/${project.id}/pipeline_schedules/${schedule.id}/variables`, 201, { body: { key: 'A', value: 'b' } });
+      const details = await call('GET', '/projects/:id/pipeline_schedules/:pipeline_schedule_id', `/projects/${project.id}/pipeline_schedules/${schedule.id}`, 200);
+      assert.equal(details.variables.length, 1);
+      await call('GET', '/projects/:id/pipeline_schedules', `/projects/${project.id}/pipeline_schedules`, 200);
+      await call('POST', '/projects/:id/pipeline_schedules/:pipeline_schedule_id/play', `/projects/${project.id}/pipeline_schedules/${schedule.id}/play`, 201);
+      const release = await call('POST', '/projects/:id/releases', `/projects/${project.id}/releases`, 201, {
+        body: { tag_name: 'v1.0', ref: 'main', name: 'One', description: 'first', assets: { links: [{ name: 'bin', url: 'https://example.com/bin' }] } },
+      });
+      await call('GET', '/projects/:id/releases/:tag_name', `/projects/${project.id}/releases/${release.tag_name}`, 200);
+      await call('GET', '/projects/:id/releases', `/projects/${project.id}/releases`, 200);
+      await call('GET', '/projects/:id/releases/:tag_name/assets/links', `/projects/${project.id}/releases/v1.0/assets/links`, 200);
+      const latest = await f.api('GET', `/projects/${project.id}/releases/permalink/latest`);
+      conforms('GET', '/projects/:id/releases/permalink/latest', latest, 302);
+      assert.match(latest.headers.get('location') ?? '', /releases\/v1\.0$/);
+    });
+
+    it('packages (JSON API and NuGet feed), error tracking, flows and bulk imports', async () => {
+      const project = await call('POST', '/projects', '/projects', 201, { body: { name: 'oa-feed' } });
+      await call('GET', '/projects/:id/packages', `/projects/${project.id}/packages`, 200);
+      await call('GET', '/projects/:id/packages/nuget/index.json', `/projects/${project.id}/packages/nuget/index.json`, 200);
+      const v2 = await f.api('GET', `/projects/${project.id}/packages/nuget/v2`);
+      conforms('GET', '/projects/:id/packages/nuget/v2', v2, 200);
+      assert.match(v2.text, /^<\?xml/);
+      // Error tracking: settings, client keys, an event through the collector, the errors.
+      await call('PUT', '/projects/:id/error_tracking/settings', `/projects/${project.id}/error_tracking/settings?active=true&integrated=true`, 200, { body: {} });
+      await call('GET', '/projects/:id/error_tracking/client_keys', `/projects/${project.id}/error_tracking/client_keys`, 200);
+      const { key } = await enableTracking(f, project.id);
+      expectStatus(await store(f, project.id, key, exceptionEvent({ type: 'TypeError', value: 'boom' })), 200);
+      const errors = await call('GET', '/forgelet/projects/:id/error_tracking/errors', `/forgelet/projects/${project.id}/error_tracking/errors`, 200);
+      assert.equal(errors.length, 1);
+      await call('GET', '/forgelet/projects/:id/error_tracking/errors/:error_id', `/forgelet/projects/${project.id}/error_tracking/errors/${errors[0].id}`, 200);
+      await call('GET', '/forgelet/projects/:id/error_tracking/errors/:error_id/events', `/forgelet/projects/${project.id}/error_tracking/errors/${errors[0].id}/events`, 200);
+      // Flows.
+      await commitFiles(f, project.id, 'main', { 'README.md': 'hi' });
+      await createRunner(f, f.rootToken, { runner_type: 'project_type', project_id: project.id });
+      const flow = await call('POST', '/ai/duo_workflows/workflows', '/ai/duo_workflows/workflows', 201, { body: { project_id: String(project.id), goal: 'Document', workflow_definition: 'software_development' } });
+      await call('GET', '/ai/duo_workflows/workflows/:id', `/ai/duo_workflows/workflows/${flow.id}`, 200);
+      await call('POST', '/ai/duo_workflows/workflows/:id/checkpoints', `/ai/duo_workflows/workflows/${flow.id}/checkpoints`, 201, { body: { thread_ts: 'a', checkpoint: { step: 1 } } });
+      await call('GET', '/ai/duo_workflows/workflows/:id/checkpoints', `/ai/duo_workflows/workflows/${flow.id}/checkpoints`, 200);
+      // Bulk imports: the lists, and a refused start (422 with a message).
+      await call('GET', '/bulk_imports', '/bulk_imports', 200);
+      await call('GET', '/bulk_imports/entities', '/bulk_imports/entities', 200);
+      await call('POST', '/bulk_imports', '/bulk_imports', 400, { body: { entities: [] } });
+      await call('GET', '/bulk_imports/:import_id', '/bulk_imports/999', 404);
+    });
+
+    it('a schema that disagrees with the answer fails (the check can fail)', async () => {
+      const r = await f.api('GET', '/projects?per_page=1');
+      expectStatus(r, 200);
+      const extra = { ...r, body: [{ ...r.body[0], not_in_the_entity: 1 }] };
+      assert.throws(() => conforms('GET', '/projects', extra, 200), /must NOT have additional properties/);
+      const { id: _id, ...withoutId } = r.body[0];
+      assert.throws(() => conforms('GET', '/projects', { ...r, body: [withoutId] }, 200), /must have required property 'id'/);
+      assert.throws(() => conforms('GET', '/projects', { ...r, status: 201 }, 201), /answered 201/);
+      assert.ok(checked >= 20, `only ${checked} answers checked`);
+    });
+  });
+}

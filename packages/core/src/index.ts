@@ -31,7 +31,7 @@ export {
 export { clampPerPage, COUNT_LIMIT, MAX_PER_PAGE, type Page } from './kernel/pagination.js';
 export { p, params, parseBoolean, parseParams, RepeatedValues, type Field, type Infer, type InferShape, type JsonSchema, type ObjectField, type UploadedFile } from './kernel/params.js';
 export type { AuthMode, Method, Reply, Route, RouteRequest } from './kernel/route.js';
-export { buildOpenApi, type OpenApiOptions } from './kernel/openapi.js';
+export { buildOpenApi, type OpenApiOptions, type ResponseDecl, type ResponseTable } from './kernel/openapi.js';
 export { createSecretBox, type SecretBox } from './kernel/secrets.js';
 export { TIERS, type Tier } from './kernel/tiers.js';
 export { digestToken, nextIid, randomToken } from './kernel/ids.js';

@@ -2,10 +2,31 @@
  * The OpenAPI 3.1 document of the REST API, generated from the route declarations: one
  * operation per route, path parameters from `:name` and greedy `*name` segments, query
  * parameters (GET/DELETE/HEAD and raw-body routes) or a request body (POST/PUT/PATCH) from the
- * params schema, security from the route's auth mode, and GitLab's error bodies for 4xx.
+ * params schema, security from the route's auth mode, the answers each handler gives
+ * (status, content type, JSON Schema of the body: generated from the handlers and the entity
+ * types into generated/openapi-responses.ts by scripts/openapi-responses.ts), and GitLab's
+ * error bodies for 4xx.
  */
+import { RESPONSE_SCHEMAS, ROUTE_RESPONSES } from '../generated/openapi-responses.js';
 import type { JsonSchema, ObjectField, Shape } from './params.js';
 import type { Method, Route } from './route.js';
+
+/** One answer of a route: what scripts/openapi-responses.ts reads from the handler. */
+export interface ResponseDecl {
+  status: number;
+  /** The Reply kind: json (a body), page (a JSON array with pagination headers), empty, text, stream, redirect. */
+  kind: 'json' | 'page' | 'empty' | 'text' | 'stream' | 'redirect';
+  /** Content types of text and stream answers (`*\/*` when chosen at run time). */
+  contentTypes?: string[];
+  /** JSON Schema 2020-12 of a json body or of one page item; `$ref`s point into `components.schemas`. */
+  schema?: Record<string, unknown>;
+}
+
+/** The answers of every route by `METHOD path`, and the schemas they reference. */
+export interface ResponseTable {
+  routes: Record<string, readonly ResponseDecl[]>;
+  schemas: Record<string, Record<string, unknown>>;
+}
 
 export interface OpenApiOptions {
   /** Base URL of the API, e.g. `https://forge.example/api/v4`. */
@@ -14,11 +35,13 @@ export interface OpenApiOptions {
   version: string;
   /** The GitLab version the API answers as. */
   gitlabVersion?: string;
+  /** The answers of the routes (default: the generated table). */
+  responses?: ResponseTable;
 }
 
 type Doc = Record<string, unknown>;
 
-const ERROR_REF = { $ref: '#/components/schemas/Error' };
+const GENERATED: ResponseTable = { routes: ROUTE_RESPONSES, schemas: RESPONSE_SCHEMAS };
 const BODY_METHODS = new Set<Method>(['POST', 'PUT', 'PATCH']);
 
 /** 3.0-style `nullable: true` (params.ts) as JSON Schema 2020-12 (`type: [T, 'null']`), recursively. */
@@ -63,6 +86,63 @@ const segmentsOf = (path: string): Segment[] =>
 /** The path with every variable segment blanked: routes with equal keys have identical OpenAPI templates. */
 const templateKey = (segs: Segment[]) => segs.map((s) => (s.kind === 'static' ? s.name : '{}')).join('/');
 
+const MESSAGE = { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }, { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }] };
+
+/** GitLab's error bodies. */
+const ERROR_SCHEMAS: Record<string, Doc> = {
+  Error: {
+    description: 'GitLab error body: `message` (text, or field → messages for model errors) or `error`.',
+    type: 'object',
+    properties: { message: MESSAGE, error: { type: 'string' } },
+  },
+  ValidationError: {
+    description: 'A parameter failed validation: `{"error": "title is missing"}`.',
+    type: 'object',
+    properties: { error: { type: 'string' } },
+    required: ['error'],
+    additionalProperties: false,
+  },
+  MessageError: {
+    description: '`{"message": "404 Project Not Found"}`; for model errors a field → messages object, or a list.',
+    type: 'object',
+    properties: { message: MESSAGE },
+    required: ['message'],
+    additionalProperties: false,
+  },
+  OAuthError: {
+    description: 'An expired or revoked token, or a token without the scope the route needs.',
+    type: 'object',
+    properties: { error: { type: 'string' }, error_description: { type: 'string' }, scope: { type: 'string' } },
+    required: ['error', 'error_description'],
+    additionalProperties: false,
+  },
+};
+
+const errorResponse = (description: string, ...refs: string[]) => ({
+  description,
+  content: { 'application/json': { schema: refs.length === 1 ? { $ref: `#/components/schemas/${refs[0]}` } : { anyOf: refs.map((r) => ({ $ref: `#/components/schemas/${r}` })) } } },
+});
+
+/** `components.responses`: the client errors routes share. */
+const ERROR_RESPONSES: Record<string, { description: string; content: Doc }> = {
+  BadRequest: errorResponse('Bad request: a parameter is missing or invalid (`error`), or the request cannot be done (`message`)', 'ValidationError', 'MessageError'),
+  Unauthorized: errorResponse('Unauthorized: no valid credentials (`message`), or an expired or revoked token (OAuth `error`)', 'MessageError', 'OAuthError'),
+  Forbidden: errorResponse('Forbidden (`message`), or a token without the scope (OAuth `error`)', 'MessageError', 'OAuthError'),
+  NotFound: errorResponse('Not found, or not visible to the caller', 'MessageError'),
+  ClientError: errorResponse('Other client error (409, 412, 413, 422, 429...)', 'Error'),
+};
+
+/** A shared error response, merged with what the handler itself answers under that status (e.g. a text 400 of the runner API). */
+function errorRef(responses: Doc, status: string, name: string): void {
+  const own = responses[status] as Doc | undefined;
+  if (!own) {
+    responses[status] = { $ref: `#/components/responses/${name}` };
+    return;
+  }
+  const shared = ERROR_RESPONSES[name]!;
+  responses[status] = { ...own, description: `${shared.description}; or ${own.description}`, content: { ...shared.content, ...((own.content as Doc) ?? {}) } };
+}
+
 function operationIdOf(method: Method, path: string): string {
   const words = path
     .split('/')
@@ -83,26 +163,80 @@ function securityOf(route: Route): Array<Record<string, string[]>> {
   return reqs;
 }
 
-function responsesOf(route: Route): Doc {
-  const success: Doc =
-    route.method === 'HEAD'
-      ? { description: 'Success (headers only)' }
-      : {
-          description: 'Success',
-          content: { 'application/json': { schema: {} } },
-        };
-  const responses: Doc = { '2XX': success };
-  responses['400'] = { $ref: '#/components/responses/BadRequest' };
-  if (route.auth !== 'none') {
-    responses['401'] = { $ref: '#/components/responses/Unauthorized' };
-    responses['403'] = { $ref: '#/components/responses/Forbidden' };
+const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
+  301: 'Moved Permanently',
+  302: 'Found (redirect)',
+  304: 'Not Modified',
+  416: 'Range Not Satisfiable',
+};
+
+const PAGE_HEADERS = ['Link', 'X-Total', 'X-Total-Pages', 'X-Page', 'X-Per-Page', 'X-Next-Page', 'X-Prev-Page'];
+
+/** The success (and redirect) answers of a route, then the client errors that apply to it. */
+function responsesOf(route: Route, table: ResponseTable): Doc {
+  const key = `${route.method} ${route.path}`;
+  const decls = route.response ?? table.routes[key];
+  const head = route.method === 'HEAD';
+  const responses: Doc = {};
+  if (!decls?.length) {
+    // Only routes built outside the domains (tests) miss from the table; the tests require every served route in it.
+    responses.default = { description: 'Not described: the route is missing from the generated response table (npm run generate:openapi)' };
   }
-  if (route.path.includes(':') || route.path.includes('*')) responses['404'] = { $ref: '#/components/responses/NotFound' };
+  for (const d of decls ?? []) {
+    const status = String(d.status);
+    const res = (responses[status] ??= { description: STATUS_TEXT[d.status] ?? `Status ${d.status}` }) as Doc;
+    const headers = (res.headers ?? {}) as Doc;
+    const content = (res.content ?? {}) as Record<string, Doc>;
+    switch (d.kind) {
+      case 'json':
+        content['application/json'] = { schema: mergeSchema(content['application/json']?.schema as Doc | undefined, d.schema ?? {}) };
+        break;
+      case 'page':
+        content['application/json'] = { schema: mergeSchema(content['application/json']?.schema as Doc | undefined, { type: 'array', items: d.schema ?? {} }) };
+        for (const h of PAGE_HEADERS) headers[h] = { $ref: `#/components/headers/${h}` };
+        res.description = `${res.description}: one page, pagination in the headers`;
+        break;
+      case 'text':
+      case 'stream':
+        for (const type of d.contentTypes ?? ['*/*']) {
+          // JSON sent as prepared text (this document) is still an object to the caller.
+          const schema = d.kind === 'stream' ? { type: 'string', contentMediaType: type === '*/*' ? 'application/octet-stream' : type } : type === 'application/json' ? { type: 'object' } : { type: 'string' };
+          content[type] = { schema };
+        }
+        if (d.kind === 'stream') res.description = `${res.description}: the file`;
+        break;
+      case 'redirect':
+        headers.Location = { $ref: '#/components/headers/Location' };
+        break;
+      case 'empty':
+        break;
+    }
+    if (Object.keys(content).length && !head) res.content = content;
+    if (Object.keys(headers).length) res.headers = headers;
+  }
+  const params = Object.keys((route.params as ObjectField<Shape>).shape).length > 0;
+  if (params || (BODY_METHODS.has(route.method) && !route.rawBody)) errorRef(responses, '400', 'BadRequest');
+  if (route.auth !== 'none') {
+    errorRef(responses, '401', 'Unauthorized');
+    errorRef(responses, '403', 'Forbidden');
+  }
+  if (route.path.includes(':') || route.path.includes('*')) errorRef(responses, '404', 'NotFound');
   responses['4XX'] = { $ref: '#/components/responses/ClientError' };
   return responses;
 }
 
-function operationOf(route: Route, segs: Segment[], names: string[], operationId: string): Doc {
+/** Two bodies under one status and content type: either may come. */
+function mergeSchema(prior: Doc | undefined, next: Doc): Doc {
+  if (!prior) return next;
+  const list = (prior.anyOf as Doc[] | undefined) ?? [prior];
+  return list.some((s) => JSON.stringify(s) === JSON.stringify(next)) ? prior : { anyOf: [...list, next] };
+}
+
+function operationOf(route: Route, segs: Segment[], names: string[], operationId: string, table: ResponseTable): Doc {
   const shape = (route.params as ObjectField<Shape>).shape;
   const pathNames = new Set(segs.filter((s) => s.kind !== 'static').map((s) => s.name));
   const parameters: Doc[] = [];
@@ -165,7 +299,7 @@ function operationOf(route: Route, segs: Segment[], names: string[], operationId
   }
 
   op.security = securityOf(route);
-  op.responses = responsesOf(route);
+  op.responses = responsesOf(route, table);
   const ext: Doc = {};
   if (route.auth === 'admin') ext['x-forgelet-admin'] = true;
   if (route.uploadLimit !== undefined) ext['x-forgelet-upload-limit'] = route.uploadLimit;
@@ -184,6 +318,7 @@ function rulesText(params: ObjectField<Shape>): string | undefined {
 
 /** The OpenAPI 3.1 document of the given routes (paths are relative to `serverUrl`). */
 export function buildOpenApi(routes: readonly Route[], options: OpenApiOptions): Doc {
+  const table = options.responses ?? GENERATED;
   const paths: Record<string, Doc> = {};
   // Routes whose templates differ only in parameter names share the first one's names.
   const canonical = new Map<string, string[]>();
@@ -205,7 +340,7 @@ export function buildOpenApi(routes: readonly Route[], options: OpenApiOptions):
 
     const item = (paths[template] ??= {});
     const verb = route.method.toLowerCase();
-    const op = operationOf(route, segs, names, operationId);
+    const op = operationOf(route, segs, names, operationId, table);
     if (item[verb]) {
       // Two declarations on one template (a `:param` and a `*rest` at the same place): keep the first.
       const first = item[verb] as Doc;
@@ -216,7 +351,11 @@ export function buildOpenApi(routes: readonly Route[], options: OpenApiOptions):
     tags.add(route.tag ?? 'other');
   }
 
-  const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_REF } } });
+  const header = (description: string, schema: Doc = { type: 'string' }) => ({ description, schema });
+  const integerHeader = { type: 'string', pattern: '^[0-9]*$' };
+  for (const name of Object.keys(ERROR_SCHEMAS)) {
+    if (table.schemas[name]) throw new Error(`openapi: the response type ${name} has the name of an error schema`);
+  }
   const info: Doc = {
     title: 'Forgelet',
     version: options.version,
@@ -231,22 +370,17 @@ export function buildOpenApi(routes: readonly Route[], options: OpenApiOptions):
     tags: [...tags].map((name) => ({ name })),
     paths,
     components: {
-      schemas: {
-        Error: {
-          description: 'GitLab error body: `message` (text, or field → messages for validation errors) or `error`.',
-          type: 'object',
-          properties: {
-            message: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }, { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }] },
-            error: { type: 'string' },
-          },
-        },
-      },
-      responses: {
-        BadRequest: errorResponse('Bad request: a parameter is missing or invalid'),
-        Unauthorized: errorResponse('Unauthorized: no valid credentials'),
-        Forbidden: errorResponse('Forbidden'),
-        NotFound: errorResponse('Not found'),
-        ClientError: errorResponse('Other client error (409, 413, 422, 429...)'),
+      schemas: { ...ERROR_SCHEMAS, ...table.schemas },
+      responses: ERROR_RESPONSES,
+      headers: {
+        Link: header('RFC 8288 links to the `prev`, `next`, `first` and `last` pages (every query parameter repeated)'),
+        'X-Total': header('Number of items (absent when not counted: over 10,000)', integerHeader),
+        'X-Total-Pages': header('Number of pages (absent when not counted)', integerHeader),
+        'X-Page': header('This page', integerHeader),
+        'X-Per-Page': header('Items per page', integerHeader),
+        'X-Next-Page': header('The next page, empty on the last', integerHeader),
+        'X-Prev-Page': header('The previous page, empty on the first', integerHeader),
+        Location: header('Where the resource is'),
       },
       securitySchemes: {
         PrivateToken: { type: 'apiKey', in: 'header', name: 'PRIVATE-TOKEN', description: 'Personal, project or group access token' },

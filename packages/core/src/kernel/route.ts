@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Ctx } from './context.js';
+import type { ResponseDecl } from './openapi.js';
 import type { Page } from './pagination.js';
 import { params as declareParams, type InferShape, type ObjectField, type Shape } from './params.js';
 
@@ -62,6 +63,11 @@ export interface RouteOptions<S extends Shape> {
   rawBody?: boolean;
   /** Largest accepted multipart upload in bytes (default: config.limits.uploadBytes). */
   uploadLimit?: number;
+  /**
+   * The answers for the OpenAPI document, only when scripts/openapi-responses.ts cannot read
+   * them from the handler (normally they are generated from its code and the entity types).
+   */
+  response?: readonly ResponseDecl[];
 }
 
 export interface Route<S extends Shape = Shape> extends RouteOptions<S> {
