@@ -28,6 +28,8 @@ export interface LoadResult {
   connections: number;
   seconds: number;
   requests: number;
+  /** Every answered request, warmup included (for CPU time per request). */
+  completed: number;
   rps: number;
   errors: number;
   /** First unexpected status or error message, if any. */
@@ -103,6 +105,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const measureStart = start + opts.warmupSeconds * 1000;
   const end = measureStart + opts.seconds * 1000;
   let next = 0;
+  let completed = 0;
   let errors = 0;
   let firstError: string | null = null;
   let bytes = 0;
@@ -124,6 +127,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
       try {
         const r = await requester.request(path);
         const t1 = performance.now();
+        completed++;
         if (r.status !== expect) {
           errors++;
           firstError ??= `HTTP ${r.status} on ${path}`;
@@ -152,6 +156,7 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     connections: opts.connections,
     seconds: opts.seconds,
     requests: count,
+    completed,
     rps: count / opts.seconds,
     errors,
     firstError,

@@ -117,6 +117,20 @@ export function memoryOf(pid: number): Mem | null {
   }
 }
 
+/** CPU time (user + system) a process has used so far, in seconds, from /proc/<pid>/stat. */
+export function cpuSecondsOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces), from field 3 on.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return null;
+  }
+}
+/** USER_HZ: 100 on every Linux this runs on. */
+const CLOCK_TICKS = 100;
+
 /** Sends a signal and waits for exit; SIGKILL after `graceMs`. */
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -38,6 +38,7 @@ export { digestToken, nextIid, randomToken } from './kernel/ids.js';
 export { FsBlobStore, type BlobStore, type StoredBlob } from './storage/blobs.js';
 export { dialectOf, openDatabase, type DatabaseHandle, type DialectName } from './storage/dialect.js';
 export { Queue, type JobHandler } from './storage/queue.js';
+export { expireReadCache, readCacheOf, ReadCache } from './storage/read-cache.js';
 export { SnapshotStore, SNAPSHOT_NAME, type SnapshotInfo } from './storage/snapshots.js';
 // test harness (issue 16): controllable time, snapshots, reset, seeding
 export {

@@ -27,9 +27,13 @@ export type Match =
   | { kind: 'method_not_allowed' }
   | { kind: 'not_found' };
 
+/** Matches remembered per method and path (routing is a pure function of both). */
+const MEMO_SIZE = 1024;
+
 export class Router {
   private readonly root = newNode();
   private readonly names = new Map<Route, string[]>();
+  private readonly memo = new Map<string, Match>();
 
   constructor(routes: Route[]) {
     for (const r of routes) this.add(r);
@@ -57,6 +61,7 @@ export class Router {
       }
     }
     this.put(node.routes, route);
+    this.memo.clear();
   }
 
   private put(map: Map<Method, Route>, route: Route) {
@@ -64,7 +69,20 @@ export class Router {
     map.set(route.method, route);
   }
 
+  /** The route for a request path (params frozen: shared by every request for that path). */
   match(method: Method, rawPath: string): Match {
+    const key = `${method} ${rawPath}`;
+    let hit = this.memo.get(key);
+    if (!hit) {
+      hit = this.walk(method, rawPath);
+      if (hit.kind === 'found') Object.freeze(hit.params);
+      if (this.memo.size >= MEMO_SIZE) this.memo.clear();
+      this.memo.set(key, hit);
+    }
+    return hit;
+  }
+
+  private walk(method: Method, rawPath: string): Match {
     const segments = rawPath.split('/').filter((s) => s !== '');
     let decoded: string[];
     try {

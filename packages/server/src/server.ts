@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  expireReadCache,
   isDomainError,
   MovedError,
   parseParams,
@@ -30,9 +31,37 @@ export interface Logger {
   error(line: string, err?: unknown): void;
 }
 
+/**
+ * Access log lines are gathered and written once per turn of the event loop (a write per
+ * request costs a system call each); errors go out at once, after the lines before them.
+ */
+let pendingLines = '';
+let flushQueued = false;
+let exitHooked = false;
+function flushLines(): void {
+  flushQueued = false;
+  if (pendingLines === '') return;
+  const out = pendingLines;
+  pendingLines = '';
+  process.stdout.write(out);
+}
+
 export const consoleLogger: Logger = {
-  info: (line) => process.stdout.write(`${line}\n`),
-  error: (line, err) => process.stderr.write(`${line}${err ? ` ${err instanceof Error ? err.stack : String(err)}` : ''}\n`),
+  info: (line) => {
+    pendingLines += `${line}\n`;
+    if (pendingLines.length > 65536) return flushLines();
+    if (flushQueued) return;
+    flushQueued = true;
+    setImmediate(flushLines);
+    if (!exitHooked) {
+      exitHooked = true;
+      process.on('exit', flushLines);
+    }
+  },
+  error: (line, err) => {
+    flushLines();
+    process.stderr.write(`${line}${err ? ` ${err instanceof Error ? err.stack : String(err)}` : ''}\n`);
+  },
 };
 
 export const silentLogger: Logger = { info: () => {}, error: () => {} };
@@ -52,10 +81,11 @@ const API_PREFIX = '/api/v4';
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
 const PACKAGES_REALM = 'Basic realm="GitLab Packages Registry"';
 
+const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+
 function credentialsOf(req: IncomingMessage, query: Record<string, unknown>): Credentials {
   const h = req.headers;
   const creds: Credentials = {};
-  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   creds.privateToken = str(h['private-token']) ?? str(query.private_token);
   creds.jobToken = str(h['job-token']) ?? str(query.job_token);
   const auth = h.authorization ?? '';
@@ -74,6 +104,12 @@ function credentialsOf(req: IncomingMessage, query: Record<string, unknown>): Cr
   return creds;
 }
 
+/** Package routes answer a 401 with the registry's Basic challenge. */
+function basicChallenge(route: Route, err: unknown): unknown {
+  if (route.basicAuth && isDomainError(err) && STATUS_BY_CODE[err.code] === 401) err.headers['WWW-Authenticate'] = PACKAGES_REALM;
+  return err;
+}
+
 /** Query params minus credentials, so pagination links never repeat a token. */
 function withoutCredentials(query: Record<string, unknown>): Record<string, unknown> {
   const { private_token: _p, job_token: _j, access_token: _a, sudo: _s, ...rest } = query;
@@ -85,6 +121,40 @@ function headersOf(req: IncomingMessage): Record<string, string | undefined> {
   for (const [k, v] of Object.entries(req.headers)) out[k] = Array.isArray(v) ? v.join(', ') : v;
   return out;
 }
+
+/** A route request whose header copy is made only when a handler reads it. */
+class LazyRouteRequest implements RouteRequest {
+  private copied: Record<string, string | undefined> | undefined;
+  body?: AsyncIterable<Uint8Array>;
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly method: Method,
+    readonly path: string,
+    readonly ip: string,
+    readonly uploads: string[],
+  ) {}
+  get headers(): Record<string, string | undefined> {
+    return (this.copied ??= headersOf(this.req));
+  }
+  set headers(value: Record<string, string | undefined>) {
+    this.copied = value;
+  }
+}
+
+/** Request ids: 16 hex digits cut from a pool of random bytes refilled 512 ids at a time. */
+let idPool = Buffer.alloc(0);
+let idOffset = 0;
+function newRequestId(): string {
+  if (idOffset >= idPool.length) {
+    idPool = randomBytes(8 * 512);
+    idOffset = 0;
+  }
+  const id = idPool.toString('hex', idOffset, idOffset + 8);
+  idOffset += 8;
+  return id;
+}
+
+const REQUEST_ID = /^[\w.-]{1,64}$/;
 
 export class ForgeletServer {
   readonly http: Server;
@@ -136,22 +206,26 @@ export class ForgeletServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = process.hrtime.bigint();
     this.inFlight++;
+    // This request sees every commit made before it arrived, by any process.
+    expireReadCache(this.forge.deps.db);
     const incomingId = req.headers['x-request-id'];
-    const requestId = typeof incomingId === 'string' && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomBytes(8).toString('hex');
+    const requestId = typeof incomingId === 'string' && REQUEST_ID.test(incomingId) ? incomingId : newRequestId();
     res.setHeader('X-Request-Id', requestId);
     if (this.closing) res.setHeader('Connection', 'close');
-    let actor: Actor | null = null;
+    const seen: { actor: Actor | null } = { actor: null };
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     try {
-      await this.dispatch(req, res, path, q < 0 ? '' : url.slice(q + 1), (a) => (actor = a));
+      await this.dispatch(req, res, path, q < 0 ? '' : url.slice(q + 1), seen);
     } catch (err) {
       this.fail(res, err, req, path);
     } finally {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const who = (actor as Actor | null)?.user?.username ?? '-';
-      this.logger.info(`${new Date().toISOString()} ${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms user=${who} rid=${requestId}`);
+      if (this.logger !== silentLogger) {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        const who = seen.actor?.user?.username ?? '-';
+        this.logger.info(`${new Date().toISOString()} ${req.method} ${path} ${res.statusCode} ${ms.toFixed(1)}ms user=${who} rid=${requestId}`);
+      }
       if (--this.inFlight === 0 && this.idleWaiters.length) this.idleWaiters.splice(0).forEach((w) => w());
     }
   }
@@ -189,7 +263,7 @@ export class ForgeletServer {
     return `${this.forge.deps.config.externalUrl}${segments.join('/')}${query}`;
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, path: string, queryText: string, setActor: (a: Actor) => void) {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, path: string, queryText: string, seen: { actor: Actor | null }) {
     const method = (req.method ?? 'GET').toUpperCase();
     // Injected faults come before routing (never on the fault routes themselves).
     const fault = this.faults?.hit(method, path);
@@ -212,7 +286,7 @@ export class ForgeletServer {
     const query = parseQuery(queryText);
 
     const actor = await this.authenticate(req, route, query);
-    setActor(actor);
+    seen.actor = actor;
 
     let bodyParams: Record<string, unknown> = {};
     let uploads: string[] = [];
@@ -224,7 +298,7 @@ export class ForgeletServer {
     }
     try {
       const params = parseParams(route.params, { ...query, ...bodyParams, ...match.params });
-      const request: RouteRequest = { method: method as Method, path: apiPath, headers: headersOf(req), ip: req.socket.remoteAddress ?? '', uploads };
+      const request: RouteRequest = new LazyRouteRequest(req, method as Method, apiPath, req.socket.remoteAddress ?? '', uploads);
       if (route.rawBody) request.body = bodyStream(req);
       const ctx = this.forge.context(actor);
       const reply = await route.handler(ctx, params, request);
@@ -239,17 +313,13 @@ export class ForgeletServer {
 
   private async authenticate(req: IncomingMessage, route: Route, query: Record<string, unknown>): Promise<Actor> {
     if (route.auth === 'none') return this.forge.context({ kind: 'anonymous', user: null, token: null, isAdmin: false }).actor;
-    const basicChallenge = (err: unknown) => {
-      if (route.basicAuth && isDomainError(err) && STATUS_BY_CODE[err.code] === 401) err.headers['WWW-Authenticate'] = PACKAGES_REALM;
-      return err;
-    };
     let actor: Actor;
     try {
       actor = await this.forge.authenticate(credentialsOf(req, query), route);
     } catch (err) {
-      throw basicChallenge(err);
+      throw basicChallenge(route, err);
     }
-    if (route.auth !== 'optional' && !actor.user) throw basicChallenge(new UnauthorizedError());
+    if (route.auth !== 'optional' && !actor.user) throw basicChallenge(route, new UnauthorizedError());
     if (route.auth === 'admin' && !actor.isAdmin) throw new ForbiddenError();
     this.forge.checkScopes(actor, (req.method ?? 'GET').toUpperCase() as Method, route.scopes);
     return actor;

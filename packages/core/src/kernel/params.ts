@@ -302,6 +302,18 @@ export class ObjectField<S extends Shape> extends Field<InferShape<S>> {
 
   parseInto(raw: Record<string, unknown>, prefix: string, problems: Problem[]): InferShape<S> {
     const out: Record<string, unknown> = {};
+    if (this.rules.exactlyOneOf || this.rules.atLeastOneOf || this.rules.mutuallyExclusive || this.rules.allOrNone) this.checkRules(raw, prefix, problems);
+    // (entries computed once: this runs on every request)
+    for (const [key, field] of (this.entries ??= Object.entries(this.shape) as [string, S[keyof S]][])) {
+      const v = field.run(raw[key], prefix ? `${prefix}[${key}]` : key, problems);
+      if (v !== undefined) out[key] = v;
+    }
+    return out as InferShape<S>;
+  }
+
+  private entries: [string, S[keyof S]][] | undefined;
+
+  private checkRules(raw: Record<string, unknown>, prefix: string, problems: Problem[]): void {
     const present = (k: string) => raw[k] !== undefined && raw[k] !== null;
     const label = (k: string) => (prefix ? `${prefix}[${k}]` : k);
     const ruleProblem = (keys: string[], message: string) => problems.push({ field: keys.map(label).join(', '), message });
@@ -320,11 +332,6 @@ export class ObjectField<S extends Shape> extends Field<InferShape<S>> {
       const n = keys.filter(present).length;
       if (n > 0 && n < keys.length) ruleProblem(keys, 'provide all or none of parameters');
     }
-    for (const [key, field] of Object.entries(this.shape)) {
-      const v = field.run(raw[key], label(key), problems);
-      if (v !== undefined) out[key] = v;
-    }
-    return out as InferShape<S>;
   }
 
   schema(): JsonSchema {

@@ -263,7 +263,7 @@ export function traversalIds(traversal: string): number[] {
   return traversal.split('/').filter(Boolean).map(Number);
 }
 
-const selectNamespace = preparedQuery((db, id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id));
+const selectNamespace = preparedQuery((db, id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id), { cache: true });
 
 /** A namespace by id, loaded once per request. */
 export async function namespaceOf(ctx: Ctx, id: number): Promise<NamespaceRow> {
@@ -289,7 +289,7 @@ const selectMemberLevels = preparedQuery((db, userId: number, today: string, pro
       where m.user_id = ${userId} and (m.expires_at is null or m.expires_at > ${today})
         and ((m.source_kind = 'project' and m.source_id = ${projectId})
           or (m.source_kind = 'namespace' and ${traversal} like '%/' || m.source_id || '/%'))`.compile(db),
-}));
+}), { cache: true });
 
 export interface MemberLevels {
   /** Direct membership of the project (0 for groups or none). */

@@ -8,6 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import type PgModule from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './database.js';
+import { attachReadCache, ReadCache } from './read-cache.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -47,9 +48,11 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  const readCache = new ReadCache(sqlite, sqlite.prepare.bind(sqlite));
   cacheStatements(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   sqliteHandles.set(db, sqlite);
+  attachReadCache(db, readCache);
   return { db, dialect: 'sqlite', file: file === ':memory:' ? null : file, destroy: () => db.destroy() };
 }
 

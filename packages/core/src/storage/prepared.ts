@@ -6,16 +6,37 @@
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import { sqliteHandleOf } from './dialect.js';
+import { readCacheOf } from './read-cache.js';
 
 interface Compiled {
   sql: string;
   slots: ({ arg: number } | { value: unknown })[];
 }
 
+let queries = 0;
+
+/** A cache key part per argument: numbers and strings never collide (`1` vs `'1'`). */
+const keyOf = (id: number, args: unknown[]) => {
+  let key = String(id);
+  for (const a of args) key += typeof a === 'string' ? `,${JSON.stringify(a)}` : `,${String(a)}`;
+  return key;
+};
+
+export interface PreparedOptions {
+  /**
+   * Serve repeated reads from the database's read cache (SQLite, outside transactions;
+   * storage/read-cache.ts drops it on any write). Only for reads whose result depends on
+   * the arguments and the stored rows alone (pass the date or time as an argument).
+   */
+  cache?: boolean;
+}
+
 export function preparedQuery<A extends unknown[], R>(
   build: (db: Kysely<any>, ...args: A) => { compile(): CompiledQuery<R> },
+  options: PreparedOptions = {},
 ): (db: Kysely<any>, ...args: A) => Promise<R[]> {
   const compiled = new WeakMap<Kysely<any>, Compiled>();
+  const id = ++queries;
   return async (db, ...args) => {
     let c = compiled.get(db);
     if (!c) {
@@ -30,14 +51,23 @@ export function preparedQuery<A extends unknown[], R>(
       };
       compiled.set(db, c);
     }
-    const parameters = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     // On SQLite, a read while no transaction is open on the (single) connection runs
     // synchronously: nothing can interleave with it, so Kysely's connection lock and its
     // promise hops are skipped. Inside a transaction, the lock keeps reads isolated.
     const sqlite = sqliteHandleOf(db);
+    const cache = options.cache && sqlite && !sqlite.inTransaction ? readCacheOf(db) : undefined;
+    const key = cache ? keyOf(id, args) : '';
+    const hit = cache?.get(key);
+    if (hit) return hit as R[];
+    const parameters = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     if (sqlite && !sqlite.inTransaction) {
       const stmt = sqlite.prepare(c.sql);
-      if (stmt.reader) return stmt.all(parameters) as R[];
+      if (stmt.reader) {
+        const rows = stmt.all(parameters) as R[];
+        if (cache) cache.set(key, rows as object[]);
+        return rows;
+      }
+      if (cache) throw new Error(`a cached query must be a read: ${c.sql}`);
     }
     const result = await db.executeQuery<R>(CompiledQuery.raw(c.sql, parameters));
     return result.rows;

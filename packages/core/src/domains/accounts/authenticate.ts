@@ -39,7 +39,31 @@ const selectTokenWithUser = preparedQuery((db, digest: string) =>
       'access_tokens.resource_kind as token_resource_kind',
     ])
     .where('access_tokens.token_digest', '=', digest),
+  // Revoking, expiring early, deleting or blocking writes to these rows, which drops the cache.
+  { cache: true },
 );
+
+type TokenRow = Awaited<ReturnType<typeof selectTokenWithUser>>[number];
+
+/** A token row split into its user and its grant, once per cached (frozen) row. */
+interface TokenParts {
+  user: UserRow;
+  scopes: string[];
+  kind: 'personal' | 'project' | 'group';
+}
+const partsByRow = new WeakMap<TokenRow, TokenParts>();
+
+function partsOf(row: TokenRow): TokenParts {
+  let parts = partsByRow.get(row);
+  if (!parts) {
+    const { token_id, token_scopes, token_expires_at, token_revoked, token_last_used_at, token_resource_kind, ...user } = row;
+    void token_id, token_expires_at, token_revoked, token_last_used_at;
+    parts = { user: user as UserRow, scopes: JSON.parse(token_scopes) as string[], kind: (token_resource_kind ?? 'personal') as TokenParts['kind'] };
+    // Rows from the read cache are frozen and come back as the same object until a write.
+    if (Object.isFrozen(row)) partsByRow.set(row, parts);
+  }
+  return parts;
+}
 
 export async function actorFromAccessToken(deps: Deps, token: string, expectedUsername?: string): Promise<Actor> {
   const [row] = await selectTokenWithUser(deps.db, digestToken(token));
@@ -53,13 +77,13 @@ export async function actorFromAccessToken(deps: Deps, token: string, expectedUs
   if (!row.token_last_used_at || now.getTime() - Date.parse(row.token_last_used_at) > LAST_USED_RESOLUTION_MS) {
     await deps.db.updateTable('access_tokens').set({ last_used_at: now.toISOString() }).where('id', '=', row.token_id).execute();
   }
-  const { token_id, token_scopes, token_expires_at, token_revoked, token_last_used_at, token_resource_kind, ...user } = row;
-  void token_expires_at, token_revoked, token_last_used_at;
+  const parts = partsOf(row);
+  // Copies: an actor is the request's own.
   return {
     kind: 'user',
-    user: user as UserRow,
-    token: { id: token_id, scopes: JSON.parse(token_scopes) as string[], kind: (token_resource_kind ?? 'personal') as 'personal' | 'project' | 'group' },
-    isAdmin: user.is_admin === 1,
+    user: { ...parts.user },
+    token: { id: row.token_id, scopes: parts.scopes.slice(), kind: parts.kind },
+    isAdmin: row.is_admin === 1,
   };
 }
 
@@ -69,28 +93,29 @@ export interface AuthenticateOptions {
   jobTokenResolver?: JobTokenResolver;
 }
 
+async function resolveJob(deps: Deps, options: AuthenticateOptions, token: string): Promise<Actor> {
+  const job = options.jobTokenResolver ? await options.jobTokenResolver(deps, token) : null;
+  if (!job) throw new UnauthorizedError();
+  return job;
+}
+
 export async function authenticate(deps: Deps, creds: Credentials, options: AuthenticateOptions): Promise<Actor> {
   let actor: Actor = ANONYMOUS;
-  const resolveJob = async (token: string) => {
-    const job = options.jobTokenResolver ? await options.jobTokenResolver(deps, token) : null;
-    if (!job) throw new UnauthorizedError();
-    return job;
-  };
   // Job tokens count only on routes that accept them; elsewhere GitLab ignores them.
   if (creds.privateToken) actor = await actorFromAccessToken(deps, creds.privateToken);
   else if (creds.jobToken && options.allowJobToken) {
-    actor = await resolveJob(creds.jobToken);
+    actor = await resolveJob(deps, options, creds.jobToken);
   } else if (creds.bearer) {
     // Bearer carries access tokens, and job tokens where the route allows them.
     try {
       actor = await actorFromAccessToken(deps, creds.bearer);
     } catch (err) {
       if (!(err instanceof UnauthorizedError) || !options.allowJobToken) throw err;
-      actor = await resolveJob(creds.bearer);
+      actor = await resolveJob(deps, options, creds.bearer);
     }
   } else if (creds.basic && options.allowBasic) {
     const { username, password } = creds.basic;
-    actor = username === 'gitlab-ci-token' ? await resolveJob(password) : await actorFromAccessToken(deps, password, username);
+    actor = username === 'gitlab-ci-token' ? await resolveJob(deps, options, password) : await actorFromAccessToken(deps, password, username);
   }
   if (creds.sudo !== undefined && creds.sudo !== '' && actor.kind === 'user') actor = await applySudo(deps, actor, creds.sudo);
   return actor;

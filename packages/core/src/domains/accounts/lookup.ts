@@ -15,9 +15,10 @@ import type { UserRow } from './user.table.js';
 const NUMERIC = /^\d+$/;
 
 /** A project by id or current full path (case-insensitive). */
-const selectProjectById = preparedQuery((db, id: number) => db.selectFrom('projects').selectAll().where('id', '=', id));
-const selectProjectByPath = preparedQuery((db, path: string) =>
-  db.selectFrom('projects').selectAll().where(sql`lower(path_with_namespace)`, '=', path),
+const selectProjectById = preparedQuery((db, id: number) => db.selectFrom('projects').selectAll().where('id', '=', id), { cache: true });
+const selectProjectByPath = preparedQuery(
+  (db, path: string) => db.selectFrom('projects').selectAll().where(sql`lower(path_with_namespace)`, '=', path),
+  { cache: true },
 );
 
 export async function selectProjectByRef(ctx: Pick<Ctx, 'db'>, ref: string | number): Promise<ProjectRow | undefined> {

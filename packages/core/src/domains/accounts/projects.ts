@@ -1,5 +1,6 @@
 /** Projects: `/projects`, `/projects/:id`, `/groups/:id/projects`. */
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../storage/database.js';
 import type { Ctx } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
 import { isoDate } from '../../kernel/clock.js';
@@ -10,6 +11,7 @@ import { p, params, type InferShape } from '../../kernel/params.js';
 import { accessLevel, authorize, can, memberLevels, namespaceOf, requireUser } from '../../kernel/policy.js';
 import { projectRunnersToken } from '../ci/runners.js';
 import { bool } from '../../storage/dialect.js';
+import { preparedQuery } from '../../storage/prepared.js';
 import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from './lookup.js';
 import { retireResourceTokens } from './tokens.js';
 import { insertMember } from './member.queries.js';
@@ -97,6 +99,13 @@ export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = fal
   });
 }
 
+/** The single-project reads of `GET /projects/:id`, compiled once and served from the read cache. */
+const selectHasBranch = preparedQuery(
+  (db, projectId: number) => db.selectFrom('repository_refs').select('project_id').where('project_id', '=', projectId).where('kind', '=', 'branch').limit(1),
+  { cache: true },
+);
+const selectUserById = preparedQuery((db: Kysely<Database>, id: number) => db.selectFrom('users').selectAll().where('id', '=', id), { cache: true });
+
 /** Which of the projects have a branch (the others are GitLab's `empty_repo`). */
 async function projectsWithBranches(ctx: Ctx, ids: number[]): Promise<Set<number>> {
   if (!ids.length) return new Set();
@@ -147,8 +156,8 @@ export async function listGroupProjects(ctx: Ctx, input: ListGroupProjectsInput)
 export async function getProject(ctx: Ctx, ref: string): Promise<ProjectEntity> {
   const project = await findProject(ctx, ref);
   const ns = await namespaceOf(ctx, project.namespace_id);
-  const owner = ns.kind === 'user' && ns.owner_id ? await ctx.db.selectFrom('users').selectAll().where('id', '=', ns.owner_id).executeTakeFirst() : undefined;
-  const emptyRepo = !(await projectsWithBranches(ctx, [project.id])).has(project.id);
+  const owner = ns.kind === 'user' && ns.owner_id ? (await selectUserById(ctx.db, ns.owner_id))[0] : undefined;
+  const emptyRepo = (await selectHasBranch(ctx.db, project.id)).length === 0;
   const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, emptyRepo);
   // The legacy runner registration token, shown to who administers the project (created on first use).
   if (ctx.actor.user && (await can(ctx, 'admin_project', { kind: 'project', project }))) entity.runners_token = await projectRunnersToken(ctx, project.id);

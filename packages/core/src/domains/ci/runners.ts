@@ -45,11 +45,30 @@ export async function authenticateRunner(ctx: Pick<Ctx, 'db' | 'clock'>, token: 
 /** Read on every project GET by maintainers: compiled once. */
 const selectRegistrationToken = preparedQuery((db, projectId: number) =>
   db.selectFrom('ci_registration_tokens').select('token_encrypted').where('project_id', '=', projectId),
+  { cache: true },
 );
+
+/**
+ * Opened registration tokens by sealed text and secret box (AES-GCM costs more than the rest of
+ * a project GET): the sealed text changes when the token is reset, so an entry is never stale.
+ */
+const openedTokens = new WeakMap<object, Map<string, string>>();
+
+function openRegistrationToken(secrets: Deps['secrets'], sealed: string): string {
+  let opened = openedTokens.get(secrets);
+  if (!opened) openedTokens.set(secrets, (opened = new Map()));
+  let plain = opened.get(sealed);
+  if (plain === undefined) {
+    plain = secrets.decrypt(sealed);
+    if (opened.size >= 1024) opened.clear();
+    opened.set(sealed, plain);
+  }
+  return plain;
+}
 
 export async function projectRunnersToken(deps: Pick<Deps, 'db' | 'secrets' | 'clock'>, projectId: number): Promise<string> {
   const [existing] = await selectRegistrationToken(deps.db, projectId);
-  if (existing) return deps.secrets.decrypt((existing as { token_encrypted: string }).token_encrypted);
+  if (existing) return openRegistrationToken(deps.secrets, (existing as { token_encrypted: string }).token_encrypted);
   const token = randomToken(REGISTRATION_TOKEN_PREFIX, 15);
   await deps.db
     .insertInto('ci_registration_tokens')

@@ -1,0 +1,104 @@
+/**
+ * storage/read-cache.ts through a cached prepared query: hits, and every way the database
+ * can change under it (a write on this connection, committed or rolled back; a commit by a
+ * second connection to the same file; reads inside a transaction). PostgreSQL has no cache:
+ * the same reads are always fresh.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { createForge, expireReadCache, readCacheOf, type Forge } from '@forgelet/core';
+import { preparedQuery } from '../../packages/core/src/storage/prepared.js';
+import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
+
+const selectName = preparedQuery((db, id: number) => db.selectFrom('users').select(['id', 'name']).where('id', '=', id), { cache: true });
+
+for (const dialect of DIALECTS) {
+  describe(`${dialect}: read cache`, () => {
+    let dir: string;
+    let a: Forge;
+    let b: Forge;
+    let drop: () => Promise<void> = async () => {};
+    let userId: number;
+
+    const nameOf = async (forge: Forge) => (await selectName(forge.deps.db, userId))[0]?.name;
+    const rename = (forge: Forge, name: string) => forge.deps.db.updateTable('users').set({ name }).where('id', '=', userId).execute();
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'forgelet-read-cache-core-'));
+      let url = join(dir, 'forgelet.db');
+      if (dialect === 'postgres') {
+        const database = await createTestDatabaseUrl(dialect);
+        url = database.url;
+        drop = database.drop;
+      }
+      // Two forges on one database: two connections, as two processes would have.
+      a = await createForge({ databaseUrl: url });
+      b = await createForge({ databaseUrl: url });
+      await a.bootstrapRoot({ token: 'glpat-read-cache-root-token' });
+      userId = (await a.deps.db.selectFrom('users').select('id').where('username', '=', 'root').executeTakeFirstOrThrow()).id;
+      await rename(a, 'first');
+    });
+    after(async () => {
+      await a.close();
+      await b.close();
+      await drop();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('exists on SQLite only', () => {
+      assert.equal(readCacheOf(a.deps.db) !== undefined, dialect === 'sqlite');
+    });
+
+    it('a caller cannot change a cached row: rows are frozen (SQLite), or its own (PostgreSQL)', async () => {
+      const [row] = await selectName(a.deps.db, userId);
+      assert.equal(row!.name, 'first');
+      const change = () => ((row as { name: string }).name = 'changed by a caller');
+      if (dialect === 'sqlite') assert.throws(change, TypeError);
+      else change();
+      const rows = await selectName(a.deps.db, userId);
+      assert.equal(rows[0]!.name, 'first');
+      rows.pop();
+      assert.equal(await nameOf(a), 'first', 'the list handed out is a copy too');
+    });
+
+    it('a write on the same connection is seen by the next read', async () => {
+      assert.equal(await nameOf(a), 'first');
+      await rename(a, 'second');
+      assert.equal(await nameOf(a), 'second');
+    });
+
+    it('a commit by another connection is seen once a request starts (and on the next turn of the event loop)', async () => {
+      assert.equal(await nameOf(a), 'second');
+      await rename(b, 'third');
+      // what the server does when a request starts
+      expireReadCache(a.deps.db);
+      assert.equal(await nameOf(a), 'third');
+      await rename(b, 'fourth');
+      await new Promise((r) => setImmediate(r));
+      assert.equal(await nameOf(a), 'fourth');
+    });
+
+    it('reads inside a transaction see its own writes; a rolled-back write leaves the old value', async () => {
+      assert.equal(await nameOf(a), 'fourth');
+      await assert.rejects(
+        a.deps.db.transaction().execute(async (trx) => {
+          await trx.updateTable('users').set({ name: 'uncommitted' }).where('id', '=', userId).execute();
+          assert.equal((await selectName(trx, userId))[0]?.name, 'uncommitted');
+          throw new Error('roll back');
+        }),
+        /roll back/,
+      );
+      assert.equal(await nameOf(a), 'fourth');
+    });
+
+    it('a raw SQL write is seen too', async () => {
+      assert.equal(await nameOf(a), 'fourth');
+      await sql`update users set name = ${'fifth'} where id = ${userId}`.execute(a.deps.db);
+      assert.equal(await nameOf(a), 'fifth');
+    });
+  });
+}
