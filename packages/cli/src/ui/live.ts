@@ -3,10 +3,9 @@
  * progress bar for transfers, redrawn in place on one line (stderr, so stdout stays the
  * command's output). Off when the stream is not a terminal or with --json.
  */
-import { renderToString, Text } from 'ink';
 import type { OutputStream } from '../io.js';
 
-const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+export const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const ERASE = '\r\x1b[2K';
 
 export function formatBytes(n: number): string {
@@ -21,36 +20,10 @@ export function formatBytes(n: number): string {
   return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
 }
 
-export function ProgressBar({ label, done, total, width = 30 }: { label: string; done: number; total: number | null; width?: number }) {
-  if (total === null || total <= 0) {
-    return (
-      <Text>
-        {label} <Text color="cyan">{formatBytes(done)}</Text>
-      </Text>
-    );
-  }
-  const ratio = Math.min(1, done / total);
-  const filled = Math.round(ratio * width);
-  return (
-    <Text>
-      {label} <Text color="cyan">{'█'.repeat(filled)}</Text>
-      <Text dimColor>{'░'.repeat(width - filled)}</Text> {String(Math.floor(ratio * 100)).padStart(3)}% {formatBytes(done)}/{formatBytes(total)}
-    </Text>
-  );
-}
-
-export function renderProgress(label: string, done: number, total: number | null, columns = 120): string {
-  return renderToString(<ProgressBar label={label} done={done} total={total} />, { columns });
-}
-
-function renderSpinner(label: string, frame: number, columns = 120): string {
-  return renderToString(
-    <Text>
-      <Text color="cyan">{SPINNER[frame % SPINNER.length]}</Text> {label}
-    </Text>,
-    { columns },
-  );
-}
+type RenderModule = typeof import('./live-render.js');
+let renderModule: Promise<RenderModule> | undefined;
+/** Ink (and React) load only when a terminal shows live feedback: `forgelet serve` never pays for them. */
+const loadRender = (): Promise<RenderModule> => (renderModule ??= import('./live-render.js'));
 
 /** Whether live feedback goes to this stream. */
 export function isLive(out: OutputStream, json: boolean | undefined): boolean {
@@ -61,6 +34,7 @@ export function isLive(out: OutputStream, json: boolean | undefined): boolean {
 export class ProgressLine {
   private last = 0;
   private drawn = false;
+  private render: RenderModule | null = null;
 
   constructor(
     private readonly out: OutputStream,
@@ -68,7 +42,9 @@ export class ProgressLine {
     private readonly label: string,
     private readonly total: number | null,
     private readonly everyMs = 100,
-  ) {}
+  ) {
+    if (enabled) void loadRender().then((m) => (this.render = m));
+  }
 
   update(done: number): void {
     if (!this.enabled) return;
@@ -91,7 +67,12 @@ export class ProgressLine {
   }
 
   private draw(done: number): void {
-    this.out.write(`${ERASE}${renderProgress(this.label, done, this.total, this.out.columns)}`);
+    // Until Ink has loaded (a few ms), frames are skipped; the last one falls back to text.
+    const frame = this.render
+      ? this.render.renderProgress(this.label, done, this.total, this.out.columns)
+      : `${this.label} ${formatBytes(done)}${this.total ? `/${formatBytes(this.total)}` : ''}`;
+    if (!this.render && this.drawn) return;
+    this.out.write(`${ERASE}${frame}`);
     this.drawn = true;
   }
 }
@@ -99,6 +80,7 @@ export class ProgressLine {
 /** Shows a spinner with `label` while `work` runs (terminals only); erases it afterwards. */
 export async function withSpinner<T>(out: OutputStream, enabled: boolean, label: string, work: () => Promise<T>): Promise<T> {
   if (!enabled) return work();
+  const { renderSpinner } = await loadRender();
   let frame = 0;
   out.write(renderSpinner(label, frame, out.columns));
   const timer = setInterval(() => out.write(`${ERASE}${renderSpinner(label, ++frame, out.columns)}`), 80);
