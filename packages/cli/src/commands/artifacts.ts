@@ -74,7 +74,7 @@ async function download(project: string, jobId: string | undefined, flags: Downl
   const name = flags.output ?? (suggested === '' || suggested === '.' || suggested === '..' ? 'artifacts.zip' : suggested);
   const out = resolve(name);
   const partial = `${out}.part`;
-  const progress = new ProgressLine(io.stderr, isLive(io.stderr, flags.json), `Downloading ${basename(out)}`, stream.size);
+  const progress = await ProgressLine.open(io.stderr, isLive(io.stderr, flags.json), `Downloading ${basename(out)}`, stream.size);
   let bytes = 0;
   try {
     await pipeline(

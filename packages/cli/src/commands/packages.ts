@@ -63,7 +63,7 @@ async function push(project: string, file: string, flags: Flags, io: CliIo): Pro
   }
   const pkg = await packageIdentity(file);
   const remote = resolveRemote(flags, io.env);
-  const progress = new ProgressLine(io.stderr, isLive(io.stderr, flags.json), `Pushing ${basename(file)}`, size);
+  const progress = await ProgressLine.open(io.stderr, isLive(io.stderr, flags.json), `Pushing ${basename(file)}`, size);
   const params = { onProgress: (sent: number) => progress.update(sent) };
   let answer: NugetUploadResult;
   try {

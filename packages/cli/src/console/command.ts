@@ -18,6 +18,10 @@ export function registerConsoleCommand(program: Command, io: CliIo): void {
     .action(async (flags: RemoteFlags) => {
       if (!interactive(io)) throw new UsageError('the console needs a terminal (stdin and stdout must be a TTY)');
       const remote = resolveRemote(flags, io.env);
+      // Ink draws only the last frame when it thinks it runs in CI (CI or CONTINUOUS_INTEGRATION
+      // set, read once when Ink loads). The console has just checked that a person's terminal is
+      // on both ends, so it is interactive whatever the environment says.
+      for (const name of ['CI', 'CONTINUOUS_INTEGRATION']) if (process.env[name] !== undefined) process.env[name] = '0';
       const { runConsole } = await import('./run.js');
       await runConsole(remote);
     });

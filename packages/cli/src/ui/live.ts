@@ -34,45 +34,43 @@ export function isLive(out: OutputStream, json: boolean | undefined): boolean {
 export class ProgressLine {
   private last = 0;
   private drawn = false;
-  private render: RenderModule | null = null;
 
-  constructor(
-    private readonly out: OutputStream,
-    private readonly enabled: boolean,
-    private readonly label: string,
-    private readonly total: number | null,
-    private readonly everyMs = 100,
-  ) {
-    if (enabled) void loadRender().then((m) => (this.render = m));
+  /** Opens the bar (loading Ink first when it is shown). */
+  static async open(out: OutputStream, enabled: boolean, label: string, total: number | null, everyMs = 100): Promise<ProgressLine> {
+    return new ProgressLine(out, enabled ? await loadRender() : null, label, total, everyMs);
   }
 
+  private constructor(
+    private readonly out: OutputStream,
+    /** Null when nothing is shown (not a terminal, or --json). */
+    private readonly render: RenderModule | null,
+    private readonly label: string,
+    private readonly total: number | null,
+    private readonly everyMs: number,
+  ) {}
+
   update(done: number): void {
-    if (!this.enabled) return;
+    if (!this.render) return;
     const now = Date.now();
     if (this.drawn && now - this.last < this.everyMs) return;
     this.last = now;
-    this.draw(done);
+    this.draw(this.render, done);
   }
 
-  /** The final frame and a newline (only when something was drawn or `always`). */
+  /** The final frame and a newline. */
   finish(done: number): void {
-    if (!this.enabled) return;
-    this.draw(done);
+    if (!this.render) return;
+    this.draw(this.render, done);
     this.out.write('\n');
   }
 
   /** Erases the bar (on failure). */
   abort(): void {
-    if (this.enabled && this.drawn) this.out.write(ERASE);
+    if (this.render && this.drawn) this.out.write(ERASE);
   }
 
-  private draw(done: number): void {
-    // Until Ink has loaded (a few ms), frames are skipped; the last one falls back to text.
-    const frame = this.render
-      ? this.render.renderProgress(this.label, done, this.total, this.out.columns)
-      : `${this.label} ${formatBytes(done)}${this.total ? `/${formatBytes(this.total)}` : ''}`;
-    if (!this.render && this.drawn) return;
-    this.out.write(`${ERASE}${frame}`);
+  private draw(render: RenderModule, done: number): void {
+    this.out.write(`${ERASE}${render.renderProgress(this.label, done, this.total, this.out.columns)}`);
     this.drawn = true;
   }
 }
