@@ -90,7 +90,7 @@ for (const dialect of DIALECTS) {
     it('the CLI lists and creates cadences and lists iterations', { skip: clientWired ? false : 'needs Forgelet.groupIterations / iterationCadences (client forgelet.ts not wired yet)' }, async () => {
       const cli = async (args: string[]) => {
         const io = fakeIo({ FORGELET_URL: f.url, FORGELET_TOKEN: f.rootToken });
-        const program = buildProgram(io.io);
+        const program = await buildProgram(io.io);
         // program.ts may not register the command yet
         if (!program.commands.some((c) => c.name() === 'iterations')) registerIterationCommands(program, io.io);
         let code = 0;

@@ -1,33 +1,48 @@
 /** The `forgelet` command line: commander program, exit codes and error printing. */
 import { Command, CommanderError } from 'commander';
-import pkg from '../package.json' with { type: 'json' };
-import { registerInitCommand } from './commands/init.js';
 import { registerServeCommand } from './commands/serve.js';
-import { registerTokenCommands } from './commands/token.js';
-import { registerIterationCommands } from './commands/iterations.js';
-import { registerImportCommands } from './commands/imports.js';
-import { registerErrorTrackingCommands } from './commands/error-tracking.js';
-import { registerSeedCommand } from './commands/seed.js';
-import { registerClockCommands } from './commands/clock.js';
-import { registerSnapshotCommands } from './commands/snapshot.js';
-import { registerRunnerCommand } from './commands/runner.js';
-import { registerFlowExecutorCommand } from './commands/flow-executor.js';
-import { registerConsoleCommand } from './console/command.js';
-import { registerLoginCommands } from './commands/login.js';
-import { registerUserCommands } from './commands/users.js';
-import { registerGroupCommands } from './commands/groups.js';
-import { registerScheduleCommands } from './commands/schedules.js';
-import { registerArtifactCommands } from './commands/artifacts.js';
-import { registerPackageCommands } from './commands/packages.js';
-import { registerFlowCommands } from './commands/flows.js';
+import pkg from '../package.json' with { type: 'json' };
 import { CliError } from './errors.js';
 import { processIo, type CliIo } from './io.js';
+
+type Register = (program: Command, io: CliIo) => void;
+
+/**
+ * The other commands, loaded only when the command line is not `serve`: their modules pull in
+ * the client and undici (~1 MB of code), which `forgelet serve` never uses, and it must answer
+ * within 300 ms of process start.
+ */
+const OTHER_COMMANDS: (() => Promise<Register>)[] = [
+  () => import('./commands/init.js').then((m) => m.registerInitCommand),
+  () => import('./commands/token.js').then((m) => m.registerTokenCommands),
+  () => import('./commands/iterations.js').then((m) => m.registerIterationCommands),
+  () => import('./commands/imports.js').then((m) => m.registerImportCommands),
+  () => import('./commands/error-tracking.js').then((m) => m.registerErrorTrackingCommands),
+  () => import('./commands/seed.js').then((m) => m.registerSeedCommand),
+  () => import('./commands/clock.js').then((m) => m.registerClockCommands),
+  () => import('./commands/snapshot.js').then((m) => m.registerSnapshotCommands),
+  () => import('./commands/runner.js').then((m) => m.registerRunnerCommand),
+  () => import('./commands/flow-executor.js').then((m) => m.registerFlowExecutorCommand),
+  () => import('./console/command.js').then((m) => m.registerConsoleCommand),
+  () => import('./commands/login.js').then((m) => m.registerLoginCommands),
+  () => import('./commands/users.js').then((m) => m.registerUserCommands),
+  () => import('./commands/groups.js').then((m) => m.registerGroupCommands),
+  () => import('./commands/schedules.js').then((m) => m.registerScheduleCommands),
+  () => import('./commands/artifacts.js').then((m) => m.registerArtifactCommands),
+  () => import('./commands/packages.js').then((m) => m.registerPackageCommands),
+  () => import('./commands/flows.js').then((m) => m.registerFlowCommands),
+];
 
 /**
  * The program with every command. Parse errors throw CommanderError (exitOverride) instead
  * of exiting, so `run` and tests decide the exit code.
  */
-export function buildProgram(io: CliIo = processIo()): Command {
+export async function buildProgram(io: CliIo = processIo()): Promise<Command> {
+  return createProgram(io, await Promise.all(OTHER_COMMANDS.map((load) => load())));
+}
+
+/** `serve` and `others`; `forgelet serve` gets the same options, help and errors without the others. */
+function createProgram(io: CliIo, others: readonly Register[]): Command {
   const program = new Command('forgelet')
     .description('Forgelet: a self-hostable, GitLab-compatible REST API')
     .version(pkg.version, '-v, --version')
@@ -35,24 +50,7 @@ export function buildProgram(io: CliIo = processIo()): Command {
     .configureOutput({ writeOut: (s) => void io.stdout.write(s), writeErr: (s) => void io.stderr.write(s) })
     .showHelpAfterError('(add --help for usage)');
   registerServeCommand(program, io);
-  registerInitCommand(program, io);
-  registerTokenCommands(program, io);
-  registerIterationCommands(program, io);
-  registerImportCommands(program, io);
-  registerErrorTrackingCommands(program, io);
-  registerSeedCommand(program, io);
-  registerClockCommands(program, io);
-  registerSnapshotCommands(program, io);
-  registerRunnerCommand(program, io);
-  registerFlowExecutorCommand(program, io);
-  registerConsoleCommand(program, io);
-  registerLoginCommands(program, io);
-  registerUserCommands(program, io);
-  registerGroupCommands(program, io);
-  registerScheduleCommands(program, io);
-  registerArtifactCommands(program, io);
-  registerPackageCommands(program, io);
-  registerFlowCommands(program, io);
+  for (const register of others) register(program, io);
   return program;
 }
 
@@ -62,7 +60,8 @@ export function buildProgram(io: CliIo = processIo()): Command {
  */
 export async function run(args: string[], io: CliIo = processIo()): Promise<number> {
   try {
-    await buildProgram(io).parseAsync(args, { from: 'user' });
+    const program = args[0] === 'serve' ? createProgram(io, []) : await buildProgram(io);
+    await program.parseAsync(args, { from: 'user' });
     return 0;
   } catch (err) {
     // commander has printed its own message (or the help or version)

@@ -6,7 +6,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { Agent, fetch as undiciFetch, type RequestInit, type Response } from 'undici';
+import type { Agent, RequestInit, Response } from 'undici';
 
 export interface Egress {
   fetch(url: string, init?: RequestInit): Promise<Response>;
@@ -42,8 +42,12 @@ export function isNonPublicAddress(ip: string): boolean {
   return true;
 }
 
+/** undici (~1 MB of code) loads on the first outbound call, not while `forgelet serve` starts. */
+let undiciModule: Promise<typeof import('undici')> | null = null;
+
 export function createEgress(options: { allowLocal: boolean; timeoutMs?: number }): Egress {
-  const agent = new Agent({
+  let agent: Agent | null = null;
+  const createAgent = (undici: typeof import('undici')) => new undici.Agent({
     connect: {
       timeout: options.timeoutMs ?? 10_000,
       lookup(hostname, opts, callback) {
@@ -67,7 +71,9 @@ export function createEgress(options: { allowLocal: boolean; timeoutMs?: number 
     async fetch(url, init = {}) {
       const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
       if (!options.allowLocal && isIP(host) && isNonPublicAddress(host)) throw new EgressRefusedError(host);
-      return undiciFetch(url, { ...init, dispatcher: agent });
+      const undici = await (undiciModule ??= import('undici'));
+      agent ??= createAgent(undici);
+      return undici.fetch(url, { ...init, dispatcher: agent });
     },
   };
 }

@@ -7,7 +7,7 @@
  * types into generated/openapi-responses.ts by scripts/openapi-responses.ts), and GitLab's
  * error bodies for 4xx.
  */
-import { RESPONSE_SCHEMAS, ROUTE_RESPONSES } from '../generated/openapi-responses.js';
+import { generatedResponses } from '../generated/openapi-responses.js';
 import type { JsonSchema, ObjectField, Shape } from './params.js';
 import type { Method, Route } from './route.js';
 
@@ -41,7 +41,6 @@ export interface OpenApiOptions {
 
 type Doc = Record<string, unknown>;
 
-const GENERATED: ResponseTable = { routes: ROUTE_RESPONSES, schemas: RESPONSE_SCHEMAS };
 const BODY_METHODS = new Set<Method>(['POST', 'PUT', 'PATCH']);
 
 /** 3.0-style `nullable: true` (params.ts) as JSON Schema 2020-12 (`type: [T, 'null']`), recursively. */
@@ -318,7 +317,7 @@ function rulesText(params: ObjectField<Shape>): string | undefined {
 
 /** The OpenAPI 3.1 document of the given routes (paths are relative to `serverUrl`). */
 export function buildOpenApi(routes: readonly Route[], options: OpenApiOptions): Doc {
-  const table = options.responses ?? GENERATED;
+  const table = options.responses ?? generatedResponses();
   const paths: Record<string, Doc> = {};
   // Routes whose templates differ only in parameter names share the first one's names.
   const canonical = new Map<string, string[]>();
