@@ -66,7 +66,9 @@ const PROJECTS = num(process.env.BENCH_PROJECTS, 10_000);
 const STARTUP_RUNS = num(process.env.BENCH_STARTUP_RUNS, 5);
 const SETTLE = num(process.env.BENCH_SETTLE_SECONDS, 30);
 const EXPERIMENTS = (process.env.BENCH_EXPERIMENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-const SERVE_NODE_FLAGS = (process.env.BENCH_SERVE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+/** The node flags `forgelet` runs with (its shebang line, as `npm start`): every Forgelet process here uses them. */
+const LAUNCH_FLAGS = (readFileSync(join(ROOT, 'bin/forgelet.js'), 'utf8').split('\n')[0]!.match(/\bnode\b(.*)$/)?.[1] ?? '').split(/\s+/).filter(Boolean);
+const SERVE_NODE_FLAGS = [...LAUNCH_FLAGS, ...(process.env.BENCH_SERVE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)];
 const PROFILE = process.env.BENCH_CPU_PROF === '1';
 /** Measured runs of target 1 (bare, then Forgelet, each run); the median ratio is the result. */
 const TARGET1_RUNS = Math.max(1, num(process.env.BENCH_TARGET1_RUNS, 1));
@@ -114,7 +116,7 @@ interface ForgeletChildInfo {
 }
 
 async function startForgeletChild(dataDir: string, databaseUrl: string | undefined, seedProjects: number, experiments: string[] = []) {
-  const proc = spawnLines(process.execPath, tsxArgs(join(BENCH_DIR, 'server-child.ts')).concat(
+  const proc = spawnLines(process.execPath, tsxArgs(join(BENCH_DIR, 'server-child.ts'), LAUNCH_FLAGS).concat(
     JSON.stringify({ dataDir, databaseUrl, rootToken: ROOT_TOKEN, seedProjects, experiments }),
   ));
   const ready = JSON.parse(await proc.waitLine('READY ', 300_000)) as ForgeletChildInfo;
@@ -380,7 +382,7 @@ async function main() {
     const la = loadavg();
     info(`machine load average at start: ${la.map((x) => x.toFixed(2)).join(' ')}${la[0]! > availableParallelism() / 2 ? '  — WARNING: other work is running; absolute numbers are depressed and noisy' : ''}`);
     if (EXPERIMENTS.length) info(`EXPERIMENTS ACTIVE for targets 1-2 (not the shipped code): ${EXPERIMENTS.join(', ')}`);
-    if (SERVE_NODE_FLAGS.length) info(`extra node flags for the serve process (targets 3-4): ${SERVE_NODE_FLAGS.join(' ')}`);
+    info(`node flags of the Forgelet processes: ${SERVE_NODE_FLAGS.join(' ') || '(none)'}`);
 
     // Database for targets 1 and 2.
     let databaseUrl: string | undefined;

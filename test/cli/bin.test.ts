@@ -3,6 +3,7 @@
 // packages/cli/src the dist checks are skipped with the reason (`npm test` does not build).
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIALECTS } from '../support/databases.js';
@@ -53,6 +54,13 @@ describe('bin/forgelet.js', { skip: DIALECTS.includes('sqlite') ? false : 'runs 
       const r = await runCli(['--help'], {}, BIN_CLI);
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /^Usage: forgelet \[options\] \[command\][\s\S]+serve[\s\S]+init[\s\S]+token/);
+    });
+
+    it('runs as an executable through its shebang, with the node flags it declares', () => {
+      const shebang = readFileSync(join(ROOT, 'bin/forgelet.js'), 'utf8').split('\n')[0]!;
+      assert.equal(shebang, '#!/usr/bin/env -S node --max-semi-space-size=4');
+      const out = execFileSync(join(ROOT, 'bin/forgelet.js'), ['--version'], { encoding: 'utf8' });
+      assert.match(out, /^\d+\.\d+\.\d+\n$/);
     });
 
     it('loads Ink and React only through dynamic imports (serve stays fast)', () => {
