@@ -223,7 +223,7 @@ export class Forgelet {
     this.groupProtectedEnvironments = new GroupProtectedEnvironments(this.requester);
     this.doraMetrics = new DoraMetrics(this.requester);
     this.agentFlows = new AgentFlows(this.requester);
-    this.jobArtifacts = new JobArtifacts(this.requester, options);
+    this.jobArtifacts = new JobArtifacts(this.requester);
     this.memberRoles = new MemberRoles(this.requester);
     this.groupMemberRoles = new GroupMemberRoles(this.requester);
     this.runnerJobs = new RunnerJobs(this.requester);

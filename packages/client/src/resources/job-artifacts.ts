@@ -3,7 +3,7 @@ import type { ArtifactTreeEntryEntity, KeptJobEntity } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
 import { Paginated } from '../infrastructure/paginated.js';
 import type { PaginationParams, ResourceId } from '../infrastructure/params.js';
-import type { Requester, RequesterOptions } from '../infrastructure/requester.js';
+import type { Requester } from '../infrastructure/requester.js';
 
 export interface ArtifactTreeParams extends PaginationParams {
   /** Directory to list (default: the root). */
@@ -44,11 +44,8 @@ function pathSegments(path: string): string {
  * CI job token (`new Forgelet({ url, jobToken })`).
  */
 export class JobArtifacts {
-  /** `options` is accepted for compatibility: downloads go through the requester (its fetch, headers and retries). */
-  constructor(
-    private readonly requester: Requester,
-    _options?: Pick<RequesterOptions, 'token' | 'jobToken' | 'sudo' | 'fetch'>,
-  ) {}
+  /** Downloads go through the requester (its fetch, headers and retries), as every resource's calls. */
+  constructor(private readonly requester: Requester) {}
 
   /** The archive of a job, streamed. */
   streamArchive(projectId: ResourceId, jobId: number): Promise<ArtifactStream> {

@@ -10,7 +10,7 @@ import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';
 import { authorize, can } from '../../kernel/policy.js';
 import type { ProjectRow } from '../accounts/project.table.js';
-import { canOnBranch } from '../repository/protection.js';
+import { canUpdateBranch } from '../repository/protection.js';
 import { readFileOnRef, selectBranch, selectCommit, selectTag } from '../repository/refs.js';
 import type { RepositoryCommitRow, RepositoryRefRow } from '../repository/repository.table.js';
 import type { CiPipelineRow, NewCiJobRow } from './ci.table.js';
@@ -65,7 +65,7 @@ export async function resolvePipelineRef(ctx: Ctx, project: ProjectRow, ref: str
 /** May the actor run a pipeline on this ref (push or merge on a protected branch; Developer on tags)? */
 export async function canWriteRef(ctx: Ctx, project: ProjectRow, ref: Pick<PipelineRef, 'kind' | 'name'>): Promise<boolean> {
   if (ref.kind === 'tag') return can(ctx, 'push_code', { kind: 'project', project });
-  return (await canOnBranch(ctx, project, ref.name, 'push')) || (await canOnBranch(ctx, project, ref.name, 'merge'));
+  return canUpdateBranch(ctx, project, ref.name);
 }
 
 export async function createPipeline(ctx: Ctx, project: ProjectRow, input: CreatePipelineInput): Promise<CiPipelineRow> {

@@ -10,7 +10,7 @@ import { MethodNotAllowedError } from '../../kernel/errors.js';
 import { updateMergeRequestById, updateOpenMergeRequestToMerged } from './merge-request.queries.js';
 import type { MergeMergeRequestInput } from './merge-request.schema.js';
 import { presentMergeRequest } from './present-merge-requests.js';
-import { canOnBranch, selectBranch } from '../repository/index.js';
+import { canUpdateBranch, selectBranch } from '../repository/index.js';
 import { recordMerge, sourceBranchRemovable } from './source-branch.js';
 import { approvalsAllowMerge } from '../approvals/merge-status.js';
 import { createPushPipeline } from '../ci/push-pipelines.js';
@@ -30,9 +30,7 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
   if (!(await can(ctx, 'merge_merge_request', { kind: 'project', project }))) throw new UnauthorizedError();
   // GitLab's can_be_merged_by?: the caller may push to or merge into the target branch (its
   // protection rules: by default only Maintainers merge into the default branch).
-  if (!(await canOnBranch(ctx, project, mr.target_branch, 'merge')) && !(await canOnBranch(ctx, project, mr.target_branch, 'push'))) {
-    throw new UnauthorizedError();
-  }
+  if (!(await canUpdateBranch(ctx, project, mr.target_branch))) throw new UnauthorizedError();
   if (mr.state !== 'opened' || mr.draft) throw new MethodNotAllowedError();
   // Not approved enough (approval rules): not mergeable, 405 as GitLab.
   if (!(await approvalsAllowMerge(ctx, mr))) throw new MethodNotAllowedError();

@@ -43,7 +43,7 @@ export {
   type CommitInput,
   type RecordedCommit,
 } from './write-commit.js';
-export { canOnBranch, protectionsOf, isProtectedBranch, loadBranchRules, type ProtectedAction, type BranchRules } from './protection.js';
+export { canOnBranch, canUpdateBranch, protectionsOf, isProtectedBranch, loadBranchRules, type ProtectedAction, type BranchRules } from './protection.js';
 export {
   presentCommit,
   presentCommitDetail,

@@ -97,6 +97,15 @@ export interface BranchRules {
   developersCan(branch: string, action: 'push' | 'merge'): boolean;
 }
 
+/**
+ * GitLab's `can_update_branch?`: may the actor push to or merge into the branch? (Running a
+ * pipeline on it and merging into it ask this.) The rules are read once for both actions.
+ */
+export async function canUpdateBranch(ctx: Ctx, project: ProjectRow, branch: string): Promise<boolean> {
+  const rules = await loadBranchRules(ctx, project);
+  return (await rules.can(branch, 'push')) || (await rules.can(branch, 'merge'));
+}
+
 export async function loadBranchRules(ctx: Ctx, project: ProjectRow): Promise<BranchRules> {
   const subject = { kind: 'project' as const, project };
   const rules = await ctx.db.selectFrom('protected_branches').selectAll().where('project_id', '=', project.id).orderBy('id').execute();
