@@ -180,10 +180,13 @@ for (const [index, dialect] of DIALECTS.entries()) {
       await term.waitFor(new RegExp(`Client key: ${first[2]}`));
       term.keys(['r']);
       await term.waitFor(/Rotate the client key of console-grp\/app\? SDKs using the old DSN are refused from now on\. \(y\/n\)/);
+      // Each key waits for the screen the previous one leads to (the hints line follows a frame
+      // later), so two keys never reach the console in one read.
+      await term.waitFor(/y confirm · n\/Esc keep the key/);
       term.keys(['n']);
-      await term.waitFor(/r rotate client key/);
+      await term.waitFor(/^(?![\s\S]*Rotate the client key)[\s\S]*r rotate client key/);
       term.keys(['r']);
-      await term.waitFor(/Rotate the client key/);
+      await term.waitFor(/Rotate the client key[\s\S]*y confirm · n\/Esc keep the key/);
       term.keys(['y']);
       const second = await term.waitFor(/✓ New client key #(\d+) \((\w+)\); 1 old key deleted\./);
       const keys = await f.api('GET', `/projects/${project.id}/error_tracking/client_keys`);
