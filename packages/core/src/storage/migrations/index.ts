@@ -1,4 +1,6 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { sqliteHandleOf } from '../dialect.js';
+import { loadSqliteSchemaIfEmpty, MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from './sqlite-schema.js';
 import * as m001 from './001-accounts.js';
 import * as m002 from './002-work-items.js';
 import * as m003 from './003-planning.js';
@@ -17,7 +19,7 @@ import * as m013f from './013-flows.js';
 import * as m014bi from './014-bulk-imports.js';
 
 /** Every migration, in order. Names sort lexically. */
-const MIGRATIONS: Record<string, Migration> = {
+export const MIGRATIONS: Record<string, Migration> = {
   '001-accounts': m001,
   '002-work-items': m002,
   '003-planning': m003,
@@ -38,9 +40,19 @@ const MIGRATIONS: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
+export interface MigrateOptions {
+  /** A new SQLite database gets the recorded schema in one batch (default true; tests compare the two). */
+  schemaSnapshot?: boolean;
+}
+
 /** Brings the schema up to date; runs on every start (a lock keeps concurrent starts safe). */
-export async function migrateToLatest(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'forgelet_migrations', migrationLockTableName: 'forgelet_migration_lock',
+export async function migrateToLatest(db: Kysely<any>, options: MigrateOptions = {}): Promise<void> {
+  const sqlite = sqliteHandleOf(db);
+  if (sqlite && options.schemaSnapshot !== false && loadSqliteSchemaIfEmpty(sqlite, new Date().toISOString())) return;
+  // Up to date (every start but the first after an upgrade): one read, instead of the migrator's
+  // lock and its introspection of every table.
+  if (await everyMigrationApplied(db)) return;
+  const migrator = new Migrator({ db, provider, migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE,
     // Areas landed in parallel, so numbers interleave (two 006s, two 010s); each runs once whatever the order.
     allowUnorderedMigrations: true,
   });
@@ -49,4 +61,15 @@ export async function migrateToLatest(db: Kysely<any>): Promise<void> {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
   }
+}
+
+async function everyMigrationApplied(db: Kysely<any>): Promise<boolean> {
+  let applied: { name: string }[];
+  try {
+    applied = (await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db)).rows;
+  } catch {
+    return false; // a new database: no bookkeeping table yet
+  }
+  const names = new Set(applied.map((r) => r.name));
+  return Object.keys(MIGRATIONS).every((name) => names.has(name));
 }
