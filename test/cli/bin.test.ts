@@ -4,28 +4,11 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIALECTS } from '../support/databases.js';
-import { BIN_CLI, ROOT, api, runCli, startServe, tempDir } from './cli-process.js';
+import { BIN_CLI, DIST, ROOT, api, distSkipReason, runCli, startServe, tempDir } from './cli-process.js';
 
-const DIST = join(ROOT, 'packages/cli/dist');
-
-function newestSource(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-function distSkipReason(): string | false {
-  if (!existsSync(join(DIST, 'main.js'))) return 'packages/cli/dist is absent: run `npm run build` first';
-  const built = statSync(join(DIST, 'main.js')).mtimeMs;
-  // (core and server are bundled too, but change all day; a stale copy of them is fine here)
-  return built < newestSource(join(ROOT, 'packages/cli/src')) ? 'packages/cli/dist is older than packages/cli/src: run `npm run build` first' : false;
-}
 
 /** dist files `file` imports statically (`import … from "./x.js"`, `import "./x.js"`), transitively. */
 function staticGraph(file: string, seen = new Set<string>()): Set<string> {
@@ -81,6 +64,10 @@ describe('bin/forgelet.js', { skip: DIALECTS.includes('sqlite') ? false : 'runs 
         const listed = await runCli(['token', 'list', '--user', 'root'], { FORGELET_URL: server.url, FORGELET_TOKEN: rootToken }, BIN_CLI);
         assert.equal(listed.code, 0, listed.stderr);
         assert.match(listed.stdout, /^ID\s+NAME\s+USER\s+STATE[^\n]+\n1\s+forgelet-root\s+root\s+active\s/);
+        // compiled-runtime.ts: the server runs from dist/serve/serve-runtime.cjs and leaves a
+        // V8 code cache beside it for the next start (written once it is up, if there was none)
+        const caches = readdirSync(join(DIST, 'serve')).filter((f) => /^serve-runtime\.cjs\.[0-9a-f]{16}\.v8cache$/.test(f));
+        assert.ok(caches.length > 0, readdirSync(join(DIST, 'serve')).join(', '));
         const stopped = await server.stop('SIGTERM');
         assert.deepEqual([stopped.code, stopped.signal], [0, null]);
       } finally {

@@ -3,7 +3,7 @@
  * so no build is needed, or through bin/forgelet.js (the built CLI).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +11,24 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SOURCE_CLI = ['--conditions=source', '--import', 'tsx', join(ROOT, 'packages/cli/src/main.ts')];
 export const BIN_CLI = [join(ROOT, 'bin/forgelet.js')];
+export const DIST = join(ROOT, 'packages/cli/dist');
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestSource(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Why tests of the built CLI cannot run (no build, or one older than packages/cli/src), or false. */
+export function distSkipReason(): string | false {
+  if (!existsSync(join(DIST, 'main.js'))) return 'packages/cli/dist is absent: run `npm run build` first';
+  const built = statSync(join(DIST, 'main.js')).mtimeMs;
+  // (core and server are bundled too, but change all day; a stale copy of them is fine here)
+  return built < newestSource(join(ROOT, 'packages/cli/src')) ? 'packages/cli/dist is older than packages/cli/src: run `npm run build` first' : false;
+}
 
 export interface CliResult {
   code: number | null;

@@ -12,7 +12,8 @@
  * `{ id, version?, target_framework? }`.
  */
 import { randomBytes } from 'node:crypto';
-import yazl from 'yazl';
+import { createRequire } from 'node:module';
+import type Yazl from 'yazl';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { UploadedFile } from '../../kernel/params.js';
 
@@ -140,6 +141,8 @@ export function seedNuspec(spec: SeedPackageSpec): string {
  * to its own key) and deletes the upload key afterwards in any case.
  */
 export async function writeSeedPackage(blobs: BlobStore, spec: SeedPackageSpec, mtime: Date): Promise<UploadedFile> {
+  // Required on first use: only seeding needs it, and starting the server should not pay for it.
+  const yazl = createRequire(import.meta.url)('yazl') as typeof Yazl;
   const zip = new yazl.ZipFile();
   // The entry name only has to end in .nuspec: the id inside is what counts (and is validated).
   const base = spec.name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '') || 'package';
