@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createForge, expireReadCache, readCacheOf, type Forge } from '@forgelet/core';
 import { preparedQuery } from '../../packages/core/src/storage/prepared.js';
+import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 
 const selectName = preparedQuery((db, id: number) => db.selectFrom('users').select(['id', 'name']).where('id', '=', id), { cache: true });
@@ -82,6 +83,20 @@ for (const dialect of DIALECTS) {
       assert.equal(await nameOf(a), 'fourth');
     });
 
+    it('requests that start in the same turn of the event loop share one check for other commits', { skip: dialect === 'postgres' && 'SQLite only' }, async () => {
+      await new Promise((r) => setImmediate(r));
+      expireReadCache(a.deps.db); // a first request of this turn: checks on its first lookup
+      const seen = await nameOf(a);
+      await rename(b, `${seen}, again`);
+      expireReadCache(a.deps.db); // a second one read from the sockets in the same pass
+      assert.equal(await nameOf(a), seen);
+      await new Promise((r) => setImmediate(r)); // the next turn checks again
+      expireReadCache(a.deps.db);
+      assert.equal(await nameOf(a), `${seen}, again`);
+      await rename(b, seen);
+      await new Promise((r) => setImmediate(r));
+    });
+
     it('reads inside a transaction see its own writes; a rolled-back write leaves the old value', async () => {
       assert.equal(await nameOf(a), 'fourth');
       await assert.rejects(
@@ -99,6 +114,22 @@ for (const dialect of DIALECTS) {
       assert.equal(await nameOf(a), 'fourth');
       await sql`update users set name = ${'fifth'} where id = ${userId}`.execute(a.deps.db);
       assert.equal(await nameOf(a), 'fifth');
+    });
+
+    it('writes on the connection itself, in the same turn of the event loop as a cached read, are seen', { skip: dialect === 'postgres' && 'SQLite only' }, async () => {
+      const sqlite = sqliteHandleOf(a.deps.db)!;
+      // prepared before the reads, run after them: the statement itself drops the cache
+      const update = sqlite.prepare('update users set name = ? where id = ?');
+      expireReadCache(a.deps.db);
+      assert.equal(await nameOf(a), 'fifth');
+      assert.equal(await nameOf(a), 'fifth'); // from the cache
+      update.run('sixth', userId);
+      assert.equal(await nameOf(a), 'sixth');
+      sqlite.exec(`update users set name = 'seventh' where id = ${userId}`);
+      assert.equal(await nameOf(a), 'seventh');
+      const returning = sqlite.prepare('update users set name = ? where id = ? returning name');
+      assert.deepEqual(returning.all('eighth', userId), [{ name: 'eighth' }]);
+      assert.equal(await nameOf(a), 'eighth');
     });
   });
 }

@@ -49,7 +49,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const readCache = new ReadCache(sqlite, sqlite.prepare.bind(sqlite));
-  cacheStatements(sqlite);
+  cacheStatements(sqlite, () => readCache.noteWrite());
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   sqliteHandles.set(db, sqlite);
   attachReadCache(db, readCache);
@@ -60,9 +60,17 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
  * Kysely prepares every query anew; on better-sqlite3 building the statement costs more
  * than running it. Statements are reused by SQL text (bounded, least recently used out).
  * A statement busy in an iteration is never handed out twice.
+ *
+ * Every statement that can write (SQLite's own `readonly` says which) calls `onWrite` each
+ * time before it runs, and so does `exec`: the read cache is dropped before the change.
  */
-function cacheStatements(sqlite: SqliteDatabase.Database, max = 512): void {
+function cacheStatements(sqlite: SqliteDatabase.Database, onWrite: () => void, max = 512): void {
   const prepare = sqlite.prepare.bind(sqlite);
+  const exec = sqlite.exec.bind(sqlite);
+  sqlite.exec = ((source: string) => {
+    onWrite();
+    return exec(source);
+  }) as typeof sqlite.exec;
   const cache = new Map<string, SqliteDatabase.Statement>();
   sqlite.prepare = ((source: string) => {
     const hit = cache.get(source);
@@ -72,12 +80,23 @@ function cacheStatements(sqlite: SqliteDatabase.Database, max = 512): void {
       return hit;
     }
     const stmt = prepare(source);
+    if (!stmt.readonly) markWrites(stmt, onWrite);
     if (!hit) {
       cache.set(source, stmt);
       if (cache.size > max) cache.delete(cache.keys().next().value!);
     }
     return stmt;
   }) as typeof sqlite.prepare;
+}
+
+function markWrites(stmt: SqliteDatabase.Statement, onWrite: () => void): void {
+  for (const method of ['run', 'get', 'all', 'iterate'] as const) {
+    const original = stmt[method] as (...args: unknown[]) => unknown;
+    (stmt as unknown as Record<string, unknown>)[method] = function (this: SqliteDatabase.Statement, ...args: unknown[]) {
+      onWrite();
+      return original.apply(this, args);
+    };
+  }
 }
 
 const sqliteHandles = new WeakMap<Kysely<any>, SqliteDatabase.Database>();

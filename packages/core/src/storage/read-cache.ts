@@ -5,12 +5,17 @@
  * frozen: code that changed a row it was given would throw rather than poison the cache.
  *
  * It is dropped whole whenever the database may have changed:
- *  - a write through this process's connection moves SQLite's `total_changes()` (checked on
- *    every lookup, a fraction of a microsecond; a rolled-back write counts too);
- *  - a commit by another connection or process moves `PRAGMA data_version` (checked on the
- *    first lookup after `expireReadCache` — the server calls it when each request starts, so
- *    a request sees every commit made before it arrived — and at least once per turn of the
- *    event loop).
+ *  - a write through this process's connection: every statement that can write is marked
+ *    when it is prepared (storage/dialect.ts), and running it drops the cache first, whether
+ *    it then commits or rolls back;
+ *  - a commit by another connection or process moves `PRAGMA data_version`, and anything
+ *    else on this connection moves `total_changes()`: both are read on the first lookup
+ *    after `expireReadCache` and at least once per turn of the event loop. The server calls
+ *    `expireReadCache` when a request starts; requests that start in the same turn were all
+ *    read from their sockets in one pass, after the loop's poll returned, so the first of
+ *    them forces the check and the others share it: each request sees every commit made
+ *    before it arrived, for one `data_version` read per batch instead of per request.
+ * Later lookups in the same turn cost a Map read.
  * Never used while a transaction is open on the connection (its reads go to the database),
  * nor on PostgreSQL (several connections, no cheap change counter: every lookup queries).
  */
@@ -25,12 +30,15 @@ export class ReadCache {
   private readonly dataVersion: SqliteDatabase.Statement;
   private changes = -1;
   private version = -1;
-  /** `data_version` was read in this turn of the event loop (and no request started since). */
+  /** `data_version` was read in this turn of the event loop (and after its first request started). */
   private verified = false;
   private resetQueued = false;
+  /** A request started in this turn: later ones in the same turn share its check. */
+  private expiredThisTurn = false;
   private readonly unverify = () => {
     this.verified = false;
     this.resetQueued = false;
+    this.expiredThisTurn = false;
   };
 
   constructor(private readonly sqlite: SqliteDatabase.Database, prepare: (source: string) => SqliteDatabase.Statement) {
@@ -39,9 +47,18 @@ export class ReadCache {
     this.dataVersion = prepare('pragma data_version').pluck();
   }
 
-  /** The next lookup reads `data_version` again (a request has started). */
+  /** A request has started: the next lookup reads `data_version` again, once per turn. */
   expire(): void {
+    if (this.expiredThisTurn) return;
+    this.expiredThisTurn = true;
     this.verified = false;
+    this.queueReset();
+  }
+
+  private queueReset(): void {
+    if (this.resetQueued) return;
+    this.resetQueued = true;
+    setImmediate(this.unverify).unref();
   }
 
   /** Whether lookups may be served from the cache now (no transaction open). */
@@ -50,21 +67,21 @@ export class ReadCache {
   }
 
   private validate(): void {
+    if (this.verified) return;
     const changes = this.totalChanges.get() as number;
-    let version = this.version;
-    if (!this.verified) {
-      version = this.dataVersion.get() as number;
-      this.verified = true;
-      if (!this.resetQueued) {
-        this.resetQueued = true;
-        setImmediate(this.unverify).unref();
-      }
-    }
+    const version = this.dataVersion.get() as number;
+    this.verified = true;
+    this.queueReset();
     if (changes !== this.changes || version !== this.version) {
       this.entries.clear();
       this.changes = changes;
       this.version = version;
     }
+  }
+
+  /** A statement that can write is about to run on this connection. */
+  noteWrite(): void {
+    this.entries.clear();
   }
 
   /**
@@ -101,7 +118,7 @@ export function readCacheOf(db: Kysely<any>): ReadCache | undefined {
   return caches.get(db);
 }
 
-/** Called when a request starts: its first cached lookup checks for other processes' commits. */
+/** Called when a request starts: the first cached lookup of its turn checks for other processes' commits. */
 export function expireReadCache(db: Kysely<any>): void {
   caches.get(db)?.expire();
 }
