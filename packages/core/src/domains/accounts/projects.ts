@@ -21,7 +21,7 @@ import { toProjectEntity, toProjectSimpleEntity, type ProjectEntity, type Projec
 import { recordCommitIn } from '../repository/write-commit.js';
 import type { ProjectRow } from './project.table.js';
 import { toUserBasicEntity } from './user.entity.js';
-import { projectMembershipFilter, visibleProjectsFilter } from './visibility.queries.js';
+import { projectMembershipFilter, projectMembershipScope, visibleProjectsFilter } from './visibility.queries.js';
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
 const VISIBILITY_RANK: Record<string, number> = { private: 0, internal: 10, public: 20 };
@@ -113,14 +113,23 @@ async function projectsWithBranches(ctx: Ctx, ids: number[]): Promise<Set<number
   return new Set(rows.map((r) => r.project_id));
 }
 
-function listQuery(ctx: Ctx, input: ListProjectsInput) {
+/** `within`: the listed projects all sit under this group (GET /groups/:id/projects). */
+async function listQuery(ctx: Ctx, input: ListProjectsInput, within?: NamespaceRow) {
   let q = ctx.db.selectFrom('projects as pr').innerJoin('namespaces as ns', 'ns.id', 'pr.namespace_id').selectAll('pr');
   const today = isoDate(ctx.clock.now());
-  q = q.where((eb) => visibleProjectsFilter(eb, ctx.actor, today));
   const user = ctx.actor.user;
+  const scope = user && !ctx.actor.isAdmin ? await projectMembershipScope(ctx.db, user.id, today) : undefined;
+  // A member of the group (or of an ancestor) sees every project under it: no filter per row.
+  const memberOfWithin = within !== undefined && scope !== undefined && scope.traversals.some((t) => within.traversal.startsWith(t));
+  if (!memberOfWithin) q = q.where((eb) => visibleProjectsFilter(eb, ctx.actor, today, scope));
   if (input.owned) q = user ? q.where('ns.kind', '=', 'user').where('ns.owner_id', '=', user.id) : q.where(sql<boolean>`1 = 0`);
   if (input.membership || input.min_access_level !== undefined) {
-    q = user ? q.where((eb) => projectMembershipFilter(eb, user.id, today, input.min_access_level ?? GUEST)) : q.where(sql<boolean>`1 = 0`);
+    if (!user) q = q.where(sql<boolean>`1 = 0`);
+    else {
+      const level = input.min_access_level ?? GUEST;
+      const levelScope = level <= GUEST && scope ? scope : await projectMembershipScope(ctx.db, user.id, today, level);
+      q = q.where((eb) => projectMembershipFilter(eb, user.id, today, level, levelScope));
+    }
   }
   if (input.search) {
     const like = `%${input.search.toLowerCase()}%`;
@@ -141,13 +150,13 @@ function listQuery(ctx: Ctx, input: ListProjectsInput) {
 
 /** GET /projects */
 export async function listProjects(ctx: Ctx, input: ListProjectsInput): Promise<Page<ProjectEntity | ProjectSimpleEntity>> {
-  return paginate(ctx.db, listQuery(ctx, input), input, (rows) => presentProjects(ctx, rows, input.simple));
+  return paginate(ctx.db, await listQuery(ctx, input), input, (rows) => presentProjects(ctx, rows, input.simple));
 }
 
 /** GET /groups/:id/projects */
 export async function listGroupProjects(ctx: Ctx, input: ListGroupProjectsInput): Promise<Page<ProjectEntity | ProjectSimpleEntity>> {
   const group = await findGroup(ctx, input.id);
-  let q = listQuery(ctx, input);
+  let q = await listQuery(ctx, input, group);
   q = input.include_subgroups ? q.where('ns.traversal', 'like', `${group.traversal}%`) : q.where('pr.namespace_id', '=', group.id);
   return paginate(ctx.db, q, input, (rows) => presentProjects(ctx, rows, input.simple));
 }
