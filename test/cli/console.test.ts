@@ -192,6 +192,12 @@ for (const [index, dialect] of DIALECTS.entries()) {
       const keys = await f.api('GET', `/projects/${project.id}/error_tracking/client_keys`);
       assert.deepEqual(keys.body.map((k: any) => [k.id, k.public_key]), [[Number(second[1]), second[2]]]);
       assert.notEqual(second[2], first[2]);
+      // Two keys in one read, as typed faster than a frame: "r" asks, then "y" answers.
+      await term.waitFor(/^(?![\s\S]*Rotate the client key)[\s\S]*r rotate client key/);
+      term.keys('ry', true);
+      const third = await term.waitFor(new RegExp(`✓ New client key #(?!${second[1]}\\b)(\\d+) \\((\\w+)\\); 1 old key deleted\\.`));
+      const rotated = await f.api('GET', `/projects/${project.id}/error_tracking/client_keys`);
+      assert.deepEqual(rotated.body.map((k: any) => [k.id, k.public_key]), [[Number(third[1]), third[2]]]);
 
       // Back to the start, Imports tab: c asks, y cancels; the row and the server say canceled.
       term.keys(['Escape']);

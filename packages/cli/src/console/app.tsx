@@ -4,7 +4,7 @@
  * takes the keys at a time; `?` shows the keys of every view.
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { Box, Text, useApp, useInput } from 'ink';
+import { Box, Text, useApp, useInput, type Key } from 'ink';
 import type { Forgelet } from '@forgelet/client';
 import type { GroupEntity, UserDetailEntity } from '@forgelet/core';
 import { Console, type ConsoleContext, type Status } from './context.js';
@@ -69,7 +69,7 @@ export function App({ api, url }: { api: Forgelet; url: string }) {
   const live = useRef({ help, screen, homeTab, stack });
   live.current = { help, screen, homeTab, stack };
   // The only keyboard reader: help first, then the views (deepest first), then the start screen's own keys.
-  useInput((input, key) => {
+  const handleKey = (input: string, key: Key) => {
     const now = live.current;
     if (now.help) {
       if (input === '?' || input === 'q' || key.escape) setHelp(false);
@@ -82,6 +82,22 @@ export function App({ api, url }: { api: Forgelet; url: string }) {
       setStatus(null);
       setHomeTab(next);
     } else if (input === 'q' || key.escape) exit();
+  };
+  // Keys typed faster than a frame (or pasted) reach Ink in one read, as one string ("ry"):
+  // each is handled on its own, the next one once the screen the previous one led to has
+  // rendered (a timer runs after React's commit), so "r" opens the question and "y" answers it.
+  const queued = useRef<[string, Key][]>([]);
+  const drain = () => {
+    const next = queued.current.shift();
+    if (!next) return;
+    handleKey(...next);
+    if (queued.current.length) setTimeout(drain, 0);
+  };
+  useInput((input, key) => {
+    const typed = input.length > 1 && !key.ctrl && !key.meta && [...input].every((c) => c >= ' ') ? [...input] : [input];
+    const idle = queued.current.length === 0;
+    queued.current.push(...typed.map((c): [string, Key] => [c, key]));
+    if (idle) drain();
   });
 
   // The pickers' hints (the other views set their own).
