@@ -31,6 +31,15 @@ for (const dialect of DIALECTS) {
       }
     });
 
+    it('plans with random_page_cost 2 on every pooled connection, as GitLab\'s bundled PostgreSQL', { skip: dialect !== 'postgres' && 'PostgreSQL only' }, async () => {
+      const { sql } = await import('kysely');
+      // several connections at once: each new one is set before its first query
+      const values = await Promise.all(
+        Array.from({ length: 6 }, () => forge.deps.db.transaction().execute(async (trx) => (await sql<{ random_page_cost: string }>`show random_page_cost`.execute(trx)).rows[0]!.random_page_cost)),
+      );
+      assert.deepEqual(values, Array(6).fill('2'));
+    });
+
     it('survives the server dropping idle connections (no crash, reconnects)', { skip: dialect !== 'postgres' && 'PostgreSQL only: SQLite has no server connections' }, async () => {
       // fill the pool with idle connections
       await Promise.all(Array.from({ length: 4 }, () => forge.health()));

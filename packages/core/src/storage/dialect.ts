@@ -39,6 +39,13 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     // An idle connection that fails (server restart, terminated backend) is dropped by the
     // pool; without a listener its 'error' event would crash the process.
     pool.on('error', () => {});
+    // Plan as GitLab's bundled PostgreSQL does (Omnibus sets random_page_cost 2.0, from
+    // GitLab.com): with the default 4.0 a deep page of a large group sorts every project
+    // instead of walking the (namespace, created_at) index, 20 ms instead of 5. Forgelet's own
+    // sessions only; queued before any query the pool hands the connection out for.
+    pool.on('connect', (client) => {
+      client.query('set random_page_cost = 2').catch(() => {});
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, dialect: 'postgres', file: null, destroy: () => db.destroy() };
   }
