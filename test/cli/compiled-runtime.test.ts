@@ -84,6 +84,7 @@ describe('serve runtime with a V8 code cache', { skip: skipReason() }, () => {
     const loaded = await loadServeRuntime(bundle);
     assert.equal(loaded.how, 'bundle, compiled');
     assert.doesNotThrow(() => loaded.saveCache());
+    assert.deepEqual(readdirSync(join(bundle, '..')).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left behind');
     assert.equal((await loadServeRuntime(bundle)).how, 'bundle, compiled');
   });
 

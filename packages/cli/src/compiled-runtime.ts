@@ -18,7 +18,7 @@
  * module: the packages are imported as usual.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,14 +77,14 @@ export async function loadServeRuntime(bundle: string = runtimeBundlePath()): Pr
     how: cached ? 'bundle, cached' : 'bundle, compiled',
     saveCache() {
       if (cached) return;
+      const tmp = `${cacheFile}.${process.pid}.tmp`;
       try {
         // After startup: the cache then holds every function the start compiled, not only the top level.
-        const data = script.createCachedData();
-        const tmp = `${cacheFile}.${process.pid}.tmp`;
-        writeFileSync(tmp, data);
+        writeFileSync(tmp, script.createCachedData());
         renameSync(tmp, cacheFile);
       } catch {
         // read-only install: start without a cache next time too
+        rmSync(tmp, { force: true });
       }
     },
   };
