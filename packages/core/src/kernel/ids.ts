@@ -1,5 +1,4 @@
 import * as crypto from 'node:crypto';
-import { randomBytes, createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 
 /**
@@ -17,13 +16,13 @@ export async function nextIid(db: Kysely<any>, usage: string, scope: string): Pr
 
 /** A random token with a GitLab-style prefix (`glpat-`, `glet_` ...). */
 export function randomToken(prefix: string, bytes = 20): string {
-  return prefix + randomBytes(bytes).toString('base64url');
+  return prefix + crypto.randomBytes(bytes).toString('base64url');
 }
+
+/** crypto.hash (Node >= 20.12): a third of the cost of a Hash object, which every request pays. */
+const oneShotHash = (crypto as Partial<typeof crypto>).hash;
 
 /** Tokens are stored as SHA-256 digests; the clear text is shown once. */
 export function digestToken(token: string): string {
-  // crypto.hash (Node >= 20.12) is a third of the cost of a Hash object; every request pays it.
-  return oneShotHash ? oneShotHash('sha256', token, 'hex') : createHash('sha256').update(token).digest('hex');
+  return oneShotHash ? oneShotHash('sha256', token, 'hex') : crypto.createHash('sha256').update(token).digest('hex');
 }
-
-const oneShotHash = (crypto as Partial<typeof crypto>).hash;

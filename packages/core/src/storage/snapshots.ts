@@ -34,6 +34,7 @@ import { ConflictError, NotFoundError } from '../kernel/errors.js';
 import type { BlobStore } from './blobs.js';
 import type { Database } from './database.js';
 import type { DialectName } from './dialect.js';
+import { MIGRATION_LOCK_TABLE, MIGRATION_TABLE } from './migrations/sqlite-schema.js';
 
 export interface SnapshotInfo {
   name: string;
@@ -67,7 +68,7 @@ interface CatalogRow {
 }
 
 /** Kysely bookkeeping of the migrator: never copied, never emptied. */
-const SKIPPED_TABLES = new Set(['forgelet_migrations', 'forgelet_migration_lock']);
+const SKIPPED_TABLES = new Set([MIGRATION_TABLE, MIGRATION_LOCK_TABLE]);
 /** PostgreSQL restores empty the tables with DELETE up to this many rows in all, else TRUNCATE. */
 const TRUNCATE_ABOVE_ROWS = 2000;
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
