@@ -4,14 +4,18 @@
 // - TEST_DIALECTS (default "sqlite,postgres"); when postgres is requested and
 //   TEST_DATABASE_URL is unset, starts a throwaway cluster (scripts/pg-cluster.mjs)
 //   and passes its URL to the test processes
+// - builds the CLI (`npm run build`) when a source file of packages/* is newer than
+//   the served bundle, then starts `bin/forgelet.js serve` once so that its V8 code cache
+//   exists: the real-client suites run against the served binary as users start it
+//   (test/support/served.ts), which must load from that cache
 // - runs node's test runner (one process per file) with tsx and the `source`
 //   export condition; exits with its exit code
 //
 // Env: TEST_DIALECTS, TEST_DATABASE_URL, TEST_CONCURRENCY.
 
-import { spawn } from 'node:child_process';
-import { readdirSync, statSync, existsSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, statSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -157,6 +161,72 @@ if (dialects.includes('postgres')) {
     pgNote = ` (postgres: throwaway cluster on port ${cluster.port}, started in ${Math.round(performance.now() - t0)} ms)`;
   }
 }
+
+// ---- the served binary: built from the current sources, started once (code cache) ----
+
+const BUNDLE = path.join(ROOT, 'packages/cli/dist/serve/serve-runtime.cjs');
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+function buildIfStale() {
+  const sources = Math.max(
+    ...['core', 'server', 'client', 'cli'].map((pkg) => newestMtime(path.join(ROOT, 'packages', pkg, 'src'))),
+    statSync(path.join(ROOT, 'packages/cli/tsup.config.ts')).mtimeMs,
+    statSync(path.join(ROOT, 'packages/cli/tsup.serve.config.ts')).mtimeMs,
+  );
+  const built = ['main.js', 'serve/serve-runtime.cjs']
+    .map((f) => path.join(ROOT, 'packages/cli/dist', f))
+    .reduce((min, f) => Math.min(min, existsSync(f) ? statSync(f).mtimeMs : 0), Infinity);
+  if (built >= sources) return;
+  console.log('forgelet tests: packages/*/src is newer than packages/cli/dist: npm run build');
+  const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  if (r.status !== 0) fail(`npm run build failed (exit ${r.status ?? r.signal})`);
+}
+
+/** Starts the built `forgelet serve` once and waits for the code cache it writes once up. */
+async function warmCodeCache() {
+  const caches = () => readdirSync(path.dirname(BUNDLE)).filter((f) => f.endsWith('.v8cache'));
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'forgelet-warm-'));
+  const cleanEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FORGELET_')));
+  const server = spawn(path.join(ROOT, 'bin/forgelet.js'), ['serve', '--json', '--port', '0', '--data', dataDir], {
+    cwd: ROOT,
+    env: cleanEnv,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  server.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+  server.stderr.setEncoding('utf8').on('data', (d) => (out += d));
+  const exited = new Promise((res) => server.on('exit', res));
+  const started = Date.now() - 1000; // (mtime granularity)
+  try {
+    const deadline = Date.now() + 30_000;
+    let runtime = null;
+    while (Date.now() < deadline && server.exitCode === null) {
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line.startsWith('{')) {
+        runtime = JSON.parse(line).runtime;
+        if (runtime === 'bundle, cached') return; // a cache for this build and these flags exists
+        if (caches().some((f) => statSync(path.join(path.dirname(BUNDLE), f)).mtimeMs >= started)) return; // written by this start
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    fail(`the built forgelet serve did not start and write its code cache (runtime: ${runtime}):\n${out}`);
+  } finally {
+    server.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+buildIfStale();
+await warmCodeCache();
 
 console.log(
   `forgelet tests: dialects=${env.TEST_DIALECTS}, ${files.length} file${files.length === 1 ? '' : 's'}, concurrency=${concurrency}${pgNote}`,

@@ -28,6 +28,10 @@ export default defineConfig({
   async onSuccess() {
     const file = 'dist/serve/serve-runtime.cjs';
     const text = readFileSync(file, 'utf8');
+    // A script compiled from a V8 code cache has no dynamic import callback on Node 20: an
+    // import() left in the bundle works on the first start and throws on every later one.
+    const dynamic = text.match(/[\s=(,:?!;&|]import\(\s*["'`][^"'`]*["'`]\s*\)/g);
+    if (dynamic) throw new Error(`${file} calls import() (${[...new Set(dynamic.map((d) => d.trim()))].join(', ')}): use require for what serve loads lazily`);
     writeFileSync(file, text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
   },
 });

@@ -34,7 +34,7 @@ for (const dialect of DIALECTS) {
     it('prints one JSON line with the real URL, the root token and the data dir', () => {
       assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.notEqual(server.url, 'http://127.0.0.1:0');
-      assert.deepEqual(JSON.parse(server.ready), { url: server.url, root_token: ROOT_TOKEN, data_dir: data.path });
+      assert.deepEqual(JSON.parse(server.ready), { url: server.url, root_token: ROOT_TOKEN, data_dir: data.path, runtime: 'modules' });
       assert.equal(existsSync(join(data.path, 'secret.key')), true);
       assert.equal(existsSync(join(data.path, 'forgelet.db')), dialect === 'sqlite');
     });

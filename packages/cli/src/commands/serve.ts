@@ -73,7 +73,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--allow-local-egress', 'allow webhooks and imports to reach loopback and private networks (env FORGELET_ALLOW_LOCAL_EGRESS=1)')
     .option('--test-mode', 'enable test-only endpoints (env FORGELET_TEST_MODE=1)')
     .option('--allow-faults', 'enable fault injection (/api/v4/forgelet/faults) without the rest of test mode (env FORGELET_ALLOW_FAULTS=1)')
-    .option('--json', 'print one JSON line {"url","root_token","data_dir"} once ready')
+    .option('--json', 'print one JSON line {"url","root_token","data_dir","runtime"} once ready')
     .addHelpText('after', '\nFORGELET_SECRET_KEY (32 bytes, base64) replaces <data>/secret.key. SIGINT or SIGTERM stops gracefully.')
     .action((flags: ServeFlags) => serve(flags, io));
 }
@@ -92,7 +92,8 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     });
     setImmediate(() => loaded.saveCache());
     if (flags.json) {
-      writeJson(io.stdout, { url: running.url, root_token: running.rootToken, data_dir: running.dataDir });
+      // runtime: how server and core were loaded ('bundle, cached' once a start has written the code cache)
+      writeJson(io.stdout, { url: running.url, root_token: running.rootToken, data_dir: running.dataDir, runtime: loaded.how });
     } else {
       if (running.rootCreated && running.rootToken && running.rootToken !== options.rootToken) {
         io.stdout.write(`Root user created. Root token (shown only now): ${running.rootToken}\n`);

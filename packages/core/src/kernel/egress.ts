@@ -5,6 +5,7 @@
  * local setups.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { createRequire } from 'node:module';
 import { isIP } from 'node:net';
 import type { Agent, RequestInit, Response } from 'undici';
 
@@ -42,8 +43,15 @@ export function isNonPublicAddress(ip: string): boolean {
   return true;
 }
 
-/** undici (~1 MB of code) loads on the first outbound call, not while `forgelet serve` starts. */
-let undiciModule: Promise<typeof import('undici')> | null = null;
+/**
+ * undici (~1 MB of code) loads on the first outbound call, not while `forgelet serve` starts.
+ * Through require, never import(): `forgelet serve` runs core from a script compiled with a V8
+ * code cache, and a script restored from a code cache has no dynamic import callback on
+ * Node 20 ("A dynamic import callback was not specified"), so every outbound call failed from
+ * the second start on. undici is CommonJS; require loads it the same from ESM and CJS.
+ */
+let undiciModule: typeof import('undici') | null = null;
+const loadUndici = (): typeof import('undici') => (undiciModule ??= createRequire(import.meta.url)('undici') as typeof import('undici'));
 
 export function createEgress(options: { allowLocal: boolean; timeoutMs?: number }): Egress {
   let agent: Agent | null = null;
@@ -71,7 +79,7 @@ export function createEgress(options: { allowLocal: boolean; timeoutMs?: number 
     async fetch(url, init = {}) {
       const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
       if (!options.allowLocal && isIP(host) && isNonPublicAddress(host)) throw new EgressRefusedError(host);
-      const undici = await (undiciModule ??= import('undici'));
+      const undici = loadUndici();
       agent ??= createAgent(undici);
       return undici.fetch(url, { ...init, dispatcher: agent });
     },
