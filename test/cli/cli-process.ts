@@ -22,8 +22,18 @@ function newestSource(dir: string): number {
   return newest;
 }
 
-/** Why tests of the built CLI cannot run (no build, or one older than packages/cli/src), or false. */
+/**
+ * Why tests of the built CLI cannot run (no build, or one older than packages/cli/src), or false.
+ * scripts/test.mjs builds first, so this happens only when a file is run another way; on CI
+ * (CI set) it is a failure, never a skip.
+ */
 export function distSkipReason(): string | false {
+  const reason = distProblem();
+  if (reason && process.env.CI) throw new Error(`${reason} (CI is set: the built CLI must be tested)`);
+  return reason;
+}
+
+function distProblem(): string | false {
   if (!existsSync(join(DIST, 'main.js'))) return 'packages/cli/dist is absent: run `npm run build` first';
   const built = statSync(join(DIST, 'main.js')).mtimeMs;
   // (core and server are bundled too, but change all day; a stale copy of them is fine here)

@@ -78,9 +78,15 @@ for (const dialect of DIALECTS) {
     it('sends what the server expects', async () => {
       const { fetch, sent } = recordingFetch();
       const rec = clientFor(f, { fetch });
-      await rec.harness.snapshot('a/b').catch(() => {});
-      await rec.harness.restore('a/b').catch(() => {});
-      await rec.harness.deleteSnapshot('a.b').catch(() => {});
+      // 'a/b' is not a valid snapshot name and 'a.b' does not exist: the server's refusals are
+      // part of what is checked, beside the requests that led to them.
+      const badName = { message: '400 Bad request - name must be 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit' };
+      const made = await apiError(rec.harness.snapshot('a/b'));
+      assert.deepEqual([made.status, made.body], [400, badName]);
+      const restored = await apiError(rec.harness.restore('a/b'));
+      assert.deepEqual([restored.status, restored.body], [400, badName]);
+      const deleted = await apiError(rec.harness.deleteSnapshot('a.b'));
+      assert.deepEqual([deleted.status, deleted.body], [404, { message: '404 Snapshot Not Found' }]);
       assert.deepEqual(
         sent.map((s) => [s.method, s.url.slice(f.url.length), s.body ?? null]),
         [

@@ -3,17 +3,11 @@ import assert from 'node:assert/strict';
 import { Forgelet } from '@forgelet/client';
 import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { buildProgram, type CliIo } from '@forgelet/cli';
-// Not yet exported by @forgelet/client and @forgelet/core, nor wired in forge.ts and program.ts.
-import { GroupIterations } from '../../packages/client/src/resources/group-iterations.js';
-import { IterationCadences } from '../../packages/client/src/resources/iteration-cadences.js';
-import { registerIterationJobs } from '../../packages/core/src/domains/iterations/index.js';
-import { registerIterationCommands } from '../../packages/cli/src/commands/iterations.js';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { apiError, clientFor, recordingFetch } from './helpers.js';
 
 const T0 = '2024-01-03T10:00:00.000Z';
-const clientWired = 'groupIterations' in new Forgelet({ url: 'http://127.0.0.1:1' });
 
 function fakeIo(env: NodeJS.ProcessEnv): { io: CliIo; stdout: () => string; stderr: () => string } {
   let out = '';
@@ -30,18 +24,17 @@ for (const dialect of DIALECTS) {
     let f: TestForgelet;
     let clock: ControllableClock;
     let api: Forgelet;
-    let iterations: GroupIterations;
-    let cadences: IterationCadences;
+    let iterations: Forgelet['groupIterations'];
+    let cadences: Forgelet['iterationCadences'];
     let group: { id: number; full_path: string };
     let sub: { id: number; full_path: string };
 
     before(async () => {
       clock = fixedClock(T0);
       f = await startTestServer(dialect, { clock, workers: false });
-      registerIterationJobs(f.forge.deps);
       api = clientFor(f);
-      iterations = new GroupIterations(api.requester);
-      cadences = new IterationCadences(api.requester);
+      iterations = api.groupIterations;
+      cadences = api.iterationCadences;
       group = await api.groups.create({ name: 'Plan', path: 'plan' });
       sub = await api.groups.create({ name: 'Sub', path: 'sub', parent_id: group.id });
     });
@@ -77,7 +70,7 @@ for (const dialect of DIALECTS) {
 
     it('sends `in` as an array and filters by state, search and ancestors', async () => {
       const rec = recordingFetch();
-      const recorded = new GroupIterations(clientFor(f, { fetch: rec.fetch }).requester);
+      const recorded = clientFor(f, { fetch: rec.fetch }).groupIterations;
       const found = await recorded.all(group.id, { state: 'upcoming', search: 'sprints', in: ['title', 'cadence_title'], include_ancestors: false }).toArray();
       assert.deepEqual(found.map((i) => i.start_date), ['2024-01-08', '2024-01-15']);
       assert.match(rec.sent[0]!.url, /\?state=upcoming&search=sprints&in%5B%5D=title&in%5B%5D=cadence_title&include_ancestors=false$/);
@@ -87,12 +80,10 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(later, []);
     });
 
-    it('the CLI lists and creates cadences and lists iterations', { skip: clientWired ? false : 'needs Forgelet.groupIterations / iterationCadences (client forgelet.ts not wired yet)' }, async () => {
+    it('the CLI lists and creates cadences and lists iterations', async () => {
       const cli = async (args: string[]) => {
         const io = fakeIo({ FORGELET_URL: f.url, FORGELET_TOKEN: f.rootToken });
         const program = await buildProgram(io.io);
-        // program.ts may not register the command yet
-        if (!program.commands.some((c) => c.name() === 'iterations')) registerIterationCommands(program, io.io);
         let code = 0;
         try {
           await program.parseAsync(args, { from: 'user' });

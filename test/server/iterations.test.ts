@@ -1,8 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixedClock, type ControllableClock } from '@forgelet/core';
-// Not yet wired in forge.ts: the tests register the scheduling job themselves.
-import { registerIterationJobs, scheduleCadenceIterations } from '../../packages/core/src/domains/iterations/index.js';
+import { scheduleCadenceIterations } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createUsers, expectStatus } from './http.js';
@@ -53,7 +52,6 @@ for (const dialect of DIALECTS) {
     before(async () => {
       clock = fixedClock(T0);
       f = await startTestServer(dialect, { clock, workers: false });
-      registerIterationJobs(f.forge.deps);
       [owner, reporter, guest, outsider] = await createUsers(f, ['itowner', 'itreporter', 'itguest', 'itoutsider']);
       group = await createGroup(f, owner.token, { name: 'Plan', path: 'plan' });
       sub = await createGroup(f, owner.token, { name: 'Sub', path: 'sub', parent_id: group.id });
