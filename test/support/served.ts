@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +39,16 @@ export interface ServedOptions {
   databaseUrl?: string;
   /** Use this data directory (kept on stop) instead of a fresh temporary one. */
   dataDir?: string;
+  /** Another node binary (e.g. Node 22) to run the bin with, with the flags of its shebang. */
+  node?: string;
+  /** Fail unless the runtime loaded from the code cache (default true; false for a start that writes it). */
+  requireCachedRuntime?: boolean;
+}
+
+/** The node flags of bin/forgelet.js's shebang (`#!/usr/bin/env -S node --flag …`). */
+function shebangFlags(): string[] {
+  const first = readFileSync(FORGELET_BIN, 'utf8').split('\n', 1)[0]!;
+  return first.replace(/^#!\/usr\/bin\/env -S node\s*/, '').split(/\s+/).filter(Boolean);
 }
 
 export interface AdvanceResult {
@@ -99,8 +109,10 @@ export async function startServed(dialect: Dialect, options: ServedOptions = {})
   if (options.tier) args.push('--tier', options.tier);
   args.push(...(options.args ?? []));
 
-  // Spawned as an executable, so the shebang's node flags apply as for `npx forgelet serve`.
-  const child = spawn(FORGELET_BIN, args, { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  // Spawned as an executable, so the shebang's node flags apply as for `npx forgelet serve`
+  // (or with another node binary and the same flags).
+  const [command, argv] = options.node ? [options.node, [...shebangFlags(), FORGELET_BIN, ...args]] : [FORGELET_BIN, args];
+  const child = spawn(command, argv, { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -133,7 +145,7 @@ export async function startServed(dialect: Dialect, options: ServedOptions = {})
         reject(new Error(`forgelet serve exited (${r.code ?? r.signal}) before it was ready\nstdout: ${stdout}\nstderr: ${stderr}`));
       });
     });
-    if (ready.runtime !== 'bundle, cached') {
+    if ((options.requireCachedRuntime ?? true) && ready.runtime !== 'bundle, cached') {
       throw new Error(
         `forgelet serve loaded its runtime as "${ready.runtime}", not from the bundle with its code cache as users run it: ` +
           'run the tests through `npm test` or `node scripts/test.mjs`, which build the CLI and start it once first',
