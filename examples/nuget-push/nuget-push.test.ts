@@ -1,7 +1,7 @@
 /**
  * examples/nuget-push: push.sh packs Hello.Forgelet.nuspec, pushes the package to a project's
  * v2 feed with Debian's `nuget` (2.8.7 under mono) and installs it back; the packages API then
- * lists it. Skipped when `nuget` is not installed. One dialect: mono is slow, and the feed's SQL
+ * lists it. Skipped with the reason when `nuget` is not installed, except on CI, where that fails. One dialect: mono is slow, and the feed's SQL
  * runs on both dialects in test/server/packages-*.test.ts.
  */
 import { after, before, describe, it } from 'node:test';
@@ -12,12 +12,13 @@ import { Forgelet } from '@forgelet/client';
 import { DIALECTS } from '../../test/support/databases.js';
 import { startTestServer, type TestForgelet } from '../../test/support/server.js';
 import { nugetHome, probeNuget287, runNuget } from '../../test/real-clients/nuget-support.js';
+import { toolSkip } from '../../test/support/tools.js';
 
 const PUSH = fileURLToPath(new URL('./push.sh', import.meta.url));
-const unavailable = probeNuget287();
+const skip = toolSkip('NuGet.exe 2.8.7 (Debian nuget under mono)', probeNuget287());
 
 for (const dialect of DIALECTS.slice(0, 1)) {
-  describe(`${dialect}: examples/nuget-push`, { skip: unavailable ?? false }, () => {
+  describe(`${dialect}: examples/nuget-push`, { skip }, () => {
     let f: TestForgelet;
     let home: string;
     const requests: string[] = [];

@@ -14,13 +14,14 @@ import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { nupkg } from '../server/packages-fixtures.js';
 import { nugetHome, probeNuget287, runNuget } from './nuget-support.js';
+import { toolSkip } from '../support/tools.js';
 
-const unavailable = probeNuget287();
+const skip = toolSkip('NuGet.exe 2.8.7 (Debian nuget under mono)', probeNuget287());
 
 // One dialect: mono's NuGet is slow (2-4 s a command) and the SQL behind every request here
 // runs on both dialects in test/server/packages-*.test.ts.
 for (const dialect of DIALECTS.slice(0, 1)) {
-  describe(`${dialect}: NuGet.exe 2.8.7 (Debian, mono) against the v2 feed`, { skip: unavailable ?? false }, () => {
+  describe(`${dialect}: NuGet.exe 2.8.7 (Debian, mono) against the v2 feed`, { skip }, () => {
     let f: TestForgelet;
     let token: string;
     let pub: number;

@@ -18,6 +18,7 @@ import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { basic, expectedChecksum, expectedSignature, nupkg, portablePdb, putPackage, snupkg } from '../server/packages-fixtures.js';
 import { NUGET_58, nugetHome, probeNuget58, runNuget } from './nuget-support.js';
+import { toolSkip } from '../support/tools.js';
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: a NuGet v3 protocol walk (service index → registration → flat container)`, () => {
@@ -104,12 +105,12 @@ for (const dialect of DIALECTS) {
   });
 }
 
-const unavailable = probeNuget58();
+const skip = toolSkip('NuGet.exe 5.8 (npm nuget-exe under mono)', probeNuget58());
 
 // One dialect: mono's NuGet is slow (2-4 s a command); the SQL behind it runs on both
 // dialects in test/server/packages-*.test.ts and in the walk above.
 for (const dialect of DIALECTS.slice(0, 1)) {
-  describe(`${dialect}: NuGet.exe 5.8 (npm nuget-exe, mono) against a private project's v3 feed`, { skip: unavailable ?? false }, () => {
+  describe(`${dialect}: NuGet.exe 5.8 (npm nuget-exe, mono) against a private project's v3 feed`, { skip }, () => {
     let f: TestForgelet;
     let projectId: number;
     let token: string;

@@ -7,75 +7,35 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
-import { createBulkProjects, type BulkProject } from './support.js';
+import { toolSkip } from '../support/tools.js';
+import { createBulkProjects, probePythonGitlab, pythonStep, runPythonSteps, type BulkProject, type PythonStep } from './support.js';
 
-const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('./python_gitlab_flow.py', import.meta.url));
 
-function probePythonGitlab(): string | null {
-  const r = spawnSync(PYTHON, ['-c', 'import gitlab; print(gitlab.__version__)'], { encoding: 'utf8', timeout: 30_000 });
-  if (r.error) return `${PYTHON} cannot run: ${r.error.message}`;
-  if (r.status !== 0) return `${PYTHON} cannot import gitlab (apt-get install -y python3-gitlab): ${r.stderr.trim().split('\n').pop()}`;
-  return null;
-}
-
-const missing = probePythonGitlab();
-// Locally a missing python-gitlab skips this file; under CI it must fail loudly.
-const skip: string | false = missing && !process.env.CI ? `python-gitlab unavailable: ${missing}` : false;
-if (skip) console.log(`python-gitlab.test.ts skipped: ${skip}`);
-
-interface StepError {
-  type: string;
-  message: string;
-  response_code: number | null;
-  trace?: string;
-}
-type Step = Record<string, any> & { warnings: string[]; ms: number; error?: StepError };
-
-function runFlow(env: Record<string, string>): Promise<{ results: Record<string, Step>; ms: number }> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    execFile(PYTHON, [SCRIPT], { env: { ...process.env, ...env }, timeout: 120_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      if (err) return reject(new Error(`${PYTHON} ${SCRIPT} failed: ${err.message}\n${stderr}`));
-      try {
-        resolve({ results: JSON.parse(stdout), ms: Math.round(performance.now() - t0) });
-      } catch (e) {
-        reject(new Error(`python printed no JSON (${(e as Error).message}):\n${stdout}\n${stderr}`));
-      }
-    });
-  });
-}
+const skip = toolSkip('python-gitlab', probePythonGitlab());
 
 const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const paginationWarnings = (s: Step) => s.warnings.filter((w) => /base URL|pagination|get_all|iterator=True|will return a maximum/i.test(w));
+const paginationWarnings = (s: PythonStep) => s.warnings.filter((w) => /base URL|pagination|get_all|iterator=True|will return a maximum/i.test(w));
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: python-gitlab 3.12`, { skip }, () => {
     let f: TestForgelet;
     let bulk: BulkProject[];
-    let results: Record<string, Step>;
+    let results: Record<string, PythonStep>;
 
-    /** A step's results, failing with python's error if the step raised. */
-    function stepOf(name: string): Step {
-      const s = results[name];
-      assert.ok(s, `python step ${name} did not run`);
-      if (s.error) assert.fail(`python step ${name} raised ${s.error.type} (${s.error.response_code}): ${s.error.message}\n${s.error.trace ?? ''}`);
-      return s;
-    }
+    const stepOf = (name: string): PythonStep => pythonStep(results, name);
 
     before(async () => {
-      if (missing) throw new Error(`CI is set and python-gitlab is unavailable: ${missing}`);
       f = await startTestServer(dialect);
       const t0 = performance.now();
       const group = await f.api('POST', '/groups', { body: { name: 'Bulk', path: 'bulk', visibility: 'private' } });
       assert.equal(group.status, 201, group.text);
       bulk = await createBulkProjects(f, group.body.id);
       const fixtureMs = Math.round(performance.now() - t0);
-      const run = await runFlow({ FORGELET_URL: f.url, FORGELET_TOKEN: f.rootToken, FORGELET_BULK_GROUP_ID: String(group.body.id) });
+      const run = await runPythonSteps(SCRIPT, { FORGELET_URL: f.url, FORGELET_TOKEN: f.rootToken, FORGELET_BULK_GROUP_ID: String(group.body.id) });
       results = run.results;
       const steps = Object.entries(results)
         .filter(([, v]) => typeof v === 'object')

@@ -67,8 +67,11 @@ export async function gitbeakerFailure(promise: Promise<unknown>): Promise<Gitbe
   assert.fail('the request succeeded but was expected to fail');
 }
 
-/** Debian's python3 (python-gitlab 3.12 lives in its dist-packages, not pyenv's). */
-export const SYSTEM_PYTHON = '/usr/bin/python3';
+/**
+ * Debian's python3 (python-gitlab 3.12 lives in its dist-packages, not pyenv's). TEST_SYSTEM_PYTHON
+ * replaces it (tool-guard.test.ts points it at nothing to hide python from the suites).
+ */
+export const SYSTEM_PYTHON = process.env.TEST_SYSTEM_PYTHON || '/usr/bin/python3';
 
 /** Null when `import gitlab` works under SYSTEM_PYTHON, else why not. */
 export function probePythonGitlab(): string | null {
