@@ -67,7 +67,7 @@ for (const dialect of DIALECTS) {
       ids.api = (await createProject(f, maint!.token, { name: 'Api', path: 'api', namespace_id: metrics.id })).id;
       ids.web = (await createProject(f, maint!.token, { name: 'Web', path: 'web', namespace_id: team.id })).id;
       for (const p of ['api', 'web']) await commitFiles(f, ids[p]!, 'main', { 'README.md': p });
-      history = await seedDoraHistory(f, clock, maint!.token, { api: ids.api!, web: ids.web! });
+      history = await seedDoraHistory(f, (at) => clock.set(at, true), maint!.token, { api: ids.api!, web: ids.web! });
     });
     after(() => f?.stop());
 

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { GitbeakerRequestError } from '@gitbeaker/rest';
-import type { TestForgelet } from '../support/server.js';
+import type { ForgeletHttp } from '../support/server.js';
 
 export interface BulkProject {
   id: number;
@@ -22,7 +22,7 @@ export function bulkName(i: number): string {
  * Creates `count` private projects in the group `namespaceId` (as root), `batch` at a time.
  * With 250 projects that is 208 `alpha-*` and 42 `beta-*`.
  */
-export async function createBulkProjects(f: TestForgelet, namespaceId: number, count = 250, batch = 25): Promise<BulkProject[]> {
+export async function createBulkProjects(f: ForgeletHttp, namespaceId: number, count = 250, batch = 25): Promise<BulkProject[]> {
   const out: BulkProject[] = [];
   for (let start = 0; start < count; start += batch) {
     const indexes = Array.from({ length: Math.min(batch, count - start) }, (_, k) => start + k);

@@ -1,7 +1,8 @@
 /** Shared set-up for the CI suites: CI files committed through core, zips, multipart bodies, a runner. */
 import assert from 'node:assert/strict';
 import yazl from 'yazl';
-import type { TestForgelet } from '../support/server.js';
+import type { ServedForgelet } from '../support/served.js';
+import type { ForgeletHttp, TestForgelet } from '../support/server.js';
 import { commitFiles } from '../support/repository.js';
 import { expectStatus } from './http.js';
 
@@ -28,32 +29,32 @@ export function multipart(fields: Record<string, string>, file: { name?: string;
 }
 
 /** Commits the CI file (and extra files) on the branch. */
-export async function commitCi(f: TestForgelet, projectId: number, yaml: string, options: { branch?: string; files?: Record<string, string>; startBranch?: string } = {}): Promise<string> {
+export async function commitCi(f: TestForgelet | ServedForgelet, projectId: number, yaml: string, options: { branch?: string; files?: Record<string, string>; startBranch?: string } = {}): Promise<string> {
   return commitFiles(f, projectId, options.branch ?? 'main', { '.gitlab-ci.yml': yaml, ...options.files }, { startBranch: options.startBranch });
 }
 
 /** Creates a project runner through `POST /user/runners`; returns its id and token. */
-export async function createRunner(f: TestForgelet, token: string, body: Record<string, unknown>): Promise<{ id: number; token: string }> {
+export async function createRunner(f: ForgeletHttp, token: string, body: Record<string, unknown>): Promise<{ id: number; token: string }> {
   const r = await f.api('POST', '/user/runners', { token, body });
   expectStatus(r, 201);
   return r.body;
 }
 
 /** `POST /jobs/request` as the runner: the job payload, or null on 204. */
-export async function requestJob(f: TestForgelet, runnerToken: string): Promise<any | null> {
+export async function requestJob(f: ForgeletHttp, runnerToken: string): Promise<any | null> {
   const r = await f.api('POST', '/jobs/request', { token: null, body: { token: runnerToken, info: { name: 'test-runner', version: '17.0.0' } } });
   if (r.status === 204) return null;
   expectStatus(r, 201);
   return r.body;
 }
 
-export async function finishJob(f: TestForgelet, job: { id: number; token: string }, state: 'success' | 'failed', extra: Record<string, unknown> = {}): Promise<void> {
+export async function finishJob(f: ForgeletHttp, job: { id: number; token: string }, state: 'success' | 'failed', extra: Record<string, unknown> = {}): Promise<void> {
   const r = await f.api('PUT', `/jobs/${job.id}`, { token: null, body: { token: job.token, state, ...extra } });
   expectStatus(r, 200);
   assert.equal(r.text, '200');
 }
 
-export async function patchTrace(f: TestForgelet, job: { id: number; token: string }, start: number, text: string) {
+export async function patchTrace(f: ForgeletHttp, job: { id: number; token: string }, start: number, text: string) {
   const bytes = Buffer.from(text);
   return f.api('PATCH', `/jobs/${job.id}/trace`, {
     token: null,
@@ -63,7 +64,7 @@ export async function patchTrace(f: TestForgelet, job: { id: number; token: stri
 }
 
 /** Statuses of a pipeline's jobs by name. */
-export async function jobStatuses(f: TestForgelet, projectId: number, pipelineId: number): Promise<Record<string, string>> {
+export async function jobStatuses(f: ForgeletHttp, projectId: number, pipelineId: number): Promise<Record<string, string>> {
   const r = await f.api('GET', `/projects/${projectId}/pipelines/${pipelineId}/jobs?per_page=100`);
   expectStatus(r, 200);
   return Object.fromEntries((r.body as any[]).map((j) => [j.name, j.status]).sort(([a], [b]) => a.localeCompare(b)));

@@ -9,8 +9,8 @@
  * production deployments, a merge request and an incident.
  */
 import assert from 'node:assert/strict';
-import type { ControllableClock } from '@forgelet/core';
 import { commitFiles } from '../support/repository.js';
+import type { ServedForgelet } from '../support/served.js';
 import type { TestForgelet } from '../support/server.js';
 import { expectStatus } from './http.js';
 
@@ -47,10 +47,18 @@ export const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /**
  * Seeds the history in the projects `ids.api` and `ids.web` (which must have a `main`
- * branch) as `token` (a Maintainer of both). Leaves the clock at day 60, 12:00.
+ * branch) as `token` (a Maintainer of both), freezing the server's clock with `setClock` at
+ * each event's time. Leaves the clock at day 60, 12:00.
  */
-export async function seedDoraHistory(f: TestForgelet, clock: ControllableClock, token: string, ids: { api: number; web: number }): Promise<DoraHistory> {
-  const at = (ms: number) => clock.set(new Date(ms), true);
+export async function seedDoraHistory(
+  f: TestForgelet | ServedForgelet,
+  setClock: (frozenAt: Date) => unknown,
+  token: string,
+  ids: { api: number; web: number },
+): Promise<DoraHistory> {
+  const at = async (ms: number) => {
+    await setClock(new Date(ms));
+  };
   const history: DoraHistory = { deploys: [], incidents: [], mergedAt: { api: [], web: [] } };
   const heads: Record<string, string[]> = { api: [], web: [] };
   for (const p of ['api', 'web'] as const) {
@@ -62,11 +70,11 @@ export async function seedDoraHistory(f: TestForgelet, clock: ControllableClock,
   const events: [number, () => Promise<void>][] = [];
   const merge = (project: 'api' | 'web', t: number, n: number) =>
     events.push([t, async () => {
-      at(t - 30 * 60_000);
+      await at(t - 30 * 60_000);
       await commitFiles(f, ids[project], `mr-${n}`, { [`mr-${n}.txt`]: String(n) }, { startBranch: 'main' });
       const mr = await f.api('POST', `/projects/${ids[project]}/merge_requests`, { token, body: { source_branch: `mr-${n}`, target_branch: 'main', title: `MR ${n}` } });
       expectStatus(mr, 201);
-      at(t);
+      await at(t);
       const merged = await f.api('PUT', `/projects/${ids[project]}/merge_requests/${mr.body.iid}/merge`, { token });
       expectStatus(merged, 200);
       history.mergedAt[project]!.push(Date.parse(merged.body.merged_at));
@@ -121,13 +129,13 @@ export async function seedDoraHistory(f: TestForgelet, clock: ControllableClock,
 
   events.sort((a, b) => a[0] - b[0]);
   for (const [t, action] of events) {
-    at(t);
+    await at(t);
     await action();
   }
   assert.equal(history.deploys.filter((d) => d.project === 'api').length, 30);
   assert.equal(history.mergedAt.api!.length, 10);
   assert.equal(history.incidents.filter((i) => i.project === 'api').length, 4);
-  at(D0 + 60 * DAY + 12 * HOUR);
+  await at(D0 + 60 * DAY + 12 * HOUR);
   return history;
 }
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { request, type IncomingHttpHeaders } from 'node:http';
-import type { ApiResponse, TestForgelet } from '../support/server.js';
+import type { ApiResponse, ForgeletHttp, TestForgelet } from '../support/server.js';
 
 export interface RawResponse {
   status: number;
@@ -60,7 +60,7 @@ export function expectStatus<T>(r: ApiResponse<T> | RawResponse, status: number)
 }
 
 /** `X-Total` of a list endpoint, read as root. */
-export async function totalOf(f: TestForgelet, path: string): Promise<number> {
+export async function totalOf(f: ForgeletHttp, path: string): Promise<number> {
   const r = await f.api('GET', `${path}${path.includes('?') ? '&' : '?'}per_page=1`);
   expectStatus(r, 200);
   const total = r.headers.get('x-total');
@@ -69,7 +69,7 @@ export async function totalOf(f: TestForgelet, path: string): Promise<number> {
 }
 
 /** Counts of everything the accounts domain writes, as root sees them through the API. */
-export async function snapshotCounts(f: TestForgelet): Promise<Record<string, number>> {
+export async function snapshotCounts(f: ForgeletHttp): Promise<Record<string, number>> {
   const [users, groups, projects, tokens] = await Promise.all([
     totalOf(f, '/users'),
     totalOf(f, '/groups?all_available=true'),
@@ -87,25 +87,25 @@ export function uniq(prefix: string): string {
 }
 
 /** Creates users one after another, so their ids follow the given order. */
-export async function createUsers(f: TestForgelet, names: string[]): Promise<{ id: number; username: string; token: string }[]> {
+export async function createUsers(f: ForgeletHttp, names: string[]): Promise<{ id: number; username: string; token: string }[]> {
   const out = [];
   for (const name of names) out.push(await f.createUser(name));
   return out;
 }
 
-export async function createGroup(f: TestForgelet, token: string | null, body: Record<string, unknown>): Promise<any> {
+export async function createGroup(f: ForgeletHttp, token: string | null, body: Record<string, unknown>): Promise<any> {
   const r = await f.api('POST', '/groups', { token, body });
   expectStatus(r, 201);
   return r.body;
 }
 
-export async function createProject(f: TestForgelet, token: string | null, body: Record<string, unknown>): Promise<any> {
+export async function createProject(f: ForgeletHttp, token: string | null, body: Record<string, unknown>): Promise<any> {
   const r = await f.api('POST', '/projects', { token, body });
   expectStatus(r, 201);
   return r.body;
 }
 
-export async function addMember(f: TestForgelet, kind: 'projects' | 'groups', id: number | string, userId: number, level: number): Promise<any> {
+export async function addMember(f: ForgeletHttp, kind: 'projects' | 'groups', id: number | string, userId: number, level: number): Promise<any> {
   const r = await f.api('POST', `/${kind}/${encodeURIComponent(String(id))}/members`, { body: { user_id: userId, access_level: level } });
   expectStatus(r, 201);
   return r.body;
@@ -116,7 +116,7 @@ export async function addMember(f: TestForgelet, kind: 'projects' | 'groups', id
  * "Allowed to merge: Developers + Maintainers", which suites that merge as Developers need
  * once the default branch carries its default protection.
  */
-export async function allowDevelopersToMerge(f: TestForgelet, projectId: number, branch = 'main'): Promise<void> {
+export async function allowDevelopersToMerge(f: ForgeletHttp, projectId: number, branch = 'main'): Promise<void> {
   const base = `/projects/${projectId}/protected_branches`;
   const del = await f.api('DELETE', `${base}/${encodeURIComponent(branch)}`);
   if (del.status !== 204 && del.status !== 404) expectStatus(del, 204);

@@ -29,6 +29,12 @@ export interface TestForgelet extends RunningForgelet {
   createUser(username: string, options?: { admin?: boolean; scopes?: string[] }): Promise<{ id: number; username: string; token: string }>;
 }
 
+/**
+ * What a test that speaks only HTTP needs: an in-process server (startTestServer) or the
+ * served binary (served.ts startServed) both fit.
+ */
+export type ForgeletHttp = Pick<TestForgelet, 'url' | 'rootToken' | 'api' | 'createUser'>;
+
 export async function startTestServer(dialect: Dialect, options: StartOptions = {}): Promise<TestForgelet> {
   const database = await createTestDatabaseUrl(dialect);
   const running = await startForgelet({ databaseUrl: database.url, allowLocalEgress: true, ...options });
