@@ -1,11 +1,11 @@
 /**
- * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against a real
- * Forgelet: merge request approvals. The flow lives in python_gitlab_approvals.py; the
- * set-up (users, group, project, branches, merge request, a project access token) and the
- * push happen here. A rule needs two approvals from a group; a stale sha is refused (409);
- * two members approve (approvals_left 0); the author is refused by default and allowed once
- * configured; a push resets the approvals; reset_approvals is 401 for a human and works
- * for the project bot.
+ * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against the served
+ * Forgelet (`bin/forgelet.js serve`, as users start it): merge request approvals. The flow lives
+ * in python_gitlab_approvals.py; the set-up (users, group, project, branches, merge request, a
+ * project access token) and the push happen here. A rule needs two approvals from a group; a stale
+ * sha is refused (409); two members approve (approvals_left 0); the author is refused by default
+ * and allowed once configured; a push resets the approvals; reset_approvals is 401 for a human and
+ * works for the project bot.
  *
  * Without python-gitlab the file is skipped with the reason, except under CI, where it fails.
  */
@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus } from '../server/http.js';
 import { probePythonGitlab, pythonStep, runPythonStepsWithPauses, type PythonStep } from './support.js';
 import { toolSkip } from '../support/tools.js';
@@ -25,7 +25,7 @@ const skip = toolSkip('python-gitlab', probePythonGitlab());
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: python-gitlab 3.12 merge request approvals`, { skip }, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let results: Record<string, PythonStep>;
     let pushed = '';
     let groupId: number;
@@ -39,7 +39,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const t0 = performance.now();
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       const [author, alice, bob] = await createUsers(f, ['pyauthor', 'pyalice', 'pybob']);
       const group = await createGroup(f, alice!.token, { name: 'Py Reviewers', path: 'py-reviewers', visibility: 'private' });
       groupId = group.id;

@@ -1,10 +1,10 @@
 /**
- * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against a real
- * Forgelet: job artifacts (issue 7's "Must show"). The flow lives in
- * python_gitlab_artifacts.py: archives uploaded through the runner API (spoken with
- * requests), then the tree (recursively and by path), one file by job and by ref, the archive
- * by ref (the latest successful pipeline, a newer failed one skipped; refs with raw slashes),
- * a CI job token, keep, delete and delete-all through python-gitlab.
+ * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against the served
+ * Forgelet (`bin/forgelet.js serve`, as users start it): job artifacts (issue 7's "Must show").
+ * The flow lives in python_gitlab_artifacts.py: archives uploaded through the runner API (spoken
+ * with requests), then the tree (recursively and by path), one file by job and by ref, the archive
+ * by ref (the latest successful pipeline, a newer failed one skipped; refs with raw slashes), a CI
+ * job token, keep, delete and delete-all through python-gitlab.
  *
  * Without python-gitlab the file is skipped with the reason, except under CI, where it fails.
  */
@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { commitCi, createRunner } from '../server/ci-support.js';
 import { createProject } from '../server/http.js';
 import { probePythonGitlab, pythonStep, runPythonSteps, type PythonStep } from './support.js';
@@ -25,7 +25,7 @@ const skip = toolSkip('python-gitlab', probePythonGitlab());
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: python-gitlab 3.12 job artifacts`, { skip }, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let results: Record<string, PythonStep>;
     let projectId: number;
     const stepOf = (name: string): PythonStep => {
@@ -36,7 +36,7 @@ for (const dialect of DIALECTS) {
     const requests = (s: PythonStep, method = 'GET') => s.exchanges.filter(([m]: string[]) => m === method).map(([, path, status]: [string, string, number]) => [path, status]);
 
     before(async () => {
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       const project = await createProject(f, f.rootToken, { name: 'Py Artifacts', path: 'py-artifacts' });
       projectId = project.id;
       await commitCi(f, projectId, CI);

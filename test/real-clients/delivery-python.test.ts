@@ -1,23 +1,22 @@
 /**
- * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against a real
- * Forgelet: environments (project.environments), group protected environments (no manager
- * in 3.12: gl.http_post/http_put/http_list/http_delete), deployments and their approvals
- * (project.deployments, deployment.approval()), DORA metrics (gl.http_get, lists sent as
- * repeated keys). Production is protected at a group with a subgroup as deployer and a
- * two-approval rule: a user it does not list is refused, a listed deployer's deployment
- * waits blocked until approved twice. The DORA history (30 deployments, 10 merged merge
- * requests, 4 incidents over 60 days) is seeded here through the API with a stepped clock;
- * every metric python reads equals what this file computes from the same records.
+ * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against the served
+ * Forgelet (`bin/forgelet.js serve`, as users start it): environments (project.environments),
+ * group protected environments (no manager in 3.12: gl.http_post/http_put/http_list/http_delete),
+ * deployments and their approvals (project.deployments, deployment.approval()), DORA metrics
+ * (gl.http_get, lists sent as repeated keys). Production is protected at a group with a subgroup
+ * as deployer and a two-approval rule: a user it does not list is refused, a listed deployer's
+ * deployment waits blocked until approved twice. The DORA history (30 deployments, 10 merged merge
+ * requests, 4 incidents over 60 days) is seeded here through the API with a stepped clock; every
+ * metric python reads equals what this file computes from the same records.
  *
  * Without python-gitlab the file is skipped with the reason, except under CI, where it fails.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { addMember, createGroup, createProject, createUsers } from '../server/http.js';
 import {
   D0,
@@ -40,8 +39,7 @@ const skip = toolSkip('python-gitlab', probePythonGitlab());
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: python-gitlab 3.12 environments, deployments, protected environments, DORA`, { skip }, () => {
-    let f: TestForgelet;
-    let clock: ControllableClock;
+    let f: ServedForgelet;
     let results: Record<string, PythonStep>;
     let history: DoraHistory;
     const ids: Record<string, number> = {};
@@ -53,8 +51,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const t0 = performance.now();
-      clock = fixedClock(new Date(D0 - DAY).toISOString());
-      f = await startTestServer(dialect, { clock });
+      f = await startServed(dialect, { clock: { now: new Date(D0 - DAY) } });
       const [maint, deployer, stranger, appr1, appr2] = await createUsers(f, ['pymaint', 'pydeployer', 'pystranger', 'pyappr1', 'pyappr2']);
       const corp = await createGroup(f, maint!.token, { name: 'Py Corp', path: 'py-corp', visibility: 'private' });
       const deployers = await createGroup(f, maint!.token, { name: 'Deployers', path: 'deployers', parent_id: corp.id });
@@ -73,7 +70,7 @@ for (const dialect of DIALECTS) {
       ids.api = (await createProject(f, maint!.token, { name: 'Api', path: 'api', namespace_id: metrics.id })).id;
       ids.web = (await createProject(f, maint!.token, { name: 'Web', path: 'web', namespace_id: team.id })).id;
       for (const p of ['api', 'web']) await commitFiles(f, ids[p]!, 'main', { 'README.md': p });
-      history = await seedDoraHistory(f, clock, maint!.token, { api: ids.api!, web: ids.web! });
+      history = await seedDoraHistory(f, (at) => f.clock.set(at), maint!.token, { api: ids.api!, web: ids.web! });
       const setupMs = Math.round(performance.now() - t0);
 
       const run = await runPythonSteps(SCRIPT, {

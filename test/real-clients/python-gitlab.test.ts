@@ -1,7 +1,8 @@
 /**
- * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against a real
- * Forgelet. The flow lives in python_gitlab_flow.py, which prints one JSON object with
- * each step's results; the tests below assert on it.
+ * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against
+ * `forgelet serve` as users start it (the built bin, test/support/served.ts). The flow lives
+ * in python_gitlab_flow.py, which prints one JSON object with each step's results; the tests
+ * below assert on it.
  *
  * Without python-gitlab the file is skipped with the reason, except under CI, where it fails.
  */
@@ -9,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { toolSkip } from '../support/tools.js';
 import { createBulkProjects, probePythonGitlab, pythonStep, runPythonSteps, type BulkProject, type PythonStep } from './support.js';
 
@@ -22,14 +23,14 @@ const paginationWarnings = (s: PythonStep) => s.warnings.filter((w) => /base URL
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: python-gitlab 3.12`, { skip }, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let bulk: BulkProject[];
     let results: Record<string, PythonStep>;
 
     const stepOf = (name: string): PythonStep => pythonStep(results, name);
 
     before(async () => {
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       const t0 = performance.now();
       const group = await f.api('POST', '/groups', { body: { name: 'Bulk', path: 'bulk', visibility: 'private' } });
       assert.equal(group.status, 201, group.text);

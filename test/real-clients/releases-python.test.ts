@@ -1,21 +1,21 @@
 /**
- * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against a real
- * Forgelet: releases (issue 5's "Must show"; REAL-CLIENTS.md §2.9, §2.17). The flow lives in
- * python_gitlab_releases.py, which prints one JSON object with each step's results and the
- * HTTP exchanges it made (request and response bodies); the tests below assert on it.
- * project.releases creates `release/1.0` with its tag from `ref`; release.links adds three
- * links, refuses a duplicate name, a duplicate url and a `javascript:` url (GitlabCreateError
- * 400), updates one (save()) and deletes one; the group list goes through gl.http_list
- * (python-gitlab has no group releases class). Protected branches (`release/*`) close it.
+ * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against the served
+ * Forgelet (`bin/forgelet.js serve`, as users start it): releases (issue 5's "Must show";
+ * REAL-CLIENTS.md §2.9, §2.17). The flow lives in python_gitlab_releases.py, which prints one JSON
+ * object with each step's results and the HTTP exchanges it made (request and response bodies);
+ * the tests below assert on it. project.releases creates `release/1.0` with its tag from `ref`;
+ * release.links adds three links, refuses a duplicate name, a duplicate url and a `javascript:`
+ * url (GitlabCreateError 400), updates one (save()) and deletes one; the group list goes through
+ * gl.http_list (python-gitlab has no group releases class). Protected branches (`release/*`) close
+ * it.
  *
  * Without python-gitlab the file is skipped with the reason, except under CI, where it fails.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { fixedClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { probePythonGitlab, pythonStep, runPythonSteps, type PythonStep } from './support.js';
 import { toolSkip } from '../support/tools.js';
 
@@ -41,7 +41,7 @@ function refusal(type: string, code: number, messages: string[]) {
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: python-gitlab 3.12 releases`, { skip }, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let results: Record<string, PythonStep>;
     let setup: PythonStep;
     let links: PythonStep;
@@ -53,7 +53,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const t0 = performance.now();
-      f = await startTestServer(dialect, { clock: fixedClock(NOW) });
+      f = await startServed(dialect, { clock: { now: NOW } });
       const serverMs = Math.round(performance.now() - t0);
       const run = await runPythonSteps(SCRIPT, { FORGELET_URL: f.url, FORGELET_TOKEN: f.rootToken });
       results = run.results;

@@ -1,7 +1,7 @@
 /**
- * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against a real
- * Forgelet: work items (issue 3's "Must show"). The flow lives in
- * python_gitlab_work_items.py, which prints one JSON object with each step's results
+ * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against the served
+ * Forgelet (`bin/forgelet.js serve`, as users start it): work items (issue 3's "Must show"). The
+ * flow lives in python_gitlab_work_items.py, which prints one JSON object with each step's results
  * (and the HTTP exchanges it made); the tests below assert on it.
  *
  * Without python-gitlab the file is skipped with the reason, except under CI, where it fails.
@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { probePythonGitlab, pythonStep, runPythonSteps, type PythonStep } from './support.js';
 import { toolSkip } from '../support/tools.js';
 
@@ -23,7 +23,7 @@ type StateEvent = { id: number; state: string; resource_type: string; resource_i
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: python-gitlab 3.12 work items`, { skip }, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let results: Record<string, PythonStep>;
     let setup: PythonStep;
     const stepOf = (name: string): PythonStep => {
@@ -34,7 +34,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const t0 = performance.now();
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       const serverMs = Math.round(performance.now() - t0);
       const run = await runPythonSteps(SCRIPT, { FORGELET_URL: f.url, FORGELET_TOKEN: f.rootToken });
       results = run.results;
