@@ -7,21 +7,21 @@
  *
  * gitbeaker has no method for `PUT …/reset_approvals` (REAL-CLIENTS.md §2.8), so that call
  * goes through the resource's own requester (same headers, same error handling). The push is
- * recorded through core (test/support/repository.ts).
+ * committed through the commits API (test/support/repository.ts).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Gitlab } from '@gitbeaker/rest';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { gitbeakerFailure } from './support.js';
 
 type Client = InstanceType<typeof Gitlab>;
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: @gitbeaker/rest 43.8.0 merge request approvals`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let root: Client;
     const users: Record<string, { id: number; client: Client }> = {};
     let groupId: number;
@@ -38,7 +38,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const t0 = performance.now();
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       root = new Gitlab({ host: f.url, token: f.rootToken });
       for (const name of ['gbauthor', 'gbalice', 'gbbob']) {
         const u = await root.Users.create({ username: name, name, email: `${name}@example.com` });

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Gitlab } from '@gitbeaker/rest';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { commitCi, createRunner, finishJob } from '../server/ci-support.js';
 import { buildZip, takeJob, uploadArchive } from '../server/artifacts-support.js';
 import { expectStatus } from '../server/http.js';
@@ -29,7 +29,7 @@ const textOf = (body: unknown): string => {
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: @gitbeaker/rest 43.8.0 job artifacts`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let api: Client;
     let projectId: number;
     let runnerToken: string;
@@ -57,7 +57,7 @@ for (const dialect of DIALECTS) {
         if (input instanceof Request) sent.push(input.url);
         return realFetch(input, init);
       }) as typeof fetch;
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       api = new Gitlab({ host: f.url, token: f.rootToken });
       const project = await api.Projects.create({ name: 'Gb Artifacts', path: 'gb-artifacts' });
       projectId = project.id;

@@ -6,17 +6,17 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Gitlab } from '@gitbeaker/rest';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { gitbeakerFailure } from './support.js';
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: gitbeaker error tracking settings and client keys`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let api: InstanceType<typeof Gitlab>;
     let projectId: number;
 
     before(async () => {
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       api = new Gitlab({ host: f.url, token: f.rootToken });
       projectId = (await f.api('POST', '/projects', { body: { name: 'gb-app' } })).body.id;
     });

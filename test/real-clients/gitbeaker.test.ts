@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Gitlab, GitbeakerRequestError } from '@gitbeaker/rest';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { createBulkProjects, parseLink, type BulkProject } from './support.js';
 
 /** Status of a gitbeaker request error (fails the test for anything else). */
@@ -26,14 +26,14 @@ const ids = (list: { id: number }[]) => list.map((x) => x.id);
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: @gitbeaker/rest 43.8.0`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let root: InstanceType<typeof Gitlab>;
     let bulkGroupId: number;
     let bulk: BulkProject[];
     let listerToken: string;
 
     before(async () => {
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       root = new Gitlab({ host: f.url, token: f.rootToken });
       // Fixture: 250 private projects in group `bulk`, and a read_api user who is a Reporter
       // there, so that this user's unfiltered GET /projects is exactly those 250.

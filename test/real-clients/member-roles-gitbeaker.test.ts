@@ -13,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Gitlab } from '@gitbeaker/rest';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { commitFiles } from '../support/repository.js';
 import { commitCi, createRunner } from '../server/ci-support.js';
 import { buildZip, runPipeline } from '../server/artifacts-support.js';
@@ -25,7 +25,7 @@ const ROLE_NAME = 'Guest + admin_cicd_variables + read_code';
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: @gitbeaker/rest 43.8.0 member roles`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let owner: Client;
     let custom: Client;
     let plain: Client;
@@ -39,7 +39,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const t0 = performance.now();
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       const root = new Gitlab({ host: f.url, token: f.rootToken });
       const clients: Record<string, { id: number; client: Client }> = {};
       for (const name of ['gbroleowner', 'gbroleguest', 'gbplainguest']) {

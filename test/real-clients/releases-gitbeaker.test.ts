@@ -13,9 +13,8 @@
 import { after, before, beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Gitlab, GitbeakerRequestError, type ReleaseLinkSchema, type ReleaseSchema } from '@gitbeaker/rest';
-import { fixedClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { recordFetch, type FetchExchange } from './support.js';
 
 type Client = InstanceType<typeof Gitlab>;
@@ -67,7 +66,7 @@ function linkView(link: object): Record<string, unknown> {
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: @gitbeaker/rest 43.8.0 releases`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let root: Client;
     let wire: ReturnType<typeof recordFetch>;
     const sent = (): FetchExchange[] => wire.exchanges.splice(0);
@@ -80,7 +79,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const t0 = performance.now();
-      f = await startTestServer(dialect, { clock: fixedClock(NOW) });
+      f = await startServed(dialect, { clock: { now: NOW } });
       root = new Gitlab({ host: f.url, token: f.rootToken });
       // group → two subgroups → one project each (README commits give `main`).
       const group = await root.Groups.create('Releases', 'rel');

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { rawRequest } from '../server/http.js';
 import { bodyText, dsnVia, runProgram, startRecordingProxy, type RecordingProxy } from './sentry-support.js';
 
@@ -16,7 +16,7 @@ const APP = fileURLToPath(new URL('./sentry_node_app.mjs', import.meta.url));
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: @sentry/node 10 sends to a Forgelet DSN`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let proxy: RecordingProxy;
     let projectId: number;
     let key: string;
@@ -25,7 +25,7 @@ for (const dialect of DIALECTS) {
     const describeRequests = () => proxy.requests.map((r) => `${r.method} ${r.url} ${r.status} ${JSON.stringify(r.headers)}\n${bodyText(r).slice(0, 400)}`).join('\n');
 
     before(async () => {
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       proxy = await startRecordingProxy(f.url);
       const project = await f.api('POST', '/projects', { body: { name: 'node-app' } });
       projectId = project.body.id;

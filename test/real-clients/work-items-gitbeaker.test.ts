@@ -13,14 +13,14 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Gitlab } from '@gitbeaker/rest';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { gitbeakerFailure } from './support.js';
 
 type Client = InstanceType<typeof Gitlab>;
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: @gitbeaker/rest 43.8.0 work items`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let root: Client;
     let rootId: number;
     /** A Developer of the project who awarded nothing (their own PAT). */
@@ -35,7 +35,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const t0 = performance.now();
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       root = new Gitlab({ host: f.url, token: f.rootToken });
       rootId = (await root.Users.showCurrentUser()).id;
       const project = await root.Projects.create({ name: 'Work Items', path: 'work-items', visibility: 'public', initializeWithReadme: true });

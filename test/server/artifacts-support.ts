@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import yazl from 'yazl';
-import type { TestForgelet } from '../support/server.js';
+import type { ForgeletHttp } from '../support/server.js';
 import { finishJob, multipart, requestJob } from './ci-support.js';
 import { expectStatus } from './http.js';
 
@@ -40,21 +40,21 @@ export interface RunningJob {
 }
 
 /** `POST /projects/:id/pipeline` on the ref; the pipeline id. */
-export async function createPipeline(f: TestForgelet, token: string, projectId: number, ref: string): Promise<number> {
+export async function createPipeline(f: ForgeletHttp, token: string, projectId: number, ref: string): Promise<number> {
   const r = await f.api('POST', `/projects/${projectId}/pipeline`, { token, body: { ref } });
   expectStatus(r, 201);
   return r.body.id;
 }
 
 /** The runner takes the next pending job (there must be one). */
-export async function takeJob(f: TestForgelet, runnerToken: string): Promise<RunningJob> {
+export async function takeJob(f: ForgeletHttp, runnerToken: string): Promise<RunningJob> {
   const payload = await requestJob(f, runnerToken);
   assert.ok(payload, 'the runner got no job');
   return { id: payload.id, token: payload.token, name: payload.job_info.name, pipelineId: payload.job_info.pipeline_id ?? 0 };
 }
 
 /** `POST /jobs/:id/artifacts` as the runner (multipart `file`, JOB-TOKEN). */
-export async function uploadArchive(f: TestForgelet, job: { id: number; token: string }, zip: Buffer, fields: Record<string, string> = {}) {
+export async function uploadArchive(f: ForgeletHttp, job: { id: number; token: string }, zip: Buffer, fields: Record<string, string> = {}) {
   const body = multipart({ artifact_type: 'archive', artifact_format: 'zip', ...fields }, { filename: 'artifacts.zip', content: zip });
   return f.api('POST', `/jobs/${job.id}/artifacts`, { token: null, raw: body.body, headers: { 'Content-Type': body.contentType, 'JOB-TOKEN': job.token } });
 }
@@ -64,7 +64,7 @@ export async function uploadArchive(f: TestForgelet, job: { id: number; token: s
  * uploads `zip` (when given) and reports `outcome`. Returns the job and pipeline ids.
  */
 export async function runPipeline(
-  f: TestForgelet,
+  f: ForgeletHttp,
   token: string,
   runnerToken: string,
   projectId: number,
@@ -81,7 +81,7 @@ export async function runPipeline(
 }
 
 /** The body of a GET as bytes. */
-export async function bytesOf(f: TestForgelet, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
+export async function bytesOf(f: ForgeletHttp, path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Headers; bytes: Buffer }> {
   const res = await fetch(path.startsWith('http') ? path : `${f.url}/api/v4${path}`, { headers });
   return { status: res.status, headers: res.headers, bytes: Buffer.from(await res.arrayBuffer()) };
 }
