@@ -1,6 +1,7 @@
 /**
  * examples/sentry-errors: app.mjs (the real @sentry/node 10 SDK, in a child process) reports
- * an exception and a message to the DSN dsn.ts got from Forgelet; both show up as errors.
+ * an exception and a message to the DSN dsn.ts got from Forgelet (`forgelet serve`, the built
+ * binary as users start it); both show up as errors.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Forgelet } from '@forgelet/client';
 import { DIALECTS } from '../../test/support/databases.js';
-import { startTestServer, type TestForgelet } from '../../test/support/server.js';
+import { startServed, type ServedForgelet } from '../../test/support/served.js';
 import { enableErrorTracking } from './dsn.js';
 
 const APP = fileURLToPath(new URL('./app.mjs', import.meta.url));
@@ -23,13 +24,13 @@ function runApp(env: Record<string, string>): Promise<{ code: number; stdout: st
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: examples/sentry-errors`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let api: Forgelet;
     let projectId: number;
     let dsn: string;
 
     before(async () => {
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       api = new Forgelet({ url: f.url, token: f.rootToken });
       projectId = (await api.projects.create({ name: 'shop' })).id;
       dsn = await enableErrorTracking(f.url, f.rootToken, projectId);

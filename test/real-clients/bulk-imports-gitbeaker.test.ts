@@ -1,30 +1,52 @@
 /**
- * @gitbeaker/rest Migrations against two Forgelet servers on loopback: `create` sends the nested
- * JSON body of REAL-CLIENTS.md §2.5 (a top-level group without its projects, plus a project
- * into an existing group); all/allEntities/show/showEntity read the results back.
+ * @gitbeaker/rest against the outbound calls of the served binary: two `forgelet serve`
+ * processes on loopback, and a receiver in this process.
+ * - Migrations: `create` sends the nested JSON body of REAL-CLIENTS.md §2.5 (a top-level group
+ *   without its projects, plus a project into an existing group); the destination fetches
+ *   from the source; all/allEntities/show/showEntity read the results back.
+ * - Flow callbacks (no gitbeaker class: its generic requester, REAL-CLIENTS.md §2.4): a
+ *   callback registered on the destination, a flow started and finished; the receiver gets
+ *   `flow.started` and `flow.completed`, signed per Standard Webhooks (verified with the
+ *   `standardwebhooks` package) and carrying the service token.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Gitlab } from '@gitbeaker/rest';
+import { Webhook } from 'standardwebhooks';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, until, type ServedForgelet } from '../support/served.js';
 import { seedSourceGroup, waitForImport } from '../support/bulk-imports.js';
 import { gitbeakerFailure } from './support.js';
 
+const SIGNING = `whsec_${randomBytes(32).toString('base64')}`;
+const SERVICE_TOKEN = 'gb-service-token';
+
 for (const dialect of DIALECTS) {
-  describe(`${dialect}: @gitbeaker/rest Migrations (direct transfer)`, () => {
-    let src: TestForgelet;
-    let dst: TestForgelet;
+  describe(`${dialect}: @gitbeaker/rest Migrations (direct transfer) and flow callbacks from the served binary`, () => {
+    let src: ServedForgelet;
+    let dst: ServedForgelet;
     let api: InstanceType<typeof Gitlab>;
+    const hits: { headers: IncomingHttpHeaders; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        hits.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        res.end('ok');
+      });
+    });
 
     before(async () => {
-      [src, dst] = await Promise.all([startTestServer(dialect), startTestServer(dialect)]);
+      [src, dst] = await Promise.all([startServed(dialect), startServed(dialect), new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))]);
       await seedSourceGroup(src);
       assert.equal((await dst.api('POST', '/groups', { body: { name: 'Into', path: 'into' } })).status, 201);
       api = new Gitlab({ host: dst.url, token: dst.rootToken });
     });
     after(async () => {
-      await Promise.all([src?.stop(), dst?.stop()]);
+      await Promise.all([src?.stop(), dst?.stop(), new Promise<void>((r) => receiver.close(() => r()))]);
     });
 
     it('creates and follows a migration', async () => {
@@ -34,7 +56,7 @@ for (const dialect of DIALECTS) {
       ]);
       assert.equal(created.status, 'created');
       assert.equal((created as any).source_type, 'gitlab');
-      const done = await waitForImport(dst, created.id as number);
+      const done = await waitForImport(dst, created.id as number, 60_000);
       assert.equal(done.status, 'finished');
       const list = await api.Migrations.all({ status: 'finished' as any });
       assert.deepEqual(list.map((m) => m.id), [created.id]);
@@ -69,6 +91,45 @@ for (const dialect of DIALECTS) {
       ]));
       assert.equal(failure.status, 422);
       assert.match(JSON.stringify(failure), /does not have the required 'api' scope/);
+    });
+
+    it('a flow callback registered through the requester receives flow.started and flow.completed, signed and with the service token', async () => {
+      const requester = api.Migrations.requester;
+      const port = (receiver.address() as AddressInfo).port;
+      const hook = await requester.post<Record<string, any>>('ai/agent_workflows/flow_callbacks', {
+        body: { url: `http://127.0.0.1:${port}/hook`, name: 'gb receiver', signing_token: SIGNING, token: SERVICE_TOKEN },
+      });
+      assert.equal(hook.status, 201);
+      assert.equal(JSON.stringify(hook.body).includes(SIGNING), false, 'the signing token is never answered');
+      const project = await api.Projects.create({ name: 'flows' });
+      const started = await requester.post<Record<string, any>>('ai/agent_workflows/workflows', {
+        body: { project_id: String(project.id), goal: 'g', callback_hook_id: hook.body.id, start_workflow: true },
+      });
+      assert.deepEqual([started.status, started.body.status], [201, 'running']);
+      const flowId = started.body.id;
+      const finished = await requester.patch<Record<string, any>>(`ai/agent_workflows/workflows/${flowId}`, { body: { status_event: 'finish' } });
+      assert.equal(finished.body.status, 'finished');
+
+      // Delivered by the destination's background worker, in order.
+      await until('both callbacks', async () => hits.length >= 2);
+      const events = hits.map((hit) => {
+        assert.equal(hit.headers['x-service-token'], SERVICE_TOKEN);
+        assert.equal(hit.headers['content-type'], 'application/json');
+        return new Webhook(SIGNING).verify(hit.body, hit.headers as Record<string, string>) as any;
+      });
+      assert.deepEqual(events.map((e) => [e.type, e.data.id, e.data.status, e.data.instance_url]), [
+        ['flow.started', flowId, 'running', dst.url],
+        ['flow.completed', flowId, 'finished', dst.url],
+      ]);
+      assert.throws(() => new Webhook(SIGNING).verify(hits[0]!.body.replace('running', 'finished'), hits[0]!.headers as Record<string, string>), 'a tampered body fails verification');
+      const deliveries = await until('the deliveries to be recorded', async () => {
+        const r = await requester.get<Record<string, any>[]>(`ai/agent_workflows/flow_callbacks/${hook.body.id}/deliveries`, {});
+        return r.body.length === 2 && r.body.every((d) => d.status === 'delivered') && r.body;
+      });
+      assert.deepEqual(
+        deliveries.map((d) => [d.event, d.attempts.map((a: any) => [a.status_code, a.error])]).sort(),
+        [['flow.completed', [[200, null]]], ['flow.started', [[200, null]]]],
+      );
     });
   });
 }

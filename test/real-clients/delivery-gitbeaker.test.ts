@@ -13,10 +13,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Gitlab } from '@gitbeaker/rest';
-import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { addMember, createGroup, createProject, createUsers } from '../server/http.js';
 import {
   D0,
@@ -37,16 +36,14 @@ type Client = InstanceType<typeof Gitlab>;
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: @gitbeaker/rest 43.8.0 environments, deployments, protected environments, DORA`, () => {
-    let f: TestForgelet;
-    let clock: ControllableClock;
+    let f: ServedForgelet;
     const as: Record<string, Client> = {};
     const ids: Record<string, number> = {};
     let sha: string;
     let history: DoraHistory;
 
     before(async () => {
-      clock = fixedClock(new Date(D0 - DAY).toISOString());
-      f = await startTestServer(dialect, { clock });
+      f = await startServed(dialect, { clock: { now: new Date(D0 - DAY) } });
       const users = await createUsers(f, ['gbmaint', 'gbdeployer', 'gbstranger', 'gbappr1', 'gbappr2']);
       for (const u of users) as[u.username] = new Gitlab({ host: f.url, token: u.token });
       const [maint, deployer, stranger, appr1, appr2] = users;
@@ -67,7 +64,7 @@ for (const dialect of DIALECTS) {
       ids.api = (await createProject(f, maint!.token, { name: 'Api', path: 'api', namespace_id: metrics.id })).id;
       ids.web = (await createProject(f, maint!.token, { name: 'Web', path: 'web', namespace_id: team.id })).id;
       for (const p of ['api', 'web']) await commitFiles(f, ids[p]!, 'main', { 'README.md': p });
-      history = await seedDoraHistory(f, (at) => clock.set(at, true), maint!.token, { api: ids.api!, web: ids.web! });
+      history = await seedDoraHistory(f, (at) => f.clock.set(at), maint!.token, { api: ids.api!, web: ids.web! });
     });
     after(() => f?.stop());
 

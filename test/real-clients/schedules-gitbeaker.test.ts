@@ -1,13 +1,14 @@
 /**
  * @gitbeaker/rest 43.8.0 against a real Forgelet: pipeline schedules (issue 6's "Must show").
  *
- * The server's clock is frozen (`fixedClock`) and its queue runs only when this file says so
- * (`workers: false`), as in test/server/pipeline-schedules-worker.test.ts:
+ * The served binary (`forgelet serve --test-mode`) runs with its clock frozen; the test moves
+ * it over HTTP (`clock.advance` runs every job that comes due on the way, with the background
+ * worker paused) and reads the effects, as in test/server/pipeline-schedules-worker.test.ts:
  * - alice (Maintainer) creates a schedule in "Pacific Time (US & Canada)"; `next_run_at` is the
- *   exact instant the injected clock gives (the night GitLab's zone switches to PDT); she adds
+ *   exact instant the frozen clock gives (the night GitLab's zone switches to PDT); she adds
  *   and updates a variable and an input; bob (another Maintainer) cannot edit it until he takes
- *   ownership; he plays it, the queue runs, and the pipeline (as bob, with the updated input)
- *   is in the schedule's pipelines;
+ *   ownership; he plays it, the queued run is done (by the worker or `runDue`), and the
+ *   pipeline (as bob, with the updated input) is in the schedule's pipelines;
  * - a `*`/5 schedule fires exactly once per five minutes over an hour while the clock is
  *   stepped: 12 pipelines, read through `allTriggeredPipelines` (three pages of five, following
  *   `Link`), and none while it is inactive.
@@ -15,10 +16,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { Gitlab } from '@gitbeaker/rest';
-import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { gitbeakerFailure, recordFetch } from './support.js';
 
 type Client = InstanceType<typeof Gitlab>;
@@ -57,19 +57,16 @@ function triggered(client: Client, projectId: number, id: number, options: { per
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: @gitbeaker/rest 43.8.0 pipeline schedules`, () => {
-    let f: TestForgelet;
-    let clock: ControllableClock;
+    let f: ServedForgelet;
     let alice: Client;
     let bob: Client;
     let aliceId: number;
     let bobId: number;
     let projectId: number;
-    const runQueue = () => f.forge.deps.queue.runDue();
 
     before(async () => {
       const t0 = performance.now();
-      clock = fixedClock(T0);
-      f = await startTestServer(dialect, { clock, workers: false });
+      f = await startServed(dialect, { clock: { now: T0 } });
       const root = new Gitlab({ host: f.url, token: f.rootToken });
       const project = await root.Projects.create({ name: 'Scheduled', path: 'scheduled', initializeWithReadme: true });
       projectId = project.id;
@@ -121,8 +118,8 @@ for (const dialect of DIALECTS) {
 
       const played = await bob.PipelineSchedules.run(projectId, id);
       assert.deepEqual(played, { message: '201 Created' });
-      assert.deepEqual(await triggered(bob, projectId, id), [], 'play queues the run');
-      assert.equal(await runQueue(), 1);
+      // play queues the run: the worker may take it; runDue runs it if it has not yet.
+      await f.runDue();
 
       const pipelines = await triggered(bob, projectId, id);
       assert.equal(pipelines.length, 1);
@@ -141,19 +138,20 @@ for (const dialect of DIALECTS) {
     });
 
     it('a */5 schedule fires exactly once per five minutes over an hour (12 pipelines through allTriggeredPipelines), none while inactive', async () => {
-      clock.set(new Date(T0));
+      await f.clock.set(T0);
       const s = await alice.PipelineSchedules.create(projectId, 'Every five minutes', 'main', '*/5 * * * *', { cronTimezone: 'Pacific Time (US & Canada)' });
       assert.equal(s.next_run_at, at(5 * MINUTE));
       const id = s.id as number;
-      assert.equal(await runQueue(), 0, 'nothing due at T0');
+      assert.equal(await f.runDue(), 0, 'nothing due at T0');
+      assert.deepEqual(await triggered(alice, projectId, id), []);
+      // Nothing is due between steps, so the worker has nothing to take: each advance runs exactly what came due.
       for (let step = 1; step <= 12; step++) {
-        clock.advance(5 * MINUTE);
-        assert.equal(await runQueue(), 1, `one run at step ${step}`);
-        assert.equal(await runQueue(), 0, `no second run at step ${step}`);
+        assert.equal((await f.clock.advance(5 * 60)).jobs_run, 1, `one run at step ${step}`);
+        assert.equal(await f.runDue(), 0, `no second run at step ${step}`);
+        assert.equal((await triggered(alice, projectId, id, { perPage: 100 })).length, step, `one pipeline more at step ${step}`);
         assert.equal((await alice.PipelineSchedules.show(projectId, id)).next_run_at, at((step + 1) * 5 * MINUTE));
       }
-      clock.advance(4 * MINUTE);
-      assert.equal(await runQueue(), 0);
+      assert.equal((await f.clock.advance(4 * 60)).jobs_run, 0);
 
       const recorder = recordFetch();
       let pipelines;
@@ -187,8 +185,7 @@ for (const dialect of DIALECTS) {
       assert.equal(off.active, false);
       assert.deepEqual((await alice.PipelineSchedules.all(projectId, { scope: 'inactive' })).map((x) => x.id), [id]);
       for (let step = 1; step <= 12; step++) {
-        clock.advance(5 * MINUTE);
-        assert.equal(await runQueue(), 0, `inactive: nothing at step ${step}`);
+        assert.equal((await f.clock.advance(5 * 60)).jobs_run, 0, `inactive: nothing at step ${step}`);
       }
       assert.equal((await triggered(alice, projectId, id, { perPage: 100 })).length, 12);
       await alice.PipelineSchedules.remove(projectId, id);

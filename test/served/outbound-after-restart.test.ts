@@ -22,19 +22,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { DIALECTS, createTestDatabaseUrl, type Dialect } from '../support/databases.js';
-import { startServed, type ServedForgelet } from '../support/served.js';
+import { startServed, until, type ServedForgelet } from '../support/served.js';
 
 const SIGNING = `whsec_${randomBytes(32).toString('base64')}`;
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The Node 22 binary to test with, or why there is none (a failure on CI). */
 function node22(): { node: string } | { skip: string } {

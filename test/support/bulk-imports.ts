@@ -4,15 +4,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import type { TestForgelet } from './server.js';
+import type { ForgeletHttp } from './server.js';
 
-async function ok(f: TestForgelet, method: string, path: string, body: unknown): Promise<any> {
+async function ok(f: ForgeletHttp, method: string, path: string, body: unknown): Promise<any> {
   const r = await f.api(method, path, { body });
   if (r.status !== 201 && r.status !== 200) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
   return r.body;
 }
 
-export async function seedSourceGroup(f: TestForgelet, path = 'src-grp'): Promise<{ group: any; project: any }> {
+export async function seedSourceGroup(f: ForgeletHttp, path = 'src-grp'): Promise<{ group: any; project: any }> {
   const group = await ok(f, 'POST', '/groups', { name: 'Source Group', path });
   await ok(f, 'POST', '/groups', { name: 'Sub', path: 'sub', parent_id: group.id });
   await ok(f, 'POST', `/groups/${group.id}/labels`, { name: 'g-label', color: '#123456' });
@@ -23,7 +23,7 @@ export async function seedSourceGroup(f: TestForgelet, path = 'src-grp'): Promis
   return { group, project };
 }
 
-export async function waitForImport(f: TestForgelet, id: number, timeoutMs = 15_000): Promise<any> {
+export async function waitForImport(f: ForgeletHttp, id: number, timeoutMs = 15_000): Promise<any> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const r = await f.api('GET', `/bulk_imports/${id}`);

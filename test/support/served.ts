@@ -86,6 +86,20 @@ export interface ServedForgelet {
   stop(): Promise<void>;
 }
 
+/**
+ * Polls `fn` every 100 ms until it answers something truthy, for what the served process does
+ * in the background (its queue worker delivers callbacks, runs imports); fails after `timeoutMs`.
+ */
+export async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** The test's environment without FORGELET_* variables. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   return { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FORGELET_'))), ...extra };
