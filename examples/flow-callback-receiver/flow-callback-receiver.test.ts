@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { Forgelet } from '@forgelet/client';
 import { DIALECTS } from '../../test/support/databases.js';
-import { startTestServer, type TestForgelet } from '../../test/support/server.js';
+import { startServed, type ServedForgelet } from '../../test/support/served.js';
 import { createReceiver, verifyWebhook, type FlowEvent } from './receiver.js';
 
 const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
@@ -56,7 +56,7 @@ describe('verifyWebhook (node:crypto) agrees with the standardwebhooks package',
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: examples/flow-callback-receiver`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let api: Forgelet;
     let server: Server;
     let receiverUrl: string;
@@ -70,9 +70,10 @@ for (const dialect of DIALECTS) {
       fetch(receiverUrl, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body });
 
     before(async () => {
-      // Forgelet on the real clock (the receiver checks webhook-timestamp against its own), with
-      // local egress allowed so it may call a receiver on 127.0.0.1.
-      f = await startTestServer(dialect);
+      // `forgelet serve` as users start it, on the real clock (the receiver checks
+      // webhook-timestamp against its own), with local egress allowed so it may call a receiver
+      // on 127.0.0.1.
+      f = await startServed(dialect, { testMode: false });
       api = new Forgelet({ url: f.url, token: f.rootToken });
       server = createReceiver({
         secret: SECRET,
