@@ -1,22 +1,24 @@
 /**
- * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against a real
- * Forgelet: pipeline schedules (issue 6's "Must show"). The flow lives in
- * python_gitlab_schedules.py, which prints one JSON object with each step's results (and the
- * HTTP exchanges it made); the tests below assert on it.
+ * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against the served
+ * Forgelet (`bin/forgelet.js serve`, as users start it): pipeline schedules (issue 6's "Must
+ * show"). The flow lives in python_gitlab_schedules.py, which prints one JSON object with each
+ * step's results (and the HTTP exchanges it made); the tests below assert on it.
  *
- * The server's clock is frozen on Saturday 9 March 2024, 04:00 in Los Angeles, and its queue
- * runs only here (`workers: false`): the script pauses (runPythonStepsWithPauses) while this
- * process runs the queue or steps the clock five minutes at a time.
+ * The server's clock is frozen on Saturday 9 March 2024, 04:00 in Los Angeles: the script pauses
+ * (runPythonStepsWithPauses) while this process runs the queue or steps the clock five minutes at
+ * a time (`POST /forgelet/clock/advance`, which runs every job that comes due on the way). The
+ * served process runs its own worker, which may take a job due at the frozen instant (play's run)
+ * first; an advance waits for the worker's run in flight, so what the script reads after a pause
+ * is exact.
  *
  * Without python-gitlab the file is skipped with the reason, except under CI, where it fails.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { probePythonGitlab, pythonStep, runPythonStepsWithPauses, type PythonStep } from './support.js';
 import { toolSkip } from '../support/tools.js';
 
@@ -46,8 +48,7 @@ const CI_FILE = [
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: python-gitlab 3.12 pipeline schedules`, { skip }, () => {
-    let f: TestForgelet;
-    let clock: ControllableClock;
+    let f: ServedForgelet;
     let results: Record<string, PythonStep>;
     let pauses: [string, unknown][];
     let projectId: number;
@@ -61,8 +62,7 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       const t0 = performance.now();
-      clock = fixedClock(T0);
-      f = await startTestServer(dialect, { clock, workers: false });
+      f = await startServed(dialect, { clock: { now: T0 } });
       const project = await f.api('POST', '/projects', { body: { name: 'Py Scheduled', path: 'py-scheduled', initialize_with_readme: true } });
       assert.equal(project.status, 201, project.text);
       projectId = project.body.id;
@@ -77,19 +77,16 @@ for (const dialect of DIALECTS) {
       bob = { id: b.id, username: b.username };
       const serverMs = Math.round(performance.now() - t0);
 
-      const queue = f.forge.deps.queue;
-      const step = async (minutes: number) => {
-        clock.advance(minutes * MINUTE);
-        return [await queue.runDue(), await queue.runDue()];
-      };
+      /** Jobs run by moving the clock, then by running the queue again at once. */
+      const step = async (minutes: number) => [(await f.clock.advance(minutes * 60)).jobs_run, await f.runDue()];
       const run = await runPythonStepsWithPauses(
         SCRIPT,
         { FORGELET_URL: f.url, FORGELET_PROJECT_ID: String(projectId), ALICE_TOKEN: a.token, BOB_TOKEN: b.token },
         {
-          run_queue: () => queue.runDue(),
-          reset_clock: () => {
-            clock.set(new Date(T0));
-            return clock.now().toISOString();
+          run_queue: () => f.runDue(),
+          reset_clock: async () => {
+            await f.clock.set(T0);
+            return (await f.clock.now()).toISOString();
           },
           step_5_minutes: () => step(5),
           advance_4_minutes: () => step(4),
@@ -181,8 +178,10 @@ for (const dialect of DIALECTS) {
       const sid = stepOf('create').schedule.id;
       assert.deepEqual(s.played, { message: '201 Created' });
       assert.equal(s.kept_id, false, "play() replaced the object's attributes with GitLab's {message} answer");
-      assert.deepEqual(s.before_queue, []);
-      assert.equal(s.ran, 1);
+      // The run comes due at once: the served worker may have made it before the script listed,
+      // or before run_queue; after that pause there is exactly one.
+      assert.ok(s.before_queue.length === 0 || (s.before_queue.length === 1 && s.ran === 0), JSON.stringify([s.before_queue, s.ran]));
+      assert.ok(s.ran <= 1, `ran ${s.ran}`);
       assert.equal(s.pipelines.length, 1);
       const [p] = s.pipelines;
       assert.deepEqual(p, { id: p.id, project_id: projectId, ref: 'main', status: 'pending', source: 'schedule', created_at: T0 });

@@ -1,8 +1,8 @@
 /**
- * sentry-sdk 1.9 (Debian python3-sentry-sdk, run with /usr/bin/python3) against a Forgelet
- * DSN: sentry_python_app.py sends its events gzipped to the legacy store endpoint with
- * X-Sentry-Auth, and its session as a gzipped envelope. A recording proxy shows the wire;
- * the errors show up grouped.
+ * sentry-sdk 1.9 (Debian python3-sentry-sdk, run with /usr/bin/python3) against a DSN of the
+ * served Forgelet (`bin/forgelet.js serve`, as users start it): sentry_python_app.py sends its
+ * events gzipped to the legacy store endpoint with X-Sentry-Auth, and its session as a gzipped
+ * envelope. A recording proxy shows the wire; the errors show up grouped.
  *
  * Without sentry-sdk the file is skipped with the reason, except under CI, where it fails.
  */
@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { SYSTEM_PYTHON } from './support.js';
 import { bodyText, dsnVia, runProgram, startRecordingProxy, type RecordingProxy } from './sentry-support.js';
 import { toolSkip } from '../support/tools.js';
@@ -29,7 +29,7 @@ const skip = toolSkip('sentry-sdk', probeSentrySdk());
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: sentry-sdk 1.9 (python) sends to a Forgelet DSN`, { skip }, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let proxy: RecordingProxy;
     let projectId: number;
     let key: string;
@@ -37,7 +37,7 @@ for (const dialect of DIALECTS) {
     const describeRequests = () => proxy.requests.map((r) => `${r.method} ${r.url} ${r.status} ${JSON.stringify(r.headers)}\n${bodyText(r).slice(0, 300)}`).join('\n');
 
     before(async () => {
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       proxy = await startRecordingProxy(f.url);
       const project = await f.api('POST', '/projects', { body: { name: 'python-app' } });
       projectId = project.body.id;
