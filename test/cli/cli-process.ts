@@ -90,6 +90,14 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<CliResult>;
 }
 
+/**
+ * Runs the built `bin/forgelet.js` as users do (`npx forgelet …`): executed through its shebang,
+ * with that line's node flags. scripts/test.mjs builds it first.
+ */
+export function runBin(args: string[], env: Record<string, string | undefined> = {}, options: { cwd?: string } = {}): Promise<CliResult> {
+  return collect(spawn(join(ROOT, 'bin/forgelet.js'), args, { cwd: options.cwd ?? ROOT, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
 /** Starts `forgelet serve …` and resolves once it prints its URL. */
 export async function startServe(args: string[], env: Record<string, string | undefined> = {}, cli = SOURCE_CLI): Promise<ServeProcess> {
   const child = spawnCli(['serve', ...args], env, cli);

@@ -1,37 +1,28 @@
-// `forgelet flow-executor --once` end to end: flows started over REST with start_workflow are
-// taken through the runner API, the example agent runs with the goal on stdin, each printed line
-// becomes an ai message, and the exit code finishes or fails the flow. The CLI does not depend
-// on the SQL dialect, so this runs once, on SQLite.
+// `forgelet flow-executor --once` end to end, both sides as users start them: the built
+// `bin/forgelet.js flow-executor` against `bin/forgelet.js serve` (test/support/served.ts). Flows
+// started over REST with start_workflow are taken through the runner API, the example agent
+// (examples/agent-flow/agent.mjs) runs with the goal on stdin, each printed line becomes an ai
+// message, and the exit code finishes or fails the flow. The CLI does not depend on the SQL
+// dialect, so this runs once, on SQLite.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { run, type CliIo } from '@forgelet/cli';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
-import { ROOT } from './cli-process.js';
-
-function fakeIo(): { io: CliIo; stdout: () => string; stderr: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    io: { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, env: {} },
-    stdout: () => out,
-    stderr: () => err,
-  };
-}
+import { startServed, type ServedForgelet } from '../support/served.js';
+import { ROOT, runBin } from './cli-process.js';
 
 const AGENT = `"${process.execPath}" "${join(ROOT, 'examples/agent-flow/agent.mjs')}"`;
 
 describe('forgelet flow-executor end to end', { skip: DIALECTS.includes('sqlite') ? false : 'runs once, with the sqlite dialect' }, () => {
-  let f: TestForgelet;
+  let f: ServedForgelet;
   let projectId: number;
   let runnerToken: string;
 
   before(async () => {
-    f = await startTestServer('sqlite', { workers: false });
+    f = await startServed('sqlite');
     const project = await f.api('POST', '/projects', { body: { name: 'agents' } });
     assert.equal(project.status, 201);
     projectId = project.body.id;
@@ -39,7 +30,7 @@ describe('forgelet flow-executor end to end', { skip: DIALECTS.includes('sqlite'
     assert.equal(runner.status, 201);
     runnerToken = runner.body.token;
   });
-  after(() => f.stop());
+  after(() => f?.stop());
 
   async function startFlow(goal: string, extra: Record<string, unknown> = {}): Promise<any> {
     const r = await f.api('POST', '/ai/agent_workflows/workflows', { body: { project_id: String(projectId), goal, start_workflow: true, ...extra } });
@@ -76,10 +67,9 @@ describe('forgelet flow-executor end to end', { skip: DIALECTS.includes('sqlite'
       additional_context: [{ Category: 'file', Content: '{"path":"README.md"}' }],
       callback_hook_id: hook.body.id,
     });
-    const io = fakeIo();
-    const code = await run(['flow-executor', '--url', f.url, '--token', runnerToken, '--command', AGENT, '--once', '--json'], io.io);
-    assert.equal(code, 0, io.stderr());
-    const outcomes = io.stdout().trim().split('\n').map((l) => JSON.parse(l));
+    const exec = await runBin(['flow-executor', '--url', f.url, '--token', runnerToken, '--command', AGENT, '--once', '--json']);
+    assert.equal(exec.code, 0, exec.stderr);
+    const outcomes = exec.stdout.trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(outcomes, [{ flow: flow.id, job: Number(flow.workload.id), status: 'finished', exit_code: 0, messages: 5 }]);
     const after = await f.api('GET', `/ai/agent_workflows/workflows/${flow.id}`);
     assert.equal(after.body.status, 'finished');
@@ -103,7 +93,9 @@ describe('forgelet flow-executor end to end', { skip: DIALECTS.includes('sqlite'
     const checkpoints = await f.api('GET', `/ai/agent_workflows/workflows/${flow.id}/checkpoints?per_page=100`);
     assert.equal(checkpoints.body.length, 6);
     assert.equal(checkpoints.body[0].parent_ts, checkpoints.body[1].thread_ts);
-    await f.forge.deps.queue.runDue();
+    // The served worker delivers callbacks; running the queue now waits for a delivery in flight
+    // and makes any still due, so both have reached the receiver.
+    await f.runDue();
     await new Promise<void>((resolve) => recv.close(() => resolve()));
     const events = hits.map((h) => {
       assert.equal(h.headers['x-service-token'], 'exec-token');
@@ -114,9 +106,9 @@ describe('forgelet flow-executor end to end', { skip: DIALECTS.includes('sqlite'
 
   it('fails the flow when the agent exits non-zero', async () => {
     const flow = await startFlow('Please fail now');
-    const io = fakeIo();
-    assert.equal(await run(['flow-executor', '--url', f.url, '--token', runnerToken, '--command', AGENT, '--once'], io.io), 0, io.stderr());
-    assert.equal(io.stdout(), `flow ${flow.id} (job ${flow.workload.id}) failed (exit code 3), 4 messages\n`);
+    const exec = await runBin(['flow-executor', '--url', f.url, '--token', runnerToken, '--command', AGENT, '--once']);
+    assert.equal(exec.code, 0, exec.stderr);
+    assert.equal(exec.stdout, `flow ${flow.id} (job ${flow.workload.id}) failed (exit code 3), 4 messages\n`);
     assert.equal((await f.api('GET', `/ai/agent_workflows/workflows/${flow.id}`)).body.status, 'failed');
     assert.deepEqual((await trace(flow.id)).map((e) => e.content).slice(-1), ['Giving up as asked']);
     const job = await f.api('GET', `/projects/${projectId}/jobs/${flow.workload.id}`);
@@ -127,23 +119,23 @@ describe('forgelet flow-executor end to end', { skip: DIALECTS.includes('sqlite'
   it('takes every pending flow with --once, then exits; nothing pending is a clean exit', async () => {
     const a = await startFlow('first');
     const b = await startFlow('second');
-    const io = fakeIo();
-    assert.equal(await run(['flow-executor', '--url', f.url, '--token', runnerToken, '--command', AGENT, '--once', '--json'], io.io), 0);
-    assert.deepEqual(io.stdout().trim().split('\n').map((l) => JSON.parse(l).flow), [a.id, b.id]);
-    const idle = fakeIo();
-    assert.equal(await run(['flow-executor', '--url', f.url, '--token', runnerToken, '--command', AGENT, '--once'], idle.io), 0);
-    assert.equal(idle.stdout(), '');
+    const both = await runBin(['flow-executor', '--url', f.url, '--token', runnerToken, '--command', AGENT, '--once', '--json']);
+    assert.equal(both.code, 0, both.stderr);
+    assert.deepEqual(both.stdout.trim().split('\n').map((l) => JSON.parse(l).flow), [a.id, b.id]);
+    const idle = await runBin(['flow-executor', '--url', f.url, '--token', runnerToken, '--command', AGENT, '--once']);
+    assert.equal(idle.code, 0, idle.stderr);
+    assert.equal(idle.stdout, '');
   });
 
   it('refuses missing options and a bad runner token', async () => {
-    const noCommand = fakeIo();
-    assert.notEqual(await run(['flow-executor', '--url', f.url, '--token', runnerToken, '--once'], noCommand.io), 0);
-    assert.match(noCommand.stderr(), /an agent program is needed/);
-    const noToken = fakeIo();
-    assert.notEqual(await run(['flow-executor', '--url', f.url, '--command', 'true', '--once'], noToken.io), 0);
-    assert.match(noToken.stderr(), /a runner token is needed/);
-    const badToken = fakeIo();
-    assert.equal(await run(['flow-executor', '--url', f.url, '--token', 'glrt-nope', '--command', 'true', '--once'], badToken.io), 1);
-    assert.match(badToken.stderr(), /the runner token was refused \(403\)/);
+    const noCommand = await runBin(['flow-executor', '--url', f.url, '--token', runnerToken, '--once']);
+    assert.notEqual(noCommand.code, 0);
+    assert.match(noCommand.stderr, /an agent program is needed/);
+    const noToken = await runBin(['flow-executor', '--url', f.url, '--command', 'true', '--once']);
+    assert.notEqual(noToken.code, 0);
+    assert.match(noToken.stderr, /a runner token is needed/);
+    const badToken = await runBin(['flow-executor', '--url', f.url, '--token', 'glrt-nope', '--command', 'true', '--once']);
+    assert.equal(badToken.code, 1);
+    assert.match(badToken.stderr, /the runner token was refused \(403\)/);
   });
 });

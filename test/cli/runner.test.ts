@@ -1,16 +1,16 @@
-// `forgelet runner --once` end to end against a Forgelet server: a two-stage pipeline runs in
-// order from the committed files, the logs and the artifact archive land on the server, the
-// later stage gets the earlier one's artifacts, and a failing script fails the pipeline.
-// The CLI does not depend on the SQL dialect, so this runs once, on SQLite.
+// `forgelet runner --once` end to end, both sides as users start them: the built
+// `bin/forgelet.js runner` against `bin/forgelet.js serve` (test/support/served.ts). A two-stage
+// pipeline runs in order from the committed files, the logs and the artifact archive land on the
+// server, the later stage gets the earlier one's artifacts, and a failing script fails the
+// pipeline. The CLI does not depend on the SQL dialect, so this runs once, on SQLite.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { fromBufferPromise } from 'yauzl';
-import { recordCommit, type CommitAction } from '@forgelet/core';
-import { run, type CliIo } from '@forgelet/cli';
+import type { CommitAction } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
-import { tempDir } from './cli-process.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
+import { runBin, tempDir } from './cli-process.js';
 
 const CI_FILE = `stages:
   - build
@@ -63,36 +63,27 @@ test-job:
     - echo never
 `;
 
-function fakeIo(): { io: CliIo; stdout: () => string; stderr: () => string } {
-  let out = '';
-  let err = '';
-  return {
-    io: { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, env: {} },
-    stdout: () => out,
-    stderr: () => err,
-  };
-}
-
 const plain = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, '');
 
 describe('forgelet runner end to end', { skip: DIALECTS.includes('sqlite') ? false : 'runs once, with the sqlite dialect' }, () => {
-  let f: TestForgelet;
+  let f: ServedForgelet;
   let projectId: number;
   let runnerToken: string;
   const work = tempDir('forgelet-runner-e2e-');
 
+  /** A commit through the API; `[skip ci]` keeps the push from starting a pipeline the test did not create. */
   async function commit(branch: string, actions: CommitAction[], startBranch?: string): Promise<string> {
-    const ctx = await f.forge.contextFor('root');
-    const project = await ctx.db.selectFrom('projects').selectAll().where('id', '=', projectId).executeTakeFirstOrThrow();
-    const done = await recordCommit(ctx, project, { branch, start_branch: startBranch, commit_message: `CI on ${branch}`, actions });
-    return done.commit.sha;
+    const done = await f.api('POST', `/projects/${projectId}/repository/commits`, {
+      body: { branch, start_branch: startBranch, commit_message: `CI on ${branch}\n\n[skip ci]`, actions },
+    });
+    assert.equal(done.status, 201, done.text);
+    return done.body.id;
   }
 
-  async function runOnce(): Promise<{ code: number; outcomes: any[]; stderr: string }> {
-    const io = fakeIo();
-    const code = await run(['runner', '--url', f.url, '--token', runnerToken, '--once', '--work-dir', work.path, '--json'], io.io);
-    const outcomes = io.stdout().trim() === '' ? [] : io.stdout().trim().split('\n').map((l) => JSON.parse(l));
-    return { code, outcomes, stderr: io.stderr() };
+  async function runOnce(): Promise<{ code: number | null; outcomes: any[]; stderr: string }> {
+    const r = await runBin(['runner', '--url', f.url, '--token', runnerToken, '--once', '--work-dir', work.path, '--json']);
+    const outcomes = r.stdout.trim() === '' ? [] : r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    return { code: r.code, outcomes, stderr: r.stderr };
   }
 
   async function jobsOf(pipelineId: number): Promise<any[]> {
@@ -102,7 +93,7 @@ describe('forgelet runner end to end', { skip: DIALECTS.includes('sqlite') ? fal
   }
 
   before(async () => {
-    f = await startTestServer('sqlite');
+    f = await startServed('sqlite');
     const project = await f.api('POST', '/projects', { body: { name: 'runner-demo' } });
     assert.equal(project.status, 201, project.text);
     projectId = project.body.id;
@@ -123,9 +114,9 @@ describe('forgelet runner end to end', { skip: DIALECTS.includes('sqlite') ? fal
   });
 
   it('refuses an unknown runner token (exit 1) and exits 0 when no job is pending', async () => {
-    const io = fakeIo();
-    assert.equal(await run(['runner', '--url', f.url, '--token', 'glrt-not-a-runner', '--once'], io.io), 1);
-    assert.match(io.stderr(), /^error: the runner token was refused \(403 /);
+    const refused = await runBin(['runner', '--url', f.url, '--token', 'glrt-not-a-runner', '--once']);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /^error: the runner token was refused \(403 /);
     const idle = await runOnce();
     assert.deepEqual(idle, { code: 0, outcomes: [], stderr: '' });
   });

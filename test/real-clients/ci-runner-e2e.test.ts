@@ -6,10 +6,11 @@
  *
  * `main` holds a two-stage file (build → test) whose build job declares artifact paths
  * (`out/`, `*.log`, minus `out/tmp/**`); `broken` holds one whose build script exits 3. Each
- * client creates a pipeline on both branches; the runner runs in this process as
- * test/cli/runner.test.ts runs it (`run(['runner', …, '--once'])`). The logs are readable,
- * the declared paths are in the downloaded archive (and the excluded ones are not), and the
- * failing script fails its job and the pipeline, the later stage skipped.
+ * client creates a pipeline on both branches; the built `bin/forgelet.js runner --once` runs
+ * their jobs against `bin/forgelet.js serve` (test/support/served.ts), both started as users
+ * start them, as in test/cli/runner.test.ts. The logs are readable, the declared paths are in
+ * the downloaded archive (and the excluded ones are not), and the failing script fails its job
+ * and the pipeline, the later stage skipped.
  *
  * Without python-gitlab its part is skipped with the reason, except under CI, where it fails.
  */
@@ -18,11 +19,10 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { Gitlab } from '@gitbeaker/rest';
 import { fromBufferPromise } from 'yauzl';
-import { run, type CliIo } from '@forgelet/cli';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
-import { tempDir } from '../cli/cli-process.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
+import { runBin, tempDir } from '../cli/cli-process.js';
 import { probePythonGitlab, pythonStep, runPythonStepsWithPauses, type PythonStep } from './support.js';
 import { toolSkip } from '../support/tools.js';
 
@@ -104,7 +104,7 @@ async function unzip(data: Buffer): Promise<Record<string, string>> {
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: forgelet runner, read through @gitbeaker/rest and python-gitlab`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let gb: Client;
     let projectId: number;
     let runnerToken: string;
@@ -112,17 +112,14 @@ for (const dialect of DIALECTS) {
 
     /** `forgelet runner --once`: runs every pending job, then exits; one outcome per job. */
     async function runRunner(): Promise<any[]> {
-      let out = '';
-      let err = '';
-      const io: CliIo = { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) }, env: {} };
-      const code = await run(['runner', '--url', f.url, '--token', runnerToken, '--once', '--work-dir', work.path, '--json'], io);
-      assert.equal(code, 0, err);
-      return out.trim() === '' ? [] : out.trim().split('\n').map((l) => JSON.parse(l));
+      const r = await runBin(['runner', '--url', f.url, '--token', runnerToken, '--once', '--work-dir', work.path, '--json']);
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.trim() === '' ? [] : r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     }
 
     before(async () => {
       const t0 = performance.now();
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       gb = new Gitlab({ host: f.url, token: f.rootToken });
       const project = await gb.Projects.create({ name: 'ci-e2e', path: 'ci-e2e', initializeWithReadme: true });
       projectId = project.id;
