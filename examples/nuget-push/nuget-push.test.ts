@@ -1,8 +1,9 @@
 /**
  * examples/nuget-push: push.sh packs Hello.Forgelet.nuspec, pushes the package to a project's
- * v2 feed with Debian's `nuget` (2.8.7 under mono) and installs it back; the packages API then
- * lists it. Skipped with the reason when `nuget` is not installed, except on CI, where that fails. One dialect: mono is slow, and the feed's SQL
- * runs on both dialects in test/server/packages-*.test.ts.
+ * v2 feed of `forgelet serve` (the built bin, as users start it) with Debian's `nuget` (2.8.7
+ * under mono) and installs it back; the packages API then lists it. Skipped with the reason
+ * when `nuget` is not installed, except on CI, where that fails. One dialect: mono is slow, and
+ * the feed's SQL runs on both dialects in test/server/packages-*.test.ts.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,8 +11,8 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Forgelet } from '@forgelet/client';
 import { DIALECTS } from '../../test/support/databases.js';
-import { startTestServer, type TestForgelet } from '../../test/support/server.js';
-import { nugetHome, probeNuget287, runNuget } from '../../test/real-clients/nuget-support.js';
+import { startServed, type ServedForgelet } from '../../test/support/served.js';
+import { accessLogged, nugetHome, probeNuget287, runNuget } from '../../test/real-clients/nuget-support.js';
 import { toolSkip } from '../../test/support/tools.js';
 
 const PUSH = fileURLToPath(new URL('./push.sh', import.meta.url));
@@ -19,12 +20,11 @@ const skip = toolSkip('NuGet.exe 2.8.7 (Debian nuget under mono)', probeNuget287
 
 for (const dialect of DIALECTS.slice(0, 1)) {
   describe(`${dialect}: examples/nuget-push`, { skip }, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let home: string;
-    const requests: string[] = [];
 
     before(async () => {
-      f = await startTestServer(dialect, { logger: { info: (line: string) => requests.push(line), error: () => {} } });
+      f = await startServed(dialect);
       // A fresh HOME with its NuGet.Config already written: NuGet's caches stay out of the way.
       home = nugetHome();
     });
@@ -47,7 +47,7 @@ for (const dialect of DIALECTS.slice(0, 1)) {
       assert.match(run.output, /Your package was pushed\./, run.output);
       assert.match(run.output, /Successfully installed 'Hello\.Forgelet 1\.0\.0'/, run.output);
       assert.match(run.output, /Hello from a Forgelet NuGet feed\./, run.output);
-      assert.ok(requests.some((l) => l.includes(` PUT /api/v4/projects/${project.id}/packages/nuget/v2/ 201 `)), requests.join('\n'));
+      await accessLogged(f, ` PUT /api/v4/projects/${project.id}/packages/nuget/v2/ 201 `);
 
       const packages = await api.packages.all(project.id).toArray();
       assert.deepEqual(packages.map((p) => [p.name, p.version, p.package_type, p.status]), [['Hello.Forgelet', '1.0.0', 'nuget', 'default']]);

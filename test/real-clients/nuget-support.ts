@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ServedForgelet } from '../support/served.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const NUGET_58 = join(ROOT, 'node_modules', 'nuget-exe', 'nuget-5.8.0.exe');
@@ -33,6 +34,19 @@ export function probeNuget58(): string | null {
   if (r.error) return `mono cannot run: ${r.error.message}`;
   if (!/NuGet Version: 5\.8\./.test(r.stdout)) return `nuget-exe 5.8 is missing (npm install): ${(r.stdout + r.stderr).split('\n')[0]}`;
   return null;
+}
+
+/**
+ * Waits until the served process's access log (its stdout) has a line containing `fragment`,
+ * e.g. ` PUT /api/v4/projects/1/packages/nuget/ 201 `: a line is written once its response is
+ * sent, so it may trail the client by a moment. Fails with the log (and `context`, e.g. the
+ * client's output) after `timeoutMs` (default 5 s).
+ */
+export async function accessLogged(f: ServedForgelet, fragment: string, options: { timeoutMs?: number; context?: string } = {}): Promise<void> {
+  for (const deadline = Date.now() + (options.timeoutMs ?? 5000); !f.stdoutLines().some((l) => l.includes(fragment)); ) {
+    if (Date.now() > deadline) throw new Error(`no access log line with "${fragment}":\n${f.stdoutLines().join('\n')}\n${options.context ?? ''}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 export interface NugetRun {

@@ -1,5 +1,6 @@
 /**
- * The v3 feed as v3 clients use it.
+ * The v3 feed as v3 clients use it, served by `bin/forgelet.js serve` as users start it
+ * (test/support/served.ts).
  *
  * 1. A walk done the way NuGet's v3 protocol client does it, over plain HTTP with Basic
  *    credentials: service index → RegistrationsBaseUrl (`<id lower>/index.json`, pages with
@@ -15,14 +16,14 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
 import { basic, expectedChecksum, expectedSignature, nupkg, portablePdb, putPackage, snupkg } from '../server/packages-fixtures.js';
-import { NUGET_58, nugetHome, probeNuget58, runNuget } from './nuget-support.js';
+import { NUGET_58, accessLogged, nugetHome, probeNuget58, runNuget } from './nuget-support.js';
 import { toolSkip } from '../support/tools.js';
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: a NuGet v3 protocol walk (service index → registration → flat container)`, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let auth: Record<string, string>;
     let projectId: number;
     const files: Record<string, Buffer> = {};
@@ -35,7 +36,7 @@ for (const dialect of DIALECTS) {
     }
 
     before(async () => {
-      f = await startTestServer(dialect);
+      f = await startServed(dialect);
       const user = await f.createUser('walker');
       auth = { Authorization: basic(user.username, user.token) };
       const group = await f.api('POST', '/groups', { body: { name: 'Walk', path: 'walk', visibility: 'private' } });
@@ -111,18 +112,17 @@ const skip = toolSkip('NuGet.exe 5.8 (npm nuget-exe under mono)', probeNuget58()
 // dialects in test/server/packages-*.test.ts and in the walk above.
 for (const dialect of DIALECTS.slice(0, 1)) {
   describe(`${dialect}: NuGet.exe 5.8 (npm nuget-exe, mono) against a private project's v3 feed`, { skip }, () => {
-    let f: TestForgelet;
+    let f: ServedForgelet;
     let projectId: number;
     let token: string;
     let home: string;
     let source: string;
-    const requests: string[] = [];
     const pdb = portablePdb(Buffer.from('00112233445566778899aabbccddeeff', 'hex'), Buffer.from([1, 2, 3, 4]));
     const files: Record<string, Buffer> = {};
     const nuget = (...args: string[]) => runNuget(['mono', NUGET_58, ...args, '-NonInteractive'], { cwd: home, home });
 
     before(async () => {
-      f = await startTestServer(dialect, { logger: { info: (line: string) => requests.push(line), error: () => {} } });
+      f = await startServed(dialect);
       const user = await f.createUser('nugetv3');
       token = user.token;
       const group = await f.api('POST', '/groups', { body: { name: 'Five', path: 'five', visibility: 'private' } });
@@ -152,8 +152,8 @@ for (const dialect of DIALECTS.slice(0, 1)) {
       const second = await nuget('push', 'Five.Lib.1.2.0-beta.1.nupkg', '-Source', source, '-ApiKey', token);
       assert.match(first.output, /Your package was pushed\./, first.output);
       assert.match(second.output, /Your package was pushed\./, second.output);
-      assert.ok(requests.some((l) => l.includes(` PUT /api/v4/projects/${projectId}/packages/nuget/ 201 `)), requests.join('\n'));
-      assert.ok(requests.some((l) => l.includes(` PUT /api/v4/projects/${projectId}/packages/nuget/symbolpackage/ 201 `)), `${first.output}\n${requests.join('\n')}`);
+      await accessLogged(f, ` PUT /api/v4/projects/${projectId}/packages/nuget/ 201 `);
+      await accessLogged(f, ` PUT /api/v4/projects/${projectId}/packages/nuget/symbolpackage/ 201 `, { context: first.output });
       const packages = await f.api('GET', `/projects/${projectId}/packages?order_by=version`);
       assert.deepEqual(packages.body.map((p: any) => p.version), ['1.0.0', '1.2.0-beta.1']);
       // the symbol file is served to a debugger that knows its checksum
@@ -174,11 +174,11 @@ for (const dialect of DIALECTS.slice(0, 1)) {
       assert.ok(readFileSync(join(out, 'a', 'Five.Lib.1.2.0-beta.1', 'Five.Lib.1.2.0-beta.1.nupkg')).equals(files['1.2.0-beta.1']!));
       assert.match(latest.output, /Successfully installed 'Five\.Lib 1\.0\.0'/, latest.output);
       assert.ok(existsSync(join(out, 'b', 'Five.Lib.1.0.0', 'lib', 'net6.0', 'Five.Lib.dll')));
-      assert.ok(requests.some((l) => l.includes(` GET /api/v4/projects/${projectId}/packages/nuget/metadata/five.lib/index.json 200 `)), requests.join('\n'));
+      await accessLogged(f, ` GET /api/v4/projects/${projectId}/packages/nuget/metadata/five.lib/index.json 200 `);
 
       const deleted = await nuget('delete', 'Five.Lib', '1.2.0-beta.1', '-Source', source, '-ApiKey', token);
       assert.match(deleted.output, /was deleted successfully/, deleted.output);
-      assert.ok(requests.some((l) => l.includes(` DELETE /api/v4/projects/${projectId}/packages/nuget/Five.Lib/1.2.0-beta.1 204 `)), requests.join('\n'));
+      await accessLogged(f, ` DELETE /api/v4/projects/${projectId}/packages/nuget/Five.Lib/1.2.0-beta.1 204 `);
       const packages = await f.api('GET', `/projects/${projectId}/packages`);
       assert.deepEqual(packages.body.map((p: any) => p.version), ['1.0.0']);
     });

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import yazl from 'yazl';
-import type { TestForgelet } from '../support/server.js';
+import type { ForgeletHttp } from '../support/server.js';
 import { rawRequest, type RawResponse } from './http.js';
 
 export interface NuspecOptions {
@@ -154,14 +154,14 @@ export function basic(username: string, token: string): string {
 }
 
 /** `PUT /api/v4<path>` with the archive as multipart `package` and the given credentials header(s). */
-export function putPackage(f: TestForgelet, path: string, file: Buffer, headers: Record<string, string>, options: Parameters<typeof multipart>[1] = {}): Promise<RawResponse> {
+export function putPackage(f: ForgeletHttp, path: string, file: Buffer, headers: Record<string, string>, options: Parameters<typeof multipart>[1] = {}): Promise<RawResponse> {
   const { body, contentType } = multipart(file, options);
   return rawRequest(f.url, 'PUT', `/api/v4${path}`, { headers: { ...headers, 'Content-Type': contentType }, body });
 }
 
 /** GET `/api/v4<path>` with optional headers, body as a Buffer. */
 export async function getRaw(
-  f: TestForgelet,
+  f: ForgeletHttp,
   path: string,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; headers: Headers; bytes: Buffer; text: string; json: any; body: any }> {
