@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ServedForgelet } from '../support/served.js';
+import { until, type ServedForgelet } from '../support/served.js';
 
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 export const NUGET_58 = join(ROOT, 'node_modules', 'nuget-exe', 'nuget-5.8.0.exe');
@@ -43,10 +43,10 @@ export function probeNuget58(): string | null {
  * client's output) after `timeoutMs` (default 5 s).
  */
 export async function accessLogged(f: ServedForgelet, fragment: string, options: { timeoutMs?: number; context?: string } = {}): Promise<void> {
-  for (const deadline = Date.now() + (options.timeoutMs ?? 5000); !f.stdoutLines().some((l) => l.includes(fragment)); ) {
-    if (Date.now() > deadline) throw new Error(`no access log line with "${fragment}":\n${f.stdoutLines().join('\n')}\n${options.context ?? ''}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  const found = async () => f.stdoutLines().some((l) => l.includes(fragment));
+  await until(`an access log line with "${fragment}"`, found, options.timeoutMs ?? 5000).catch((err: Error) => {
+    throw new Error(`${err.message}:\n${f.stdoutLines().join('\n')}\n${options.context ?? ''}`);
+  });
 }
 
 export interface NugetRun {
