@@ -50,7 +50,8 @@ describe('forgelet usage', { skip: DIALECTS.includes('sqlite') ? false : 'runs o
     ['a bad --external-url', ['--external-url', 'ftp://x'], {}, '--external-url must be an http:// or https:// URL, got "ftp://x"'],
     ['a bad FORGELET_BODY_LIMIT', [], { FORGELET_BODY_LIMIT: '0' }, 'FORGELET_BODY_LIMIT must be a positive integer, got "0"'],
     ['a bad FORGELET_ALLOW_LOCAL_EGRESS', [], { FORGELET_ALLOW_LOCAL_EGRESS: 'maybe' }, 'FORGELET_ALLOW_LOCAL_EGRESS must be 1 or 0, got "maybe"'],
-    ['a short FORGELET_SECRET_KEY', [], { FORGELET_SECRET_KEY: 'c2hvcnQ=' }, 'FORGELET_SECRET_KEY must be 32 bytes encoded as base64 (e.g. `openssl rand -base64 32`)'],
+    ['a short FORGELET_SECRET_KEY', [], { FORGELET_SECRET_KEY: 'c2hvcnQ=' }, 'FORGELET_SECRET_KEY must be 32 bytes encoded as base64 (e.g. `openssl rand -base64 32`), or several separated by commas'],
+    ['a short second key in FORGELET_SECRET_KEY', [], { FORGELET_SECRET_KEY: `${Buffer.alloc(32, 1).toString('base64')},c2hvcnQ=` }, 'FORGELET_SECRET_KEY must be 32 bytes encoded as base64 (e.g. `openssl rand -base64 32`), or several separated by commas'],
   ];
   for (const [what, args, env, message] of invalid) {
     it(`serve with ${what} exits 2 without starting`, async () => {

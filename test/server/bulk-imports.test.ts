@@ -360,8 +360,8 @@ for (const dialect of DIALECTS) {
       expectStatus(await dst.api('POST', '/bulk_imports/999999/cancel'), 404);
       // The source token is stored sealed.
       const row = await dst.forge.deps.db.selectFrom('bulk_imports').selectAll().where('id', '=', start.body.id).executeTakeFirstOrThrow();
-      assert.ok(!row.source_token.includes(src.rootToken));
-      assert.equal(dst.forge.deps.secrets.decrypt(row.source_token), src.rootToken);
+      assert.ok(!row.source_token_encrypted.includes(src.rootToken));
+      assert.equal(dst.forge.deps.secrets.decrypt(row.source_token_encrypted), src.rootToken);
     });
 
     it('records a relation failing on the source (500 on its export) and imports the rest', async () => {

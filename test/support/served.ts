@@ -39,6 +39,8 @@ export interface ServedOptions {
   databaseUrl?: string;
   /** Use this data directory (kept on stop) instead of a fresh temporary one. */
   dataDir?: string;
+  /** `--root-token` to pass (default: a new random one); null passes none (the server makes one only if it creates root). */
+  rootToken?: string | null;
   /** Another node binary (e.g. Node 22) to run the bin with, with the flags of its shebang. */
   node?: string;
   /** Fail unless the runtime loaded from the code cache (default true; false for a start that writes it). */
@@ -60,6 +62,7 @@ export interface AdvanceResult {
 export interface ServedForgelet {
   dialect: Dialect;
   url: string;
+  /** The root token given, or the one the server printed ('' when it printed none). */
   rootToken: string;
   dataDir: string;
   databaseUrl: string;
@@ -116,8 +119,9 @@ export async function startServed(dialect: Dialect, options: ServedOptions = {})
     : dialect === 'postgres'
       ? await createTestDatabaseUrl('postgres')
       : { url: join(dataDir, 'forgelet.db'), drop: async () => {} };
-  const rootToken = `glpat-${randomBytes(10).toString('hex')}`;
-  const args = ['serve', '--json', '--port', '0', '--data', dataDir, '--database-url', database.url, '--root-token', rootToken];
+  const givenToken = options.rootToken === undefined ? `glpat-${randomBytes(10).toString('hex')}` : options.rootToken;
+  const args = ['serve', '--json', '--port', '0', '--data', dataDir, '--database-url', database.url];
+  if (givenToken !== null) args.push('--root-token', givenToken);
   if (options.testMode ?? true) args.push('--test-mode');
   if (options.allowLocalEgress ?? true) args.push('--allow-local-egress');
   if (options.tier) args.push('--tier', options.tier);
@@ -138,7 +142,7 @@ export async function startServed(dialect: Dialect, options: ServedOptions = {})
     await database.drop().catch(() => {});
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
   };
-  let ready: { url: string; root_token: string; runtime: string };
+  let ready: { url: string; root_token: string | null; runtime: string };
   try {
     ready = await new Promise((resolveReady, reject) => {
       const timer = setTimeout(() => reject(new Error(`forgelet serve not ready after 30 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
@@ -171,6 +175,7 @@ export async function startServed(dialect: Dialect, options: ServedOptions = {})
   }
 
   const url = ready.url;
+  const rootToken = givenToken ?? ready.root_token ?? '';
   const api = async <T>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> => {
     const headers: Record<string, string> = { ...opts.headers };
     const token = opts.token === undefined ? rootToken : opts.token;

@@ -1,5 +1,7 @@
 /** Data-directory helpers for the CLI; the layout itself belongs to `@forgelet/server`. */
-export { dataDirLayout, ensureDataDir, loadOrCreateSecretKey, type DataDirLayout } from '@forgelet/server';
+export {
+  dataDirLayout, ensureDataDir, keyFileSource, readKeyFile, secretKeySource, writeKeyFile, type DataDirLayout,
+} from '@forgelet/server';
 
 /** A database URL or path safe to print: the password is masked. */
 export function describeDatabase(url: string): string {

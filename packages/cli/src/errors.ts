@@ -16,3 +16,13 @@ export class UsageError extends CliError {
     this.name = 'UsageError';
   }
 }
+
+/**
+ * A refusal to start that the operator fixes (a key file without a usable key, keys that do not
+ * include the database's): the message alone, without a stack. Matched by name: `serve` loads
+ * core and server from a bundle of their own.
+ */
+export function configError(err: unknown): CliError | null {
+  const name = (err as Error | null)?.name;
+  return name === 'SecretKeyMismatchError' || name === 'KeyFileError' ? new CliError((err as Error).message) : null;
+}

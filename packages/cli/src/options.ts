@@ -56,15 +56,22 @@ export function pickSwitch(flag: boolean | undefined, env: NodeJS.ProcessEnv, na
   throw new UsageError(`${name} must be 1 or 0, got "${env[name]}"`);
 }
 
-/** FORGELET_SECRET_KEY: 32 bytes, base64. */
-export function secretKeyFromEnv(env: NodeJS.ProcessEnv): Buffer | undefined {
+/**
+ * FORGELET_SECRET_KEY: 32 bytes, base64; or several, comma-separated, while a rotation is under
+ * way (`<new>,<old>`): the first seals new secrets, every one opens them.
+ */
+export function secretKeysFromEnv(env: NodeJS.ProcessEnv): { keys: Buffer[]; from: string } | undefined {
   const raw = env.FORGELET_SECRET_KEY?.trim();
   if (!raw) return undefined;
-  const key = Buffer.from(raw, 'base64');
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(raw) || key.length !== 32) {
-    throw new UsageError('FORGELET_SECRET_KEY must be 32 bytes encoded as base64 (e.g. `openssl rand -base64 32`)');
-  }
-  return key;
+  const keys = raw.split(',').map((part) => {
+    const text = part.trim();
+    const key = Buffer.from(text, 'base64');
+    if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text) || key.length !== 32) {
+      throw new UsageError('FORGELET_SECRET_KEY must be 32 bytes encoded as base64 (e.g. `openssl rand -base64 32`), or several separated by commas');
+    }
+    return key;
+  });
+  return { keys, from: 'FORGELET_SECRET_KEY' };
 }
 
 /** Settings for a data directory and its database, as `serve` and `init` take them. */
@@ -78,7 +85,7 @@ export interface StorageSettings {
   dataDir: string;
   databaseUrl: string | undefined;
   rootToken: string | undefined;
-  secretKey: Buffer | undefined;
+  secretKeys: { keys: Buffer[]; from: string } | undefined;
 }
 
 export const DEFAULT_DATA_DIR = './data';
@@ -88,7 +95,7 @@ export function resolveStorage(flags: StorageFlags, env: NodeJS.ProcessEnv): Sto
     dataDir: pick(flags.data, env, 'FORGELET_DATA_DIR')?.value ?? DEFAULT_DATA_DIR,
     databaseUrl: pick(flags.databaseUrl, env, 'FORGELET_DATABASE_URL')?.value,
     rootToken: pick(flags.rootToken, env, 'FORGELET_ROOT_TOKEN')?.value,
-    secretKey: secretKeyFromEnv(env),
+    secretKeys: secretKeysFromEnv(env),
   };
 }
 

@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { ControllableClock, systemClock, type Clock } from './kernel/clock.js';
 import { contextFor, type Actor, type Ctx, type Deps, type ForgeConfig, type UrlBuilder } from './kernel/context.js';
 import { createEgress, type Egress } from './kernel/egress.js';
-import { createSecretBox, type SecretBox } from './kernel/secrets.js';
+import { createSecretBox, type KeySource, type SecretBox } from './kernel/secrets.js';
 import type { Route } from './kernel/route.js';
 import { FsBlobStore, type BlobStore } from './storage/blobs.js';
 import { openDatabase, type DatabaseHandle } from './storage/dialect.js';
 import { migrateToLatest } from './storage/migrations/index.js';
+import { withStartupLock } from './storage/startup-lock.js';
+import { checkSecretKey } from './secret-keys.js';
 import { Queue } from './storage/queue.js';
 import { bootstrapRoot, type BootstrapResult } from './bootstrap.js';
 import {
@@ -64,7 +66,15 @@ export interface ForgeOptions {
   blobs?: BlobStore;
   /** 32-byte key for secrets at rest; a random one when omitted (in-memory use). */
   secretKey?: Buffer;
+  /** The instance's keys instead (a key file rotations rewrite, or FORGELET_SECRET_KEY's): the first seals, all open. */
+  secretKeys?: KeySource;
   secrets?: SecretBox;
+  /**
+   * Makes sure the root administrator exists (and `token`, when given, is a valid root token),
+   * in the first-start work: under the same lock as the migrations, so that several processes
+   * starting at once on a new database make one root. The outcome is `forge.root`.
+   */
+  root?: { token?: string };
   egress?: Egress;
   /** Allow outbound calls to loopback and private networks (tests, local setups). */
   allowLocalEgress?: boolean;
@@ -81,6 +91,8 @@ export interface Forge {
   context(actor: Actor): Ctx;
   /** A context acting as the named user (embedding and scripts); throws when unknown. */
   contextFor(username: string): Promise<Ctx>;
+  /** What the first-start work did about root (`options.root`); null when not asked. */
+  root: BootstrapResult | null;
   bootstrapRoot(options?: { token?: string }): Promise<BootstrapResult>;
   /** True when the database answers. */
   health(): Promise<boolean>;
@@ -118,18 +130,31 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     scheduleTiming: options.config?.scheduleTiming ?? 'exact',
     limits: { ...DEFAULT_LIMITS, ...options.config?.limits },
   };
-  await migrateToLatest(database.db);
   const deps: Deps = {
     db: database.db,
     dialect: database.dialect,
     clock,
     blobs: options.blobs ?? new FsBlobStore(mkdtempSync(join(tmpdir(), 'forgelet-blobs-'))),
-    secrets: options.secrets ?? createSecretBox(options.secretKey ?? randomBytes(32)),
+    secrets: options.secrets ?? createSecretBox(options.secretKeys ?? options.secretKey ?? randomBytes(32)),
     egress: options.egress ?? createEgress({ allowLocal: options.allowLocalEgress ?? false }),
     config,
     queue: new Queue(database.db, database.dialect, clock),
     urls: createUrlBuilder(config),
   };
+  // First-start work, safe when several processes start at once on one database (storage/startup-lock.ts).
+  // A key the caller gave is checked against (or, first, recorded as) the key the database's secrets are sealed with.
+  const givenKey = options.secrets !== undefined || options.secretKeys !== undefined || options.secretKey !== undefined;
+  let root: BootstrapResult | null;
+  try {
+    root = await withStartupLock(database, async () => {
+      await migrateToLatest(database.db);
+      if (givenKey) await checkSecretKey(database.db, deps.secrets, clock.now().toISOString());
+      return options.root ? bootstrapRoot(deps, options.root) : null;
+    });
+  } catch (err) {
+    if (!options.database) await database.destroy();
+    throw err;
+  }
   // Background work each domain runs through the durable queue.
   registerIterationJobs(deps);
   registerPipelineScheduleJobs(deps);
@@ -173,7 +198,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
       if (!user) throw new Error(`no user ${username}`);
       return contextFor(deps, { kind: 'user', user, token: null, isAdmin: user.is_admin === 1 });
     },
-    bootstrapRoot: (opts) => bootstrapRoot(deps, opts),
+    root,
+    bootstrapRoot: (opts) => withStartupLock(database, () => bootstrapRoot(deps, opts)),
     async health() {
       try {
         await sql`select 1`.execute(deps.db);

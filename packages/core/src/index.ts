@@ -1,6 +1,10 @@
 /** @forgelet/core: all domain logic behind injected storage, clock, blobs, secrets and egress. */
 export { createForge, createUrlBuilder, DEFAULT_LIMITS, type Forge, type ForgeOptions } from './forge.js';
 export { bootstrapRoot, ROOT_TOKEN_SCOPES, type BootstrapResult } from './bootstrap.js';
+export {
+  checkSecretKey, rotateSecrets, sealedKeyIds, SecretKeyMismatchError,
+  type RotationColumnReport, type RotationOptions, type RotationReport,
+} from './secret-keys.js';
 export { FORGELET_VERSION, GITLAB_COMPATIBLE_VERSION } from './version.js';
 
 export { ControllableClock, fixedClock, systemClock, type Clock } from './kernel/clock.js';
@@ -32,12 +36,15 @@ export { clampPerPage, COUNT_LIMIT, MAX_PER_PAGE, type Page } from './kernel/pag
 export { p, params, parseBoolean, parseParams, RepeatedValues, type Field, type Infer, type InferShape, type JsonSchema, type ObjectField, type UploadedFile } from './kernel/params.js';
 export type { AuthMode, Method, Reply, Route, RouteRequest } from './kernel/route.js';
 export { buildOpenApi, type OpenApiOptions, type ResponseDecl, type ResponseTable } from './kernel/openapi.js';
-export { createSecretBox, type SecretBox } from './kernel/secrets.js';
+export { createSecretBox, secretKeyId, staticKeys, type KeySource, type SecretBox } from './kernel/secrets.js';
 export { TIERS, type Tier } from './kernel/tiers.js';
 export { digestToken, nextIid, randomToken } from './kernel/ids.js';
 export { FsBlobStore, type BlobStore, type StoredBlob } from './storage/blobs.js';
 export { dialectOf, openDatabase, type DatabaseHandle, type DialectName } from './storage/dialect.js';
 export { Queue, type JobHandler } from './storage/queue.js';
+export { SEALED_COLUMNS, type SealedColumn } from './storage/sealed-columns.js';
+export { withStartupLock } from './storage/startup-lock.js';
+export { migrateToLatest } from './storage/migrations/index.js';
 export { expireReadCache, readCacheOf, ReadCache } from './storage/read-cache.js';
 export { SnapshotStore, SNAPSHOT_NAME, type SnapshotInfo } from './storage/snapshots.js';
 // test harness (issue 16): controllable time, snapshots, reset, seeding

@@ -2,8 +2,7 @@
  * Starting Forgelet: on a data directory (SQLite file, blobs, secret key), on PostgreSQL,
  * or fully in memory for tests (`startForgelet()` with no options, port 0).
  */
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,15 +16,18 @@ import {
   resetState,
   restoreSnapshot,
   seedWorld,
+  staticKeys,
   systemClock,
   type AdvanceEntity,
   type Clock,
   type Forge,
+  type KeySource,
   type SeedResult,
   type SnapshotEntity,
   type Tier,
 } from '@forgelet/core';
 import { ForgeletServer, silentLogger, type Logger } from './server.js';
+import { keyFileSource, loadOrCreateKeyFile } from './secret-keys.js';
 
 export interface StartOptions {
   port?: number;
@@ -39,8 +41,10 @@ export interface StartOptions {
   tier?: Tier;
   /** Root token to ensure (default: a new random one when root is created). */
   rootToken?: string;
-  /** 32-byte key for secrets at rest (default: `<dataDir>/secret.key`, created once). */
+  /** 32-byte key for secrets at rest (default: the keys of `<dataDir>/secret.key`, created once). */
   secretKey?: Buffer;
+  /** Several keys instead, the first sealing, all opening (FORGELET_SECRET_KEY=<new>,<old>); `from` names them in messages. */
+  secretKeys?: { keys: Buffer[]; from: string };
   allowLocalEgress?: boolean;
   /**
    * Test-only endpoints under /api/v4/forgelet (clock, snapshots, reset, seed, tier, faults).
@@ -112,16 +116,17 @@ export function ensureDataDir(layout: DataDirLayout): void {
   mkdirSync(layout.blobs, { recursive: true });
 }
 
-/** Reads the 32-byte base64 key, creating it (mode 0600) on first use. */
-export function loadOrCreateSecretKey(file: string): Buffer {
-  if (existsSync(file)) {
-    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
-    if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
-    return key;
-  }
-  const key = randomBytes(32);
-  writeFileSync(file, key.toString('base64'), { mode: 0o600 });
-  return key;
+/**
+ * The keys a process seals and opens secrets with: the given ones, else the data directory's
+ * key file (created with a new key on first start, followed when a rotation rewrites it), else
+ * none (in memory: a random key for this process alone).
+ */
+export function secretKeySource(options: Pick<StartOptions, 'secretKey' | 'secretKeys'>, layout: DataDirLayout | null): KeySource | undefined {
+  if (options.secretKeys) return staticKeys(options.secretKeys.keys, options.secretKeys.from);
+  if (options.secretKey) return staticKeys([options.secretKey]);
+  if (!layout) return undefined;
+  loadOrCreateKeyFile(layout.secretKey);
+  return keyFileSource(layout.secretKey);
 }
 
 export async function startForgelet(options: StartOptions = {}): Promise<RunningForgelet> {
@@ -134,12 +139,17 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
   const clock = options.clock instanceof ControllableClock ? options.clock : new ControllableClock(options.clock ?? systemClock);
   const dataDir = layout?.dir ?? null;
   const databaseUrl = options.databaseUrl ?? layout?.database ?? ':memory:';
+  const wantedToken = options.rootToken ?? (dataDir ? undefined : randomToken('glpat-'));
+  const removeTemp = async () => {
+    if (tempBlobDir) await rm(tempBlobDir, { recursive: true, force: true });
+  };
   const forge = await createForge({
     databaseUrl,
     clock,
     // Blobs in a folder of their own, so snapshots of them (`blobs.snapshots`) sit beside it.
     blobs: new FsBlobStore(layout?.blobs ?? join(tempBlobDir!, 'blobs')),
-    secretKey: options.secretKey ?? (layout ? loadOrCreateSecretKey(layout.secretKey) : randomBytes(32)),
+    secretKeys: secretKeySource(options, layout),
+    root: { token: wantedToken },
     allowLocalEgress: options.allowLocalEgress,
     config: {
       externalUrl: options.externalUrl,
@@ -148,18 +158,19 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
       scheduleTiming: options.scheduleTiming,
       ...(options.bodyLimitBytes !== undefined && { limits: { bodyBytes: options.bodyLimitBytes } }),
     },
+  }).catch(async (err: unknown) => {
+    await removeTemp();
+    throw err;
   });
-  const wantedToken = options.rootToken ?? (dataDir ? undefined : randomToken('glpat-'));
-  let boot;
+  const boot = forge.root!;
   let server: ForgeletServer;
   let url: string;
   try {
-    boot = await forge.bootstrapRoot({ token: wantedToken });
     server = new ForgeletServer(forge, { logger: options.logger ?? silentLogger, linksFromHost: !options.externalUrl, allowFaults: options.allowFaults });
     url = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (err) {
     await forge.close();
-    if (tempBlobDir) await rm(tempBlobDir, { recursive: true, force: true });
+    await removeTemp();
     throw err;
   }
   if (!options.externalUrl) forge.deps.config.externalUrl = url;
@@ -178,7 +189,7 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
     seed: (world) => seedWorld(forge.deps, forge.routes, world),
     async stop() {
       await server.close();
-      if (tempBlobDir) await rm(tempBlobDir, { recursive: true, force: true });
+      await removeTemp();
     },
   };
 }

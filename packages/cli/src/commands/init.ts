@@ -1,7 +1,8 @@
 /** `forgelet init`: data directory, migrations and the root user, without serving. */
 import type { Command } from 'commander';
-import { dataDirLayout, describeDatabase, ensureDataDir, loadOrCreateSecretKey } from '../data-dir.js';
+import { dataDirLayout, describeDatabase, ensureDataDir, secretKeySource } from '../data-dir.js';
 import { writeJson, type CliIo } from '../io.js';
+import { configError } from '../errors.js';
 import { resolveStorage, STORAGE_OPTIONS, type StorageFlags } from '../options.js';
 
 export interface InitFlags extends StorageFlags {
@@ -18,21 +19,24 @@ export function registerInitCommand(program: Command, io: CliIo): void {
 
 async function init(flags: InitFlags, io: CliIo): Promise<void> {
   const settings = resolveStorage(flags, io.env);
-  const { bootstrapRoot, createForge, FsBlobStore } = await import('@forgelet/core');
+  const { createForge, FsBlobStore } = await import('@forgelet/core');
   const layout = dataDirLayout(settings.dataDir);
   ensureDataDir(layout);
   const databaseUrl = settings.databaseUrl ?? layout.database;
-  const forge = await createForge({
-    databaseUrl,
-    blobs: new FsBlobStore(layout.blobs),
-    secretKey: settings.secretKey ?? loadOrCreateSecretKey(layout.secretKey),
-  });
-  let boot;
+  // The same first-start work as `serve`, under the same lock.
+  let forge;
   try {
-    boot = await bootstrapRoot(forge.deps, { token: settings.rootToken });
-  } finally {
-    await forge.close();
+    forge = await createForge({
+      databaseUrl,
+      blobs: new FsBlobStore(layout.blobs),
+      secretKeys: secretKeySource(settings, layout),
+      root: { token: settings.rootToken },
+    });
+  } catch (err) {
+    throw configError(err) ?? err;
   }
+  const boot = forge.root!;
+  await forge.close();
   const database = describeDatabase(databaseUrl);
   if (flags.json) {
     writeJson(io.stdout, { data_dir: layout.dir, database, root_created: boot.createdUser, root_token: boot.token });

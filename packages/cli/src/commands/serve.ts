@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { StartOptions } from '@forgelet/server';
 import type { Tier } from '@forgelet/core';
 import { loadServeRuntime } from '../compiled-runtime.js';
-import { CliError } from '../errors.js';
+import { CliError, configError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
 import {
   parseChoice,
@@ -47,7 +47,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, t
     dataDir: storage.dataDir,
     databaseUrl: storage.databaseUrl,
     rootToken: storage.rootToken,
-    secretKey: storage.secretKey,
+    secretKeys: storage.secretKeys,
     externalUrl: external && parseHttpUrl(external.value, external.from, '--external-url'),
     tier: tier && parseChoice(tier.value, tier.from, '--tier', tiers),
     bodyLimitBytes: bodyLimit && parsePositiveInteger(bodyLimit.value, bodyLimit.from, '--body-limit'),
@@ -74,7 +74,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--test-mode', 'enable test-only endpoints (env FORGELET_TEST_MODE=1)')
     .option('--allow-faults', 'enable fault injection (/api/v4/forgelet/faults) without the rest of test mode (env FORGELET_ALLOW_FAULTS=1)')
     .option('--json', 'print one JSON line {"url","root_token","data_dir","runtime"} once ready')
-    .addHelpText('after', '\nFORGELET_SECRET_KEY (32 bytes, base64) replaces <data>/secret.key. SIGINT or SIGTERM stops gracefully.')
+    .addHelpText('after', '\nFORGELET_SECRET_KEY (32 bytes, base64; <new>,<old> during a rotation) replaces <data>/secret.key. SIGINT or SIGTERM stops gracefully.')
     .action((flags: ServeFlags) => serve(flags, io));
 }
 
@@ -88,7 +88,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     const { startForgelet, consoleLogger, TIERS } = loaded.runtime;
     const options = resolveServeOptions(flags, io.env, TIERS);
     const running = await startForgelet({ ...options, logger: consoleLogger, workers: true }).catch((err: unknown) => {
-      throw listenError(err, options.host, options.port) ?? err;
+      throw listenError(err, options.host, options.port) ?? configError(err) ?? err;
     });
     setImmediate(() => loaded.saveCache());
     if (flags.json) {

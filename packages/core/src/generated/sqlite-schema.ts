@@ -17,7 +17,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "011-member-roles",
     "012-delivery",
     "013-flows",
-    "014-bulk-imports"
+    "014-bulk-imports",
+    "017-secret-keys"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -253,7 +254,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"ai_flow_callback_deliveries_callback\" on \"ai_flow_callback_deliveries\" (\"callback_id\", \"id\")",
     "CREATE TABLE \"ai_flow_callback_attempts\" (\"id\" integer primary key autoincrement, \"delivery_id\" integer not null references \"ai_flow_callback_deliveries\" (\"id\") on delete cascade, \"attempt\" integer not null, \"status_code\" integer, \"error\" text, \"attempted_at\" text not null)",
     "CREATE UNIQUE INDEX \"ai_flow_callback_attempts_delivery\" on \"ai_flow_callback_attempts\" (\"delivery_id\", \"attempt\")",
-    "CREATE TABLE \"bulk_imports\" (\"id\" integer primary key autoincrement, \"user_id\" integer not null references \"users\" (\"id\") on delete cascade, \"status\" text not null, \"source_type\" text not null, \"source_url\" text not null, \"source_token\" text not null, \"source_version\" text, \"has_failures\" integer default 0 not null, \"created_at\" text not null, \"updated_at\" text not null)",
+    "CREATE TABLE \"bulk_imports\" (\"id\" integer primary key autoincrement, \"user_id\" integer not null references \"users\" (\"id\") on delete cascade, \"status\" text not null, \"source_type\" text not null, \"source_url\" text not null, \"source_token_encrypted\" text not null, \"source_version\" text, \"has_failures\" integer default 0 not null, \"created_at\" text not null, \"updated_at\" text not null)",
     "CREATE INDEX \"bulk_imports_user\" on \"bulk_imports\" (\"user_id\", \"id\")",
     "CREATE TABLE \"bulk_import_entities\" (\"id\" integer primary key autoincrement, \"bulk_import_id\" integer not null references \"bulk_imports\" (\"id\") on delete cascade, \"status\" text not null, \"entity_type\" text not null, \"source_full_path\" text not null, \"source_xid\" integer, \"destination_name\" text not null, \"destination_slug\" text not null, \"destination_namespace\" text not null, \"parent_id\" integer references \"bulk_import_entities\" (\"id\") on delete cascade, \"namespace_id\" integer references \"namespaces\" (\"id\") on delete set null, \"project_id\" integer references \"projects\" (\"id\") on delete set null, \"migrate_projects\" integer default 1 not null, \"migrate_memberships\" integer default 1 not null, \"has_failures\" integer default 0 not null, \"exports_requested\" integer default 0 not null, \"created_at\" text not null, \"updated_at\" text not null)",
     "CREATE INDEX \"bulk_import_entities_import\" on \"bulk_import_entities\" (\"bulk_import_id\", \"id\")",
@@ -264,6 +265,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE TABLE \"bulk_import_source_ids\" (\"entity_id\" integer not null references \"bulk_import_entities\" (\"id\") on delete cascade, \"relation\" text not null, \"source_id\" text not null, \"destination_id\" integer not null)",
     "CREATE UNIQUE INDEX \"bulk_import_source_ids_key\" on \"bulk_import_source_ids\" (\"entity_id\", \"relation\", \"source_id\")",
     "CREATE TABLE \"bulk_import_exports\" (\"id\" integer primary key autoincrement, \"owner_kind\" text not null, \"owner_id\" integer not null, \"relation\" text not null, \"status\" integer not null, \"user_id\" integer references \"users\" (\"id\") on delete set null, \"created_at\" text not null, \"updated_at\" text not null)",
-    "CREATE UNIQUE INDEX \"bulk_import_exports_owner\" on \"bulk_import_exports\" (\"owner_kind\", \"owner_id\", \"relation\")"
+    "CREATE UNIQUE INDEX \"bulk_import_exports_owner\" on \"bulk_import_exports\" (\"owner_kind\", \"owner_id\", \"relation\")",
+    "CREATE TABLE \"secret_keys\" (\"key_id\" text primary key, \"created_at\" text not null, \"retired_at\" text)"
   ]
 };

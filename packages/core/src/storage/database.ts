@@ -5,6 +5,7 @@ import type { ProjectTable, RedirectRouteTable } from '../domains/accounts/proje
 import type { MemberTable } from '../domains/accounts/member.table.js';
 import type { AccessTokenTable } from '../domains/accounts/access-token.table.js';
 import type { InternalIdTable, QueueJobTable } from './queue.table.js';
+import type { SecretKeyTable } from './sealed-columns.js';
 import type { IssueAssigneeTable, IssueTable } from '../domains/issues/issue.table.js';
 import type { LabelLinkTable, LabelSubscriptionTable, LabelTable } from '../domains/labels/label.table.js';
 import type { MilestoneTable } from '../domains/milestones/milestone.table.js';
@@ -96,6 +97,7 @@ export interface Database {
   access_tokens: AccessTokenTable;
   queue_jobs: QueueJobTable;
   internal_ids: InternalIdTable;
+  secret_keys: SecretKeyTable;
   issues: IssueTable;
   issue_assignees: IssueAssigneeTable;
   labels: LabelTable;

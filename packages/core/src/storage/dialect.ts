@@ -6,7 +6,7 @@
 import { createRequire } from 'node:module';
 import SqliteDatabase from 'better-sqlite3';
 import type PgModule from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './database.js';
 import { attachReadCache, ReadCache } from './read-cache.js';
 
@@ -51,16 +51,43 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   }
   const file = url.replace(/^sqlite:(\/\/)?/i, '') || ':memory:';
   const sqlite = new SqliteDatabase(file);
+  // First: another process may hold the lock while this one switches to WAL.
+  sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
   const readCache = new ReadCache(sqlite, sqlite.prepare.bind(sqlite));
   cacheStatements(sqlite, () => readCache.noteWrite());
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   sqliteHandles.set(db, sqlite);
   attachReadCache(db, readCache);
   return { db, dialect: 'sqlite', file: file === ':memory:' ? null : file, destroy: () => db.destroy() };
+}
+
+/** How long a SQLite statement waits for another process's write lock before SQLITE_BUSY. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+/**
+ * Transactions on SQLite begin IMMEDIATE: they take the write lock first (waiting up to the
+ * busy timeout for another process holding it), so a transaction that reads and then writes
+ * never fails because another process (several `forgelet serve` on one data directory)
+ * committed in between; a DEFERRED one would fail with SQLITE_BUSY at its first write,
+ * without waiting. In one process Kysely already runs one transaction at a time.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly config: SqliteDialectConfig) {
+    super(config);
+  }
+
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.config);
+  }
 }
 
 /**
@@ -87,7 +114,8 @@ function cacheStatements(sqlite: SqliteDatabase.Database, onWrite: () => void, m
       return hit;
     }
     const stmt = prepare(source);
-    if (!stmt.readonly) markWrites(stmt, onWrite);
+    // (BEGIN IMMEDIATE is not `readonly` for SQLite, yet changes nothing: the writes that follow drop the cache.)
+    if (!stmt.readonly && !/^begin\b/i.test(source)) markWrites(stmt, onWrite);
     if (!hit) {
       cache.set(source, stmt);
       if (cache.size > max) cache.delete(cache.keys().next().value!);

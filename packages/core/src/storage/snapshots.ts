@@ -1,6 +1,6 @@
 /**
- * Named snapshots of the whole state (every table but the migration bookkeeping, and the
- * blob folder), restore, and wipe. For test suites: a snapshot of a small state is taken
+ * Named snapshots of the whole state (every table but the migration bookkeeping and the secret
+ * key ids, and the blob folder), restore, and wipe. For test suites: a snapshot of a small state is taken
  * and restored in a few milliseconds.
  *
  * Tables are enumerated from the database at each call, so tables added by later
@@ -67,8 +67,11 @@ interface CatalogRow {
   blobs: number;
 }
 
-/** Kysely bookkeeping of the migrator: never copied, never emptied. */
-const SKIPPED_TABLES = new Set([MIGRATION_TABLE, MIGRATION_LOCK_TABLE]);
+/**
+ * Kysely bookkeeping of the migrator, and the ids of the instance's secret keys (they describe
+ * the keys the processes hold, not the state under test): never copied, never emptied.
+ */
+const SKIPPED_TABLES = new Set([MIGRATION_TABLE, MIGRATION_LOCK_TABLE, 'secret_keys']);
 /** PostgreSQL restores empty the tables with DELETE up to this many rows in all, else TRUNCATE. */
 const TRUNCATE_ABOVE_ROWS = 2000;
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;

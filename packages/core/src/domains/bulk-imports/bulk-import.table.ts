@@ -6,7 +6,7 @@ export interface BulkImportTable {
   status: string;
   source_type: string;
   source_url: string;
-  source_token: string;
+  source_token_encrypted: string;
   source_version: string | null;
   has_failures: Generated<number>;
   created_at: string;

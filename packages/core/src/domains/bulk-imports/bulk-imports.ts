@@ -202,7 +202,7 @@ export async function startBulkImport(ctx: Ctx, input: StartBulkImportInput) {
   const row = await ctx.db.transaction().execute(async (trx) => {
     const imp = await trx
       .insertInto('bulk_imports')
-      .values({ user_id: user.id, status: 'created', source_type: 'gitlab', source_url: sourceUrl, source_token: ctx.secrets.encrypt(input.configuration.access_token), source_version: version, created_at: now, updated_at: now })
+      .values({ user_id: user.id, status: 'created', source_type: 'gitlab', source_url: sourceUrl, source_token_encrypted: ctx.secrets.encrypt(input.configuration.access_token), source_version: version, created_at: now, updated_at: now })
       .returningAll()
       .executeTakeFirstOrThrow();
     for (const [i, { e, slug, ns }] of planned.entries()) {

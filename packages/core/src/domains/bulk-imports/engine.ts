@@ -89,7 +89,7 @@ async function runEntityStep(deps: Deps, entityId: number, now: Date): Promise<v
     return;
   }
   const ctx = contextFor(deps, { kind: 'user', user, token: null, isAdmin: user.is_admin === 1 });
-  const source = new SourceClient(deps.egress, imp.source_url, deps.secrets.decrypt(imp.source_token));
+  const source = new SourceClient(deps.egress, imp.source_url, deps.secrets.decrypt(imp.source_token_encrypted));
   const fresh = (await deps.db.selectFrom('bulk_import_entities').selectAll().where('id', '=', entity.id).executeTakeFirstOrThrow());
   if (tracker.status === 'created') {
     await deps.db.updateTable('bulk_import_trackers').set({ status: 'started', updated_at: stamp }).where('id', '=', tracker.id).execute();
