@@ -432,7 +432,7 @@ for (const dialect of DIALECTS) {
       ]);
       assert.deepEqual((await f.api('GET', `/projects/${project.id}/pipelines/${p.id}/variables`, { token: reporter.token })).body, FORBIDDEN);
       const stored = await f.forge.database.db.selectFrom('ci_pipeline_variables').select('value_encrypted').where('pipeline_id', '=', p.id).execute();
-      assert.ok(stored.every((s) => !s.value_encrypted.includes('pem') && s.value_encrypted.startsWith('v1.')), 'values are encrypted');
+      assert.ok(stored.every((s) => !s.value_encrypted.includes('pem') && s.value_encrypted.startsWith(`v2.${f.forge.deps.secrets.currentKeyId()}.`)), 'values are encrypted');
       const job = await requestJob(f, runner.token);
       assert.deepEqual(job.variables.find((v: any) => v.key === 'CERT'), { key: 'CERT', value: 'pem', public: false, masked: false, file: true });
       await finishJob(f, job, 'success');

@@ -116,6 +116,10 @@ export async function createDeployment(ctx: Ctx, input: CreateDeploymentInput): 
   const existing = await ctx.db.selectFrom('environments').selectAll().where('project_id', '=', project.id).where('name', '=', input.environment).executeTakeFirst();
   if (!existing) {
     const errors = await environmentErrors(ctx.db, project.id, { name: input.environment });
+    // (a concurrent request created it since the read above: the transaction below finds it)
+    const name = errors.name?.filter((m) => m !== 'has already been taken');
+    if (name?.length) errors.name = name;
+    else delete errors.name;
     if (Object.keys(errors).length) throw new BadRequestError(Object.fromEntries(Object.entries(errors).map(([k, v]) => [k === 'name' ? 'environment' : k, v])));
   }
   const protections = await protectionsFor(ctx.db, project, existing ?? { name: input.environment, tier: guessTier(input.environment) });

@@ -88,9 +88,10 @@ export async function findOrCreateEnvironment(
   now: string,
   tier?: string,
 ): Promise<EnvironmentRow> {
-  const found = await db.selectFrom('environments').selectAll().where('project_id', '=', projectId).where('name', '=', name).executeTakeFirst();
+  const byName = () => db.selectFrom('environments').selectAll().where('project_id', '=', projectId).where('name', '=', name);
+  const found = await byName().executeTakeFirst();
   if (found) return found;
-  return db
+  const created = await db
     .insertInto('environments')
     .values({
       project_id: projectId,
@@ -103,8 +104,11 @@ export async function findOrCreateEnvironment(
       created_at: now,
       updated_at: now,
     })
+    .onConflict((oc) => oc.columns(['project_id', 'name']).doNothing())
     .returningAll()
-    .executeTakeFirstOrThrow();
+    .executeTakeFirst();
+  // Created by a concurrent request (another process on PostgreSQL) since the read: that one.
+  return created ?? byName().executeTakeFirstOrThrow();
 }
 
 /** Slugs are unique per project; a taken one gets a numeric suffix (rare: names differ in case only). */

@@ -1,0 +1,162 @@
+/**
+ * Two `forgelet serve` processes on one data directory (SQLite: one database file; PostgreSQL:
+ * one database), as `--workers` and a process manager run them: what one writes the other reads
+ * at once (its read cache follows the other's commits), background work runs exactly once
+ * (schedules, callback deliveries), and error events accepted by either are all counted.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
+import { exceptionEvent } from '../server/error-tracking.helpers.js';
+
+const T0 = '2030-03-04T10:00:00.000Z';
+const CI = 'build:\n  script: echo built\n';
+
+async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function ok<T = any>(r: { status: number; text: string; body: T }, status = 200): T {
+  assert.equal(r.status, status, r.text);
+  return r.body;
+}
+
+for (const dialect of DIALECTS) {
+  describe(`${dialect}: two processes on one data directory`, () => {
+    let dataDir: string;
+    let db: { url: string; drop(): Promise<void> };
+    let a: ServedForgelet;
+    let b: ServedForgelet;
+    let project: any;
+
+    before(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'forgelet-shared-'));
+      db = dialect === 'postgres' ? await createTestDatabaseUrl('postgres') : { url: join(dataDir, 'forgelet.db'), drop: async () => {} };
+      // Test mode for the clock: both frozen at the same instant, so both workers see the same jobs due.
+      [a, b] = await Promise.all([
+        startServed(dialect, { dataDir, databaseUrl: db.url, clock: { now: T0 } }),
+        startServed(dialect, { dataDir, databaseUrl: db.url, clock: { now: T0 } }),
+      ]);
+      project = ok(await a.api('POST', '/projects', { body: { name: 'shared' } }), 201);
+      ok(await a.api('POST', `/projects/${project.id}/repository/files/.gitlab-ci.yml`, { body: { branch: 'main', content: CI, commit_message: 'ci' } }), 201);
+    });
+    after(async () => {
+      await Promise.all([a?.stop(), b?.stop()]);
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    it('each reads what the other wrote at once, token revocations included', async () => {
+      const user = await a.createUser('shared-alice');
+      // b reads the token (and keeps it in its read cache), a revokes it: b refuses it next.
+      assert.deepEqual(ok(await b.api('GET', '/user', { token: user.token })).username, 'shared-alice');
+      assert.deepEqual(ok(await b.api('GET', '/user', { token: user.token })).username, 'shared-alice');
+      const tokens = ok(await a.api('GET', `/personal_access_tokens?user_id=${user.id}`));
+      assert.equal(tokens.length, 1);
+      ok(await a.api('DELETE', `/personal_access_tokens/${tokens[0].id}`), 204);
+      assert.equal((await b.api('GET', '/user', { token: user.token })).status, 401);
+      // And the other way round, for rows the cache holds (a project read through b, renamed by b, read by a).
+      ok(await b.api('GET', `/projects/${project.id}`));
+      ok(await a.api('GET', `/projects/${project.id}`));
+      ok(await b.api('PUT', `/projects/${project.id}`, { body: { description: 'from b' } }));
+      assert.equal(ok(await a.api('GET', `/projects/${project.id}`)).description, 'from b');
+      const issue = ok(await a.api('POST', `/projects/${project.id}/issues`, { body: { title: 'from a' } }), 201);
+      assert.equal(ok(await b.api('GET', `/projects/${project.id}/issues/${issue.iid}`)).title, 'from a');
+    });
+
+    it('concurrent writes through both processes all succeed: transactions wait for the write lock, none fails busy', async () => {
+      // Creating a deployment reads (its environment, the last deployment) before it writes, in
+      // one transaction: a deferred SQLite transaction failed with SQLITE_BUSY_SNAPSHOT whenever
+      // the other process committed in between.
+      const sha = ok(await a.api('GET', `/projects/${project.id}/repository/branches/main`)).commit.id;
+      const results = await Promise.all(
+        Array.from({ length: 80 }, (_, i) =>
+          (i % 2 ? b : a).api('POST', `/projects/${project.id}/deployments`, {
+            body: { environment: `env${i % 4}`, sha, ref: 'main', tag: false, status: i % 8 < 4 ? 'running' : 'success' },
+          }),
+        ),
+      );
+      assert.deepEqual(results.filter((r) => r.status !== 201).map((r) => `${r.status} ${r.text}`), []);
+      const envs = ok(await b.api('GET', `/projects/${project.id}/environments?per_page=100`));
+      assert.deepEqual(envs.map((e: any) => e.name).sort(), ['env0', 'env1', 'env2', 'env3']);
+    });
+
+    it('a due schedule fires exactly once with both workers polling and both asked to run due jobs', async () => {
+      const schedules = [];
+      for (let i = 0; i < 4; i++) {
+        schedules.push(ok(await a.api('POST', `/projects/${project.id}/pipeline_schedules`, { body: { description: `s${i}`, ref: 'main', cron: '0 * * * *' } }), 201));
+      }
+      assert.deepEqual(new Set(schedules.map((s) => s.next_run_at)), new Set(['2030-03-04T11:00:00.000Z']));
+      // Both clocks past the run: both pollers (every second) and both advance calls race for the jobs.
+      await Promise.all([a.clock.set('2030-03-04T11:00:30.000Z'), b.clock.set('2030-03-04T11:00:30.000Z')]);
+      const ran = await Promise.all([a.runDue(), b.runDue(), a.runDue(), b.runDue()]);
+      await new Promise((r) => setTimeout(r, 2500)); // two more polls of each worker
+      for (const s of schedules) {
+        const pipelines = ok(await b.api('GET', `/projects/${project.id}/pipeline_schedules/${s.id}/pipelines`));
+        assert.equal(pipelines.length, 1, `schedule ${s.description}: ${pipelines.length} pipelines (advance calls ran ${ran.join(', ')})`);
+        const shown = ok(await a.api('GET', `/projects/${project.id}/pipeline_schedules/${s.id}`));
+        assert.deepEqual([shown.next_run_at, shown.last_error], ['2030-03-04T12:00:00.000Z', null]);
+      }
+      const all = ok(await a.api('GET', `/projects/${project.id}/pipelines?source=schedule&per_page=100`));
+      assert.equal(all.length, schedules.length);
+    });
+
+    it('a flow callback is delivered once, sealed by one process and opened by whichever delivers it', async () => {
+      const hits: string[] = [];
+      const receiver = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c) => chunks.push(c));
+        req.on('end', () => {
+          hits.push(Buffer.concat(chunks).toString('utf8'));
+          res.end('ok');
+        });
+      });
+      await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+      try {
+        const port = (receiver.address() as AddressInfo).port;
+        const hook = ok(await a.api('POST', '/ai/agent_workflows/flow_callbacks', { body: { url: `http://127.0.0.1:${port}/hook`, name: 'shared', token: 'svc' } }), 201);
+        const flows = [];
+        for (let i = 0; i < 3; i++) {
+          const via = i % 2 ? b : a;
+          flows.push(ok(await via.api('POST', '/ai/agent_workflows/workflows', { body: { project_id: String(project.id), goal: `g${i}`, callback_hook_id: hook.id, start_workflow: true } }), 201));
+        }
+        await Promise.all([a.runDue(), b.runDue(), a.runDue(), b.runDue()]);
+        await until('three deliveries', async () => hits.length >= 3);
+        await new Promise((r) => setTimeout(r, 2500));
+        const ids = hits.map((h) => JSON.parse(h).data.id).sort((x, y) => x - y);
+        assert.deepEqual(ids, flows.map((f) => f.id).sort((x, y) => x - y));
+      } finally {
+        await new Promise<void>((r) => receiver.close(() => r()));
+      }
+    });
+
+    it('error events accepted by either process are all counted in one error', async () => {
+      const settings = ok(await a.api('PUT', `/projects/${project.id}/error_tracking/settings?active=true&integrated=true`));
+      const key = new URL(settings.gitlab_dsn).username;
+      const send = (server: ServedForgelet) =>
+        fetch(`${server.url}/api/v4/error_tracking/collector/api/${project.id}/store`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Sentry-Auth': `Sentry sentry_key=${key}, sentry_version=7` },
+          body: JSON.stringify(exceptionEvent({ value: 'shared failure' })),
+        }).then((r) => assert.equal(r.status, 200));
+      await Promise.all(Array.from({ length: 10 }, (_, i) => send(i % 2 ? b : a)));
+      const errors = await until('both processes to write their events', async () => {
+        const list = ok(await b.api('GET', `/forgelet/projects/${project.id}/error_tracking/errors`));
+        return list[0]?.count === 10 && list;
+      });
+      assert.deepEqual(errors.map((e: any) => [e.title, e.count]), [['TypeError: shared failure', 10]]);
+    });
+  });
+}
