@@ -12,21 +12,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
-import { startServed, type ServedForgelet } from '../support/served.js';
+import { startServed, until, type ServedForgelet } from '../support/served.js';
 import { exceptionEvent } from '../server/error-tracking.helpers.js';
 
 const T0 = '2030-03-04T10:00:00.000Z';
 const CI = 'build:\n  script: echo built\n';
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function ok<T = any>(r: { status: number; text: string; body: T }, status = 200): T {
   assert.equal(r.status, status, r.text);
