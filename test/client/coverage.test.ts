@@ -24,6 +24,8 @@ const ALIASES: ReadonlyArray<{ method?: Method; from: RegExp; to: string }> = [
   { from: /\/index$/, to: '/index.json' },
   // NuGet 2.x pushing to a v3 source URL: the v3 push.
   { method: 'PUT', from: /\/packages\/nuget\/index\.json$/, to: '/packages/nuget' },
+  // `nuget list` asks for bare `Packages`, the other v2 queries for `Packages()`.
+  { from: /\/v2\/Packages$/, to: '/v2/Packages()' },
   // The v2 feed's push and delete: the v3 ones.
   { method: 'PUT', from: /\/packages\/nuget\/v2$/, to: '/packages/nuget' },
   { method: 'DELETE', from: /\/packages\/nuget\/v2\//, to: '/packages/nuget/' },

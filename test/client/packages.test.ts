@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import type { Forgelet } from '@forgelet/client';
 import { fixedClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
@@ -16,6 +17,7 @@ for (const dialect of DIALECTS) {
     let group: { id: number; full_path: string };
     let project: { id: number; path_with_namespace: string };
     let member: { id: number; username: string; token: string };
+    const uploaded: Record<string, Buffer> = {};
 
     before(async () => {
       f = await startTestServer(dialect, { clock: fixedClock(NOW) });
@@ -26,7 +28,9 @@ for (const dialect of DIALECTS) {
       await api.groupMembers.add(group.id, { user_id: member.id, access_level: 30 });
       const auth = { Authorization: basic('root', f.rootToken) };
       for (const [id, version] of [['Client.Pkg', '1.0.0'], ['Client.Pkg', '1.1.0-rc.1'], ['Other.Pkg', '0.1.0']]) {
-        const r = await putPackage(f, `/projects/${project.id}/packages/nuget`, await nupkg({ id: id!, version: version! }), auth);
+        const file = await nupkg({ id: id!, version: version! });
+        uploaded[`${id} ${version}`] = file;
+        const r = await putPackage(f, `/projects/${project.id}/packages/nuget`, file, auth);
         assert.equal(r.status, 201, r.text);
       }
     });
@@ -43,8 +47,10 @@ for (const dialect of DIALECTS) {
       const one = await api.packages.show(project.id, named[0]!.id);
       assert.equal(one.package_type, 'nuget');
       assert.equal(one._links.web_path, `/pkgs/lib/-/packages/${one.id}`);
+      assert.deepEqual(one.versions, [{ id: named[1]!.id, version: '1.1.0-rc.1', created_at: NOW, tags: [] }]);
       const files = await api.packages.files(project.id, one.id).toArray();
-      assert.deepEqual(files.map((x) => x.file_name), ['client.pkg.1.0.0.nupkg']);
+      const digest = (algo: string) => createHash(algo).update(uploaded['Client.Pkg 1.0.0']!).digest('hex');
+      assert.deepEqual(files.map((x) => [x.file_name, x.file_md5, x.file_sha1, x.file_sha256]), [['client.pkg.1.0.0.nupkg', digest('md5'), digest('sha1'), digest('sha256')]]);
       const groupAll = await api.packages.allOfGroup(group.full_path, { order_by: 'name' }).toArray();
       assert.deepEqual(groupAll.map((p) => p.project_path), ['pkgs/lib', 'pkgs/lib', 'pkgs/lib']);
 
@@ -82,6 +88,13 @@ for (const dialect of DIALECTS) {
       const leaf = await api.nugetFeed.versionMetadata({ projectId: project.id }, 'Client.Pkg', '1.1.0-rc.1');
       assert.equal(leaf.catalogEntry.id, 'Client.Pkg');
       assert.deepEqual(await api.nugetFeed.versions(project.id, 'other.pkg'), { versions: ['0.1.0'] });
+      // the v2 feed (Atom XML): one version, a name, a query
+      const entry = await api.nugetFeed.v2Package(project.id, 'Other.Pkg', '0.1.0');
+      assert.match(entry, /<d:Version>0\.1\.0<\/d:Version>/);
+      assert.match(entry, new RegExp(`src="${f.url}/api/v4/projects/${project.id}/packages/nuget/download/Other.Pkg/0.1.0/other.pkg.0.1.0.nupkg"`));
+      assert.match(await api.nugetFeed.v2FindPackagesById(project.id, 'other.pkg'), /<d:Version>0\.1\.0<\/d:Version>/);
+      const feed = await api.nugetFeed.v2Packages(project.id, { $filter: "substringof('client',tolower(Id))", $top: '5' });
+      assert.deepEqual([...feed.matchAll(/<title type="text">([^<]+)<\/title><content/g)].map((m) => m[1]), ['Client.Pkg']);
       const missing = await apiError(api.nugetFeed.metadata({ projectId: project.id }, 'none'));
       assert.deepEqual([missing.status, missing.body], [404, { message: '404 Packages Not Found' }]);
     });

@@ -97,7 +97,7 @@ for (const dialect of DIALECTS) {
       const search = await api.nugetFeed.search({ groupId: group.full_path }, { q: 'stream' });
       assert.deepEqual(search.data.map((d) => d.id), ['Stream.Pkg']);
       assert.match(await api.nugetFeed.v2ServiceDocument({ projectId: project.id }), /<service /);
-      assert.match(await api.nugetFeed.v2Query(project.id, "Packages(Id='Stream.Pkg',Version='1.0.0')"), /<entry/);
+      assert.match(await api.nugetFeed.v2Package(project.id, 'Stream.Pkg', '1.0.0'), /<entry/);
     });
 
     it('runner side of a job: take it, log, upload artifacts from a file, download them streamed, finish', async () => {

@@ -221,7 +221,8 @@ for (const dialect of DIALECTS) {
         ['nope/download?job=build+job&search_recent_successful_pipelines=true', 404, { message: '404 Job Not Found' }],
         ['main/raw/missing.txt?job=build+job', 404, { message: '404 Not Found' }],
         ['main/raw/dist?job=build+job', 404, { message: '404 Not Found' }],
-        ['main?job=build+job', 404, { message: '404 Not Found' }],
+        // neither `<ref>/download` nor `<ref>/raw/<path>`: no such route
+        ['main?job=build+job', 404, { error: '404 Not Found' }],
       ];
       for (const [url, status, body] of refusals) {
         const r = await f.api('GET', `${base()}/jobs/artifacts/${url}`, { token: reporter.token });

@@ -7,6 +7,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { createGroup, createProject, expectStatus } from './http.js';
@@ -333,6 +334,13 @@ for (const dialect of DIALECTS) {
       const nupkgBack = await getRaw(dst, `/projects/${appPath}/packages/nuget/download/acme.lib/1.2.3/acme.lib.1.2.3.nupkg`, { Authorization: basic('root', dst.rootToken) });
       assert.equal(nupkgBack.status, 200);
       assert.ok(nupkgBack.bytes.equals(nupkgFile));
+      // the imported file's digests are computed from its bytes, as on upload
+      const [dPkg] = await all(dst, `/projects/${appPath}/packages`);
+      const digest = (algo: string) => createHash(algo).update(nupkgFile).digest('hex');
+      assert.deepEqual(
+        (await all(dst, `/projects/${appPath}/packages/${dPkg.id}/package_files`)).map((x) => [x.file_name, x.size, x.file_md5, x.file_sha1, x.file_sha256]),
+        [['acme.lib.1.2.3.nupkg', nupkgFile.length, digest('md5'), digest('sha1'), digest('sha256')]],
+      );
       const snippets = await all(dst, `/projects/${appPath}/snippets`);
       assert.deepEqual(snippets.map((x) => [x.title, x.file_name, x.author.username]), [['snip', 'a.txt', 'alice']]);
       const raw = await fetch(`${dst.url}/api/v4/projects/${appPath}/snippets/${snippets[0].id}/raw`, { headers: { 'PRIVATE-TOKEN': dst.rootToken } });

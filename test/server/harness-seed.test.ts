@@ -293,7 +293,8 @@ projects:
         [[core.id, 'Acme.Core', '1.10', 'nuget', 'default', NOW], [tools.id, 'Acme.Tools', '2.1.0-beta.1', 'nuget', 'default', NOW]],
       );
       const files = await f.api('GET', `/projects/${projectId}/packages/${core.id}/package_files`);
-      assert.deepEqual(files.body.map((x: any) => x.file_name), ['acme.core.1.10.nupkg']);
+      // named by the normalized version; the nuspec keeps 1.10
+      assert.deepEqual(files.body.map((x: any) => x.file_name), ['acme.core.1.10.0.nupkg']);
       // two package files landed in the blob store, nothing else (the upload keys were claimed)
       assert.equal(blobFiles(f.forge.deps.blobs.root!).length, blobsBefore.length + 2);
 
@@ -310,7 +311,7 @@ projects:
       const leaf = (await f.api('GET', `${feed}/metadata/acme.core/1.10.0.json`)).body.catalogEntry;
       assert.deepEqual(
         [leaf.id, leaf.version, leaf.description, leaf.authors, leaf.tags, leaf.dependencyGroups.map((g: any) => [g.targetFramework ?? null, g.dependencies.map((d: any) => [d.id, d.range ?? null])])],
-        ['Acme.Core', '1.10', 'Core things', 'ACME Inc', 'core acme tools', [[null, [['Newtonsoft.Json', '[13.0.1, )']]]]],
+        ['Acme.Core', '1.10.0', 'Core things', 'ACME Inc', 'core acme tools', [[null, [['Newtonsoft.Json', '[13.0.1, )']]]]],
       );
       const tool = (await f.api('GET', `${feed}/metadata/acme.tools/2.1.0-beta.1.json`)).body.catalogEntry;
       assert.deepEqual(

@@ -177,6 +177,37 @@ describe('sqlite: openapi.json', () => {
     assert.equal(doc.paths['/projects/{id}/releases'].get.operationId, 'get_projects_id_releases');
   });
 
+  it("the specification's routes with OData keys or slashes in their segments are operations of their own, with parameters and answers", () => {
+    const paramsOf = (op: any, where: string) => op.parameters.filter((p: any) => p.in === where).map((p: any) => [p.name, p.required]);
+    for (const feed of ['nuget', 'pkgfeed']) {
+      const v2 = `/projects/{id}/packages/${feed}/v2`;
+      const entry = doc.paths[`${v2}/Packages(Id='{package_name}',Version='{package_version}')`]?.get;
+      assert.ok(entry, `${feed}: Packages(Id=…,Version=…)`);
+      assert.deepEqual(paramsOf(entry, 'path'), [['id', true], ['package_name', true], ['package_version', true]]);
+      const query = doc.paths[`${v2}/Packages()`]?.get;
+      assert.ok(query, `${feed}: Packages()`);
+      assert.deepEqual(paramsOf(query, 'query'), [['$filter', false], ['$skip', false], ['$top', false], ['$orderby', false]]);
+      const find = doc.paths[`/projects/{project_id}/packages/${feed}/v2/FindPackagesById()`]?.get;
+      assert.ok(find, `${feed}: FindPackagesById()`);
+      assert.deepEqual([paramsOf(find, 'path'), paramsOf(find, 'query')], [[['project_id', true]], [['id', true]]]);
+      assert.match(find.parameters[0].description, /URL-encoded path of the project/);
+      for (const op of [entry, query, find]) assert.deepEqual(Object.keys(op.responses['200'].content), ['application/xml; charset=utf-8']);
+    }
+    const download = doc.paths['/projects/{id}/jobs/artifacts/{ref_name}/download']?.get;
+    assert.ok(download, 'by-ref download');
+    assert.deepEqual(paramsOf(download, 'path'), [['id', true], ['ref_name', true]]);
+    assert.deepEqual(paramsOf(download, 'query').slice(0, 2), [['job', true], ['search_recent_successful_pipelines', false]]);
+    assert.equal(download.parameters[1]['x-greedy'], true);
+    assert.ok(download.responses['200'].content['application/octet-stream']);
+    const raw = doc.paths['/projects/{id}/jobs/artifacts/{ref_name}/raw/{artifact_path}']?.get;
+    assert.ok(raw, 'by-ref raw file');
+    assert.deepEqual(paramsOf(raw, 'path'), [['id', true], ['ref_name', true], ['artifact_path', true]]);
+    assert.ok(raw.parameters.slice(1, 3).every((p: any) => p['x-greedy'] === true && /may contain `\/`/.test(p.description)));
+    assert.deepEqual(paramsOf(raw, 'query')[0], ['job', true]);
+    // no catch-all stands in for them any more
+    assert.deepEqual(Object.keys(doc.paths).filter((p) => /\/v2\/\{odata\}|jobs\/artifacts\/\{ref_path\}/.test(p)), []);
+  });
+
   it('path parameters: `:id` becomes {id}, greedy `*rest` keeps its name and says it may hold slashes', () => {
     const op = doc.paths['/projects/{id}/jobs/{job_id}/artifacts/{artifact_path}'].get;
     const rest = op.parameters.find((p: any) => p.name === 'artifact_path');

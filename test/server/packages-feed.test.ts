@@ -22,7 +22,11 @@ const CHALLENGE = 'Basic realm="GitLab Packages Registry"';
 const VERSIONS = ['1.0.0', '1.2.0-beta', '1.0.1', '1.2.0-beta.2', '1.2.0-rc.1', '1.2.0', '1.3.0.1', '2.0.0.0', '2.1.0-alpha+build.5', '1.10.0'];
 /** The same, in SemVer order. */
 const SORTED = ['1.0.0', '1.0.1', '1.2.0-beta', '1.2.0-beta.2', '1.2.0-rc.1', '1.2.0', '1.3.0.1', '1.10.0', '2.0.0.0', '2.1.0-alpha+build.5'];
-const STABLE = SORTED.filter((v) => !v.includes('-'));
+/** NuGet's full versions of those (registration catalog entries, search): a 4th part 0 dropped, build metadata kept. */
+const FULL = SORTED.map((v) => (v === '2.0.0.0' ? '2.0.0' : v));
+/** Their normalized versions (flat container, URLs, registration bounds): lower-cased, no build metadata. */
+const NORMALIZED = FULL.map((v) => v.replace(/\+.*$/, ''));
+const STABLE = FULL.filter((v) => !v.includes('-'));
 
 function blobFiles(root: string): string[] {
   const out: string[] = [];
@@ -213,9 +217,13 @@ for (const dialect of DIALECTS) {
       const page = r.json.items[0];
       assert.deepEqual(
         { id: page['@id'], lower: page.lower, upper: page.upper, count: page.count },
-        { id: `${base}/metadata/Forge.Lib/1.0.0.json`, lower: '1.0.0', upper: '2.1.0-alpha+build.5', count: 10 },
+        { id: `${base}/metadata/Forge.Lib/1.0.0.json`, lower: '1.0.0', upper: '2.1.0-alpha', count: 10 },
       );
-      assert.deepEqual(page.items.map((i: any) => i.catalogEntry.version), SORTED);
+      assert.deepEqual(page.items.map((i: any) => i.catalogEntry.version), FULL);
+      assert.deepEqual(
+        page.items.map((i: any) => [i['@id'], i.packageContent]),
+        NORMALIZED.map((v) => [`${base}/metadata/Forge.Lib/${v}.json`, `${base}/download/Forge.Lib/${v}/forge.lib.${v}.nupkg`]),
+      );
       const leaf = page.items.find((i: any) => i.catalogEntry.version === '1.2.0');
       const id = `${base}/metadata/Forge.Lib/1.2.0.json`;
       assert.deepEqual(leaf, {
@@ -261,9 +269,11 @@ for (const dialect of DIALECTS) {
         expectStatus(v, 200);
         assert.deepEqual(Object.keys(v.json), ['@id', 'packageContent', 'catalogEntry']);
       }
-      const two = await getRaw(f, `${P}/metadata/forge.lib/2.0.0.json`, dev);
-      assert.equal(two.json.catalogEntry.version, '2.0.0.0');
-      assert.equal(two.json.packageContent, `${base}/download/Forge.Lib/2.0.0.0/forge.lib.2.0.0.0.nupkg`);
+      const two = await getRaw(f, `${P}/metadata/forge.lib/2.0.0.0.json`, dev);
+      assert.deepEqual([two.json['@id'], two.json.catalogEntry.version], [`${base}/metadata/Forge.Lib/2.0.0.json`, '2.0.0']);
+      assert.equal(two.json.packageContent, `${base}/download/Forge.Lib/2.0.0/forge.lib.2.0.0.nupkg`);
+      const build = await getRaw(f, `${P}/metadata/forge.lib/2.1.0-alpha.json`, dev);
+      assert.deepEqual([build.json['@id'], build.json.catalogEntry.version], [`${base}/metadata/Forge.Lib/2.1.0-alpha.json`, '2.1.0-alpha+build.5']);
       const none = await getRaw(f, `${P}/metadata/forge.lib/9.9.9.json`, dev);
       assert.deepEqual([none.status, none.json], [404, { message: '404 Package Not Found' }]);
       const noName = await getRaw(f, `${P}/metadata/Nothing.Here/index.json`, dev);
@@ -285,12 +295,13 @@ for (const dialect of DIALECTS) {
         { type: hit['@type'], id: hit.id, version: hit.version, verified: hit.verified, total: hit.totalDownloads },
         { type: 'Package', id: 'Forge.Lib', version: '2.1.0-alpha+build.5', verified: true, total: 0 },
       );
+      // full versions (build metadata kept), the leaves' normalized URLs
       assert.deepEqual(
         hit.versions,
-        SORTED.map((v) => ({ '@id': `${base}/metadata/Forge.Lib/${encodeURIComponent(v).replace(/%2B/g, '+')}.json`, version: v, downloads: 0 })),
+        FULL.map((v, i) => ({ '@id': `${base}/metadata/Forge.Lib/${NORMALIZED[i]}.json`, version: v, downloads: 0 })),
       );
       const stable = await getRaw(f, `${P}/query?q=FORGE&prerelease=false`, dev);
-      assert.equal(stable.json.data[0].version, '2.0.0.0');
+      assert.equal(stable.json.data[0].version, '2.0.0');
       assert.deepEqual(stable.json.data[0].versions.map((v: any) => v.version), STABLE);
 
       const names = async (query: string) => {
@@ -336,12 +347,12 @@ for (const dialect of DIALECTS) {
       const search = await getRaw(f, `${P}/query?q=forge.lib`, dev);
       const counts = Object.fromEntries(search.json.data[0].versions.map((v: any) => [v.version, v.downloads]));
       assert.equal(counts['1.0.0'], 2);
-      assert.equal(counts['2.0.0.0'], 2);
+      assert.equal(counts['2.0.0'], 2);
       assert.equal(counts['2.1.0-alpha+build.5'], 1);
       assert.equal(search.json.data[0].totalDownloads, 5);
-      // package index (flat container)
+      // package index (flat container): normalized, lower-cased, no build metadata
       const index = await getRaw(f, `${P}/download/FORGE.LIB/index.json`, dev);
-      assert.deepEqual([index.status, index.json], [200, { versions: SORTED }]);
+      assert.deepEqual([index.status, index.json], [200, { versions: NORMALIZED }]);
       expectStatus(await getRaw(f, `${P}/download/forge.lib/index`, dev), 200);
       const noIndex = await getRaw(f, `${P}/download/none.here/index`, dev);
       assert.deepEqual([noIndex.status, noIndex.json], [404, { message: '404 Packages Not Found' }]);
@@ -377,7 +388,8 @@ for (const dialect of DIALECTS) {
       const files = await f.api('GET', `/projects/${project.id}/packages?package_name=forge.lib&package_version=1.0.1`);
       assert.equal(files.body.length, 1);
       const pf = await f.api('GET', `/projects/${project.id}/packages/${files.body[0].id}/package_files`);
-      assert.deepEqual(pf.body.map((x: any) => x.file_name), ['forge.lib.1.0.1.nupkg', 'forge.lib.1.0.01.nupkg']);
+      // the same version: both files named as NuGet clients ask for it
+      assert.deepEqual(pf.body.map((x: any) => x.file_name), ['forge.lib.1.0.1.nupkg', 'forge.lib.1.0.1.nupkg']);
       const dl = await getRaw(f, `${P}/download/forge.lib/1.0.1/forge.lib.1.0.1.nupkg`, dev);
       assert.ok(dl.bytes.equals(file) && !dl.bytes.equals(first));
 

@@ -122,8 +122,13 @@ for (const dialect of DIALECTS) {
 
       const one = await f.api('GET', `/projects/${alpha.id}/packages/${filtered.body[0].id}`, { token: solo.token });
       assert.deepEqual([one.status, one.body.name, one.body.version], [200, 'Alpha.Only', '1.1.0']);
+      // outside lists a package names its other versions
+      assert.deepEqual(one.body.versions, [{ id: filtered.body[1].id, version: '1.0.0', created_at: filtered.body[1].created_at, tags: [] }]);
       const files = await f.api('GET', `/projects/${alpha.id}/packages/${filtered.body[0].id}/package_files`, { token: solo.token });
-      assert.deepEqual(files.body.map((x: any) => [x.file_name, x.file_md5, typeof x.size, x.file_sha256.length]), [['alpha.only.1.1.0.nupkg', null, 'number', 64]]);
+      assert.deepEqual(
+        files.body.map((x: any) => [x.file_name, typeof x.size, x.file_md5.length, x.file_sha1.length, x.file_sha256.length]),
+        [['alpha.only.1.1.0.nupkg', 'number', 32, 40, 64]],
+      );
       const missing = await f.api('GET', `/projects/${alpha.id}/packages/999999`, { token: solo.token });
       assert.deepEqual([missing.status, missing.body], [404, { message: '404 Not found' }]);
       const elsewhere = await f.api('GET', `/projects/${open.id}/packages/${filtered.body[0].id}`, { token: maintainer.token });

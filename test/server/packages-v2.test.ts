@@ -110,7 +110,7 @@ for (const dialect of DIALECTS) {
           `<id>${v2}/Packages(Id=&apos;Hidden.Pkg&apos;,Version=&apos;1.0.0&apos;)</id>` +
           `<category term="V2FeedPackage" scheme="http://schemas.microsoft.com/ado/2007/08/dataservices/scheme"/>` +
           `<title type="text">Hidden.Pkg</title>` +
-          `<content type="application/zip" src="${f.url}/api/v4/projects/${priv.id}/packages/nuget/download/Hidden.Pkg/1.0.0/Hidden.Pkg.1.0.0.nupkg"/>` +
+          `<content type="application/zip" src="${f.url}/api/v4/projects/${priv.id}/packages/nuget/download/Hidden.Pkg/1.0.0/hidden.pkg.1.0.0.nupkg"/>` +
           `<m:properties><d:Version>1.0.0</d:Version></m:properties></entry>\n`,
       );
       // the content URL downloads the package (public project, anonymous)
@@ -121,8 +121,11 @@ for (const dialect of DIALECTS) {
       assert.ok(Buffer.from(await dl.arrayBuffer()).equals(files['Alpha.Core.1.1.0']!));
       const bad = await getRaw(f, `/projects/${pub.id}/packages/nuget/v2/Packages(Id='bad name',Version='1.0.0')`);
       assert.deepEqual([bad.status, bad.json], [400, { error: 'package_name is invalid' }]);
+      // no such query: the path is the delete route's (`…/nuget/:package_name/:package_version`), as in GitLab
       const unknown = await getRaw(f, `/projects/${pub.id}/packages/nuget/v2/Nothing()`);
-      expectStatus(unknown, 404);
+      assert.deepEqual([unknown.status, unknown.json], [405, { error: '405 Not Allowed' }]);
+      const deeper = await getRaw(f, `/projects/${pub.id}/packages/nuget/v2/Nothing()/more/still`);
+      assert.deepEqual([deeper.status, deeper.json], [404, { error: '404 Not Found' }]);
     });
 
     it('FindPackagesById() and Packages()?$filter=(tolower(Id) eq …) without a token: empty Version, feed root as content', async () => {

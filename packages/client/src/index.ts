@@ -150,6 +150,8 @@ export {
 } from './resources/packages.js';
 export type {
   PackageEntity,
+  PackageDetailsEntity,
+  PackageVersionEntity,
   PackageFileEntity,
   PackageSettingsEntity,
   ServiceIndexEntity,

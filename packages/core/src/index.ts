@@ -189,7 +189,7 @@ export {
 export type * from './domains/packages/index.js';
 export {
   packagesRoutes, listProjectPackages, listGroupPackages, getProjectPackage, deleteProjectPackage, listPackageFiles,
-  getPackageSettings, updatePackageSettings, normalizeVersion, versionSortKey, compareVersions, isValidVersion, isValidPackageName,
+  getPackageSettings, updatePackageSettings, normalizeVersion, formatVersion, versionSortKey, compareVersions, isValidVersion, isValidPackageName,
   parseNuspec, pdbIdentity, PACKAGE_TYPES, PACKAGE_STATUSES,
 } from './domains/packages/index.js';
 

@@ -70,7 +70,7 @@ export async function parseMultipart(
     const pass = new PassThrough();
     const done = blobs
       .put(key, pass, { maxBytes: options.maxFileBytes })
-      .then((stored) => ({ kind: 'file' as const, blobKey: key, filename: headers.filename ?? '', contentType: headers.contentType, size: stored.size, sha256: stored.sha256 }));
+      .then((stored) => ({ kind: 'file' as const, blobKey: key, filename: headers.filename ?? '', contentType: headers.contentType, size: stored.size, sha256: stored.sha256, sha1: stored.sha1, md5: stored.md5 }));
     done.catch(() => {});
     file = { pass, done, key };
   };

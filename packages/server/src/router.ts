@@ -1,25 +1,42 @@
 /**
  * Matches a request path against the route table. The path is split on `/` before each
- * segment is decoded once, so `:id` may be `group%2Fproject`. Static segments win over
- * `:params`, which win over a trailing `*rest` (greedy, may hold slashes).
+ * segment is decoded once, so `:id` may be `group%2Fproject`. At each position static
+ * segments win over segments with embedded params (`Packages(Id=':name',Version=':version')`),
+ * which win over `:params`, then a `*greedy` param followed by more segments (one or more
+ * segments, longest first: `*ref_name/download`), then a trailing `*rest` (greedy, may hold
+ * slashes).
  */
 import type { Method, Route } from '@forgelet/core';
 
 interface Node {
   statics: Map<string, Node>;
+  /** Segments with embedded params, by their template. */
+  patterns: Map<string, { re: RegExp; node: Node }>;
   param: Node | null;
+  /** A `*name` that more segments follow. */
+  greedy: Node | null;
   rest: Map<Method, Route> | null;
   routes: Map<Method, Route>;
 }
 
-const newNode = (): Node => ({ statics: new Map(), param: null, rest: null, routes: new Map() });
+const newNode = (): Node => ({ statics: new Map(), patterns: new Map(), param: null, greedy: null, rest: null, routes: new Map() });
 
-/** Names of a route's `:params` and `*rest`, in order (routes may name one position differently). */
+const WHOLE = /^[:*]([A-Za-z0-9_]+)$/;
+const EMBEDDED = /:([A-Za-z0-9_]+)/g;
+
+/** Names of a route's params (`:name`, `*name`, and those embedded in a segment), in order (routes may name one position differently). */
 function paramNames(path: string): string[] {
-  return path
-    .split('/')
-    .filter((p) => p.startsWith(':') || p.startsWith('*'))
-    .map((p) => p.slice(1));
+  return path.split('/').flatMap((part) => {
+    const whole = WHOLE.exec(part);
+    if (whole) return [whole[1]!];
+    return [...part.matchAll(EMBEDDED)].map((m) => m[1]!);
+  });
+}
+
+/** A segment with embedded params as an anchored expression: its literal text, each param any text (shortest first). */
+function patternOf(part: string): RegExp {
+  const literal = part.split(EMBEDDED).map((piece, i) => (i % 2 ? '(.*?)' : piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  return new RegExp(`^${literal.join('')}$`);
 }
 
 export type Match =
@@ -46,7 +63,11 @@ export class Router {
     for (let i = 0; i < parts.length; i++) {
       const part = parts[i]!;
       if (part.startsWith('*')) {
-        if (i !== parts.length - 1) throw new Error(`*rest must be last in ${route.path}`);
+        if (i < parts.length - 1) {
+          node.greedy ??= newNode();
+          node = node.greedy;
+          continue;
+        }
         node.rest ??= new Map();
         this.put(node.rest, route);
         return;
@@ -54,6 +75,10 @@ export class Router {
       if (part.startsWith(':')) {
         node.param ??= newNode();
         node = node.param;
+      } else if (part.includes(':')) {
+        let pattern = node.patterns.get(part);
+        if (!pattern) node.patterns.set(part, (pattern = { re: patternOf(part), node: newNode() }));
+        node = pattern.node;
       } else {
         let next = node.statics.get(part);
         if (!next) node.statics.set(part, (next = newNode()));
@@ -112,9 +137,21 @@ export class Router {
         const hit = walk(next, i + 1, values);
         if (hit) return hit;
       }
+      for (const { re, node: child } of node.patterns.values()) {
+        const m = re.exec(seg);
+        if (!m) continue;
+        const hit = walk(child, i + 1, [...values, ...m.slice(1)]);
+        if (hit) return hit;
+      }
       if (node.param && seg !== '') {
         const hit = walk(node.param, i + 1, [...values, seg]);
         if (hit) return hit;
+      }
+      if (node.greedy) {
+        for (let end = decoded.length - 1; end > i; end--) {
+          const hit = walk(node.greedy, end, [...values, decoded.slice(i, end).join('/')]);
+          if (hit) return hit;
+        }
       }
       if (node.rest) {
         pathExists = true;

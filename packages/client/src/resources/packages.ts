@@ -1,6 +1,7 @@
 import type {
   ListGroupPackagesInput,
   ListPackagesInput,
+  PackageDetailsEntity,
   PackageEntity,
   PackageFileEntity,
   PackageFilesInput,
@@ -55,7 +56,8 @@ export class Packages {
     return new Paginated(this.requester, endpoint`groups/${groupId}/packages`, params);
   }
 
-  show(projectId: ResourceId, packageId: number): Promise<PackageEntity> {
+  /** One package, with `versions`: the other versions of its name in the project. */
+  show(projectId: ResourceId, packageId: number): Promise<PackageDetailsEntity> {
     return this.requester.get(endpoint`projects/${projectId}/packages/${packageId}`);
   }
 
@@ -77,14 +79,12 @@ export class Packages {
   }
 }
 
-/** OData options of a v2 query (as NuGet 2.x sends them). */
+/** OData options of a v2 `Packages()` query (as NuGet 2.x sends them). */
 export interface NugetV2QueryParams {
   $filter?: string;
   $skip?: string;
   $top?: string;
   $orderby?: string;
-  /** `FindPackagesById()`'s id, quoted: `'My.Pkg'`. */
-  id?: string;
 }
 
 /** A package file to publish: a path (streamed from disk), bytes or a stream. */
@@ -174,12 +174,19 @@ export class NugetFeed {
     return this.requester.get<string>(`${this.prefix(target)}/v2/$metadata`);
   }
 
-  /**
-   * A NuGet v2 OData query of a project feed (Atom XML): `odata` is `Packages(Id='My.Pkg',Version='1.0.0')`,
-   * `FindPackagesById()` (with `id: "'My.Pkg'"`) or `Packages()`.
-   */
-  v2Query(projectId: ResourceId, odata: string, params: NugetV2QueryParams = {}): Promise<string> {
-    return this.requester.get<string>(endpoint`projects/${projectId}/packages/nuget/v2/${odata}`, params);
+  /** The v2 entry of one version (Atom XML): `Packages(Id='…',Version='…')`, its download URL. */
+  v2Package(projectId: ResourceId, name: string, version: string): Promise<string> {
+    return this.requester.get<string>(`${endpoint`projects/${projectId}/packages/nuget/v2`}/Packages(Id='${encodeURIComponent(name)}',Version='${encodeURIComponent(version)}')`);
+  }
+
+  /** The v2 entry of a package by name (`FindPackagesById()?id='…'`): the newest version when the token may read it. */
+  v2FindPackagesById(projectId: ResourceId, name: string): Promise<string> {
+    return this.requester.get<string>(endpoint`projects/${projectId}/packages/nuget/v2/FindPackagesById()`, { id: `'${name}'` });
+  }
+
+  /** A v2 `Packages()` query (Atom XML): `$filter=tolower(Id) eq '…'` gives the name's entry, other filters a feed. */
+  v2Packages(projectId: ResourceId, params: NugetV2QueryParams = {}): Promise<string> {
+    return this.requester.get<string>(endpoint`projects/${projectId}/packages/nuget/v2/Packages()`, params);
   }
 
   /**

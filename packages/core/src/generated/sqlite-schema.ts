@@ -18,6 +18,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "012-delivery",
     "013-flows",
     "014-bulk-imports",
+    "016-package-versions",
     "017-secret-keys"
   ],
   "statements": [
@@ -214,7 +215,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"packages_project_name_version\" on \"packages\" (\"project_id\", \"lower_name\", \"version_sort\")",
     "CREATE INDEX \"packages_name\" on \"packages\" (\"lower_name\")",
     "CREATE INDEX \"packages_project_created\" on \"packages\" (\"project_id\", \"created_at\", \"id\")",
-    "CREATE TABLE \"package_files\" (\"id\" integer primary key autoincrement, \"package_id\" integer not null references \"packages\" (\"id\") on delete cascade, \"file_kind\" text not null, \"file_name\" text not null, \"blob_key\" text not null, \"size\" integer not null, \"file_sha256\" text not null, \"created_at\" text not null)",
+    "CREATE TABLE \"package_files\" (\"id\" integer primary key autoincrement, \"package_id\" integer not null references \"packages\" (\"id\") on delete cascade, \"file_kind\" text not null, \"file_name\" text not null, \"blob_key\" text not null, \"size\" integer not null, \"file_sha256\" text not null, \"created_at\" text not null, \"file_sha1\" text, \"file_md5\" text)",
     "CREATE INDEX \"package_files_package\" on \"package_files\" (\"package_id\", \"file_kind\", \"id\")",
     "CREATE TABLE \"package_symbols\" (\"id\" integer primary key autoincrement, \"package_id\" integer not null references \"packages\" (\"id\") on delete cascade, \"package_file_id\" integer not null references \"package_files\" (\"id\") on delete cascade, \"file_name\" text not null, \"file_path\" text not null, \"signature\" text not null, \"lower_signature\" text not null, \"file_sha256\" text not null, \"size\" integer not null, \"compressed_size\" integer not null, \"compression_method\" integer not null, \"local_header_offset\" integer not null, \"created_at\" text not null)",
     "CREATE INDEX \"package_symbols_lookup\" on \"package_symbols\" (\"lower_signature\", \"file_name\")",

@@ -1,6 +1,7 @@
 /**
  * The OpenAPI 3.1 document of the REST API, generated from the route declarations: one
- * operation per route, path parameters from `:name` and greedy `*name` segments, query
+ * operation per route, path parameters from `:name` segments, greedy `*name` ones (anywhere in
+ * the path) and `:name`s embedded in a segment (`Packages(Id=':package_name',…)`), query
  * parameters (GET/DELETE/HEAD and raw-body routes) or a request body (POST/PUT/PATCH) from the
  * params schema, security from the route's auth mode, the answers each handler gives
  * (status, content type, JSON Schema of the body: generated from the handlers and the entity
@@ -71,19 +72,39 @@ function hasBinary(schema: unknown): boolean {
   return Object.values(s).some((v) => (v && typeof v === 'object' ? hasBinary(v) : false));
 }
 
+/** A path segment: literal text, a `:param`, a greedy `*param` (may hold `/`), or text with embedded `:params`. */
 interface Segment {
-  kind: 'static' | 'param' | 'rest';
+  kind: 'static' | 'param' | 'rest' | 'pattern';
+  /** The literal text (static, pattern) or the param's name. */
   name: string;
+  /** The params of a pattern segment, in order; the param itself otherwise. */
+  vars: string[];
 }
+
+const EMBEDDED = /:([A-Za-z0-9_]+)/g;
 
 const segmentsOf = (path: string): Segment[] =>
   path
     .split('/')
     .filter(Boolean)
-    .map((s) => (s.startsWith(':') ? { kind: 'param', name: s.slice(1) } : s.startsWith('*') ? { kind: 'rest', name: s.slice(1) } : { kind: 'static', name: s }));
+    .map((s): Segment => {
+      if (/^[:*][A-Za-z0-9_]+$/.test(s)) return { kind: s.startsWith(':') ? 'param' : 'rest', name: s.slice(1), vars: [s.slice(1)] };
+      const vars = [...s.matchAll(EMBEDDED)].map((m) => m[1]!);
+      return vars.length ? { kind: 'pattern', name: s, vars } : { kind: 'static', name: s, vars: [] };
+    });
 
-/** The path with every variable segment blanked: routes with equal keys have identical OpenAPI templates. */
-const templateKey = (segs: Segment[]) => segs.map((s) => (s.kind === 'static' ? s.name : '{}')).join('/');
+/** A segment in OpenAPI's spelling, its params named by `name(i)` (`{}` for the template key). */
+function templateOf(seg: Segment, name: (i: number) => string): string {
+  if (seg.kind === 'static') return seg.name;
+  if (seg.kind === 'pattern') {
+    let i = 0;
+    return seg.name.replace(EMBEDDED, () => `{${name(i++)}}`);
+  }
+  return `{${name(0)}}`;
+}
+
+/** The path with every variable blanked: routes with equal keys have identical OpenAPI templates. */
+const templateKey = (segs: Segment[]) => segs.map((s) => templateOf(s, () => '')).join('/');
 
 const MESSAGE = { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }, { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } }] };
 
@@ -237,26 +258,27 @@ function mergeSchema(prior: Doc | undefined, next: Doc): Doc {
 
 function operationOf(route: Route, segs: Segment[], names: string[], operationId: string, table: ResponseTable): Doc {
   const shape = (route.params as ObjectField<Shape>).shape;
-  const pathNames = new Set(segs.filter((s) => s.kind !== 'static').map((s) => s.name));
+  const pathNames = new Set(segs.flatMap((s) => s.vars));
   const parameters: Doc[] = [];
   let i = 0;
   for (const seg of segs) {
-    if (seg.kind === 'static') continue;
-    const name = names[i++]!;
-    const field = shape[seg.name];
-    const schema = field ? toJsonSchema2020(field.schema()) : { type: 'string' };
-    delete schema.default;
-    const notes: string[] = [];
-    if (typeof schema.description === 'string') notes.push(schema.description);
-    if (seg.kind === 'rest') notes.push('The rest of the path: may contain `/`.');
-    if (name !== seg.name) notes.push(`Named \`${seg.name}\` in this operation's declaration.`);
-    const param: Doc = { name, in: 'path', required: true, schema };
-    if (seg.name === 'id' && /^\/(projects|groups)\//.test(route.path) && segs.indexOf(seg) === 1) {
-      notes.unshift(`The ID or URL-encoded path of the ${route.path.startsWith('/projects/') ? 'project' : 'group'}.`);
+    for (const declared of seg.vars) {
+      const name = names[i++]!;
+      const field = shape[declared];
+      const schema = field ? toJsonSchema2020(field.schema()) : { type: 'string' };
+      delete schema.default;
+      const notes: string[] = [];
+      if (typeof schema.description === 'string') notes.push(schema.description);
+      if (seg.kind === 'rest') notes.push('The rest of the path: may contain `/`.');
+      if (name !== declared) notes.push(`Named \`${declared}\` in this operation's declaration.`);
+      const param: Doc = { name, in: 'path', required: true, schema };
+      if (/^(project_|group_)?id$/.test(declared) && /^\/(projects|groups)\//.test(route.path) && segs.indexOf(seg) === 1) {
+        notes.unshift(`The ID or URL-encoded path of the ${route.path.startsWith('/projects/') ? 'project' : 'group'}.`);
+      }
+      if (notes.length) param.description = notes.join(' ');
+      if (seg.kind === 'rest') param['x-greedy'] = true;
+      parameters.push(param);
     }
-    if (notes.length) param.description = notes.join(' ');
-    if (seg.kind === 'rest') param['x-greedy'] = true;
-    parameters.push(param);
   }
 
   const rest = Object.entries(shape).filter(([k]) => !pathNames.has(k));
@@ -327,11 +349,11 @@ export function buildOpenApi(routes: readonly Route[], options: OpenApiOptions):
   for (const route of routes) {
     const segs = segmentsOf(route.path);
     const key = templateKey(segs);
-    const own = segs.filter((s) => s.kind !== 'static').map((s) => s.name);
+    const own = segs.flatMap((s) => s.vars);
     const names = canonical.get(key) ?? own;
     if (!canonical.has(key)) canonical.set(key, own);
-    let i = 0;
-    const template = '/' + segs.map((s) => (s.kind === 'static' ? s.name : `{${names[i++]}}`)).join('/');
+    let next = 0;
+    const template = '/' + segs.map((s) => templateOf(s, () => names[next++]!)).join('/');
 
     let operationId = operationIdOf(route.method, route.path);
     for (let n = 2; usedIds.has(operationId); n++) operationId = `${operationIdOf(route.method, route.path)}_${n}`;

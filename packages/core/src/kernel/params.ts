@@ -366,6 +366,8 @@ export interface UploadedFile {
   contentType: string;
   size: number;
   sha256: string;
+  sha1: string;
+  md5: string;
 }
 
 class FileField extends Field<UploadedFile> {

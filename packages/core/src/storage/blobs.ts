@@ -10,9 +10,12 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { TooLargeError } from '../kernel/errors.js';
 
+/** What a write measured on the way: the size and the digests (hex) GitLab records for files. */
 export interface StoredBlob {
   size: number;
   sha256: string;
+  sha1: string;
+  md5: string;
 }
 
 export interface BlobStore {
@@ -43,7 +46,7 @@ export class FsBlobStore implements BlobStore {
     const target = this.pathOf(key);
     await mkdir(dirname(target), { recursive: true });
     const tmp = join(dirname(target), `.tmp-${randomBytes(8).toString('hex')}`);
-    const hash = createHash('sha256');
+    const hashes = [createHash('sha256'), createHash('sha1'), createHash('md5')] as const;
     let size = 0;
     const source = typeof data === 'string' || data instanceof Uint8Array ? Readable.from([Buffer.from(data)]) : Readable.from(data);
     const max = options.maxBytes;
@@ -51,7 +54,7 @@ export class FsBlobStore implements BlobStore {
       for await (const chunk of src) {
         size += chunk.length;
         if (max !== undefined && size > max) throw new TooLargeError(options.tooLargeMessage);
-        hash.update(chunk);
+        for (const h of hashes) h.update(chunk);
         yield chunk;
       }
     }
@@ -62,7 +65,8 @@ export class FsBlobStore implements BlobStore {
       await rm(tmp, { force: true });
       throw err;
     }
-    return { size, sha256: hash.digest('hex') };
+    const [sha256, sha1, md5] = hashes.map((h) => h.digest('hex'));
+    return { size, sha256: sha256!, sha1: sha1!, md5: md5! };
   }
 
   read(key: string, range?: { start: number; end?: number }): Readable {

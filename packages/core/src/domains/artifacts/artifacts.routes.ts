@@ -1,7 +1,7 @@
 import { accepted, noContent, ok, paged, route, type Reply, type Route } from '../../kernel/route.js';
-import { ArtifactsByRefInput, ArtifactTreeInput, JobArtifactFileInput, JobArtifactsInput, ProjectArtifactsInput } from './artifacts.schema.js';
+import { ArtifactFileByRefInput, ArtifactsByRefInput, ArtifactTreeInput, JobArtifactFileInput, JobArtifactsInput, ProjectArtifactsInput } from './artifacts.schema.js';
 import { deleteJobArtifacts, deleteProjectArtifacts, keepJobArtifacts } from './manage-artifacts.js';
-import { artifactsByRef, downloadJobArtifactFile, downloadJobArtifacts, listArtifactTree, type ArtifactDownload, type ArtifactFile } from './read-artifacts.js';
+import { artifactsByRef, downloadJobArtifactFile, downloadJobArtifacts, listArtifactTree, type ArtifactDownload, type ArtifactFile, type ByRefResult } from './read-artifacts.js';
 
 /** An archive: application/octet-stream, attachment, streamed with its length. */
 export function archiveReply(file: ArtifactDownload): Reply {
@@ -20,6 +20,11 @@ function fileReply(file: ArtifactFile): Reply {
   return { kind: 'stream', status: 200, body: file.body, size: file.size, contentType: file.contentType, headers: { 'Content-Disposition': file.disposition } };
 }
 
+/** A by-ref request is read again from its path (a ref may hold `raw` or end in `download`): the archive or one file. */
+function byRefReply(result: ByRefResult): Reply {
+  return result.kind === 'download' ? archiveReply(result.file) : fileReply(result.file);
+}
+
 const tag = 'job_artifacts';
 
 /** Reads accept CI job tokens (JOB-TOKEN header or `job_token` query), subject to the job token scope. */
@@ -30,16 +35,10 @@ export const artifactsRoutes: Route[] = [
     async (ctx, input) => paged(await listArtifactTree(ctx, input))),
   route('GET', '/projects/:id/jobs/:job_id/artifacts/*artifact_path', { auth: 'optional', jobToken: true, params: JobArtifactFileInput, tag, summary: 'Download one file of a job\'s archive' },
     async (ctx, input) => fileReply(await downloadJobArtifactFile(ctx, input))),
-  route('GET', '/projects/:id/jobs/artifacts/*ref_path', {
-    auth: 'optional',
-    jobToken: true,
-    params: ArtifactsByRefInput,
-    tag,
-    summary: 'By ref: `<ref_name>/download?job=` (the archive) or `<ref_name>/raw/<artifact_path>?job=` (one file) of the latest successful pipeline',
-  }, async (ctx, input, req) => {
-    const result = await artifactsByRef(ctx, input, req.path);
-    return result.kind === 'download' ? archiveReply(result.file) : fileReply(result.file);
-  }),
+  route('GET', '/projects/:id/jobs/artifacts/*ref_name/download', { auth: 'optional', jobToken: true, params: ArtifactsByRefInput, tag, summary: 'The artifacts archive of a job (`job=`) in the latest successful pipeline of a ref' },
+    async (ctx, input, req) => byRefReply(await artifactsByRef(ctx, input, req.path))),
+  route('GET', '/projects/:id/jobs/artifacts/*ref_name/raw/*artifact_path', { auth: 'optional', jobToken: true, params: ArtifactFileByRefInput, tag, summary: 'One file of the artifacts of a job (`job=`) in the latest successful pipeline of a ref' },
+    async (ctx, input, req) => byRefReply(await artifactsByRef(ctx, input, req.path))),
   route('POST', '/projects/:id/jobs/:job_id/artifacts/keep', { auth: 'required', params: JobArtifactsInput, tag, summary: 'Keep the artifacts of a job from expiring (Developer)' },
     async (ctx, input) => ok(await keepJobArtifacts(ctx, input))),
   route('DELETE', '/projects/:id/jobs/:job_id/artifacts', { auth: 'required', params: JobArtifactsInput, tag, summary: 'Delete the artifacts of a job, not its log (Maintainer)' },

@@ -21,19 +21,25 @@ export const ArtifactTreeInput = params({
 });
 export type ArtifactTreeInput = InferShape<typeof ArtifactTreeInput.shape>;
 
-/**
- * `GET /projects/:id/jobs/artifacts/<ref_name>/download` and `…/<ref_name>/raw/<artifact_path>`:
- * the ref and the path may hold slashes, raw or %2F-encoded, so one greedy route takes the
- * rest of the path (`ref_path`) and the handler splits it.
- */
-export const ArtifactsByRefInput = params({
+const byRef = {
   id: p.string(),
-  ref_path: p.string(),
-  job: p.string(),
-  search_recent_successful_pipelines: p.boolean().default(false),
+  ref_name: p.string().describe('Branch or tag (`refs/merge-requests/:iid/head` for merge request pipelines); may hold `/`, raw or %2F-encoded.'),
+  job: p.string().describe('Name of the job.'),
+  search_recent_successful_pipelines: p.boolean().default(false).describe('Look in the recent successful pipelines of the ref, not only the latest.'),
   ...jobToken,
-});
+};
+
+/**
+ * `GET /projects/:id/jobs/artifacts/:ref_name/download` and `…/:ref_name/raw/*artifact_path`:
+ * the ref and the path may hold slashes (raw or %2F-encoded), and a ref may itself hold `raw`
+ * or end in `download`, so the handler reads the request path again and picks the reading whose
+ * ref has pipelines (read-artifacts.ts, refReadings).
+ */
+export const ArtifactsByRefInput = params(byRef);
 export type ArtifactsByRefInput = InferShape<typeof ArtifactsByRefInput.shape>;
+
+export const ArtifactFileByRefInput = params({ ...byRef, artifact_path: p.string().describe('Path of the file inside the archive.') });
+export type ArtifactFileByRefInput = InferShape<typeof ArtifactFileByRefInput.shape>;
 
 export const ProjectArtifactsInput = params({ id: p.string() });
 export type ProjectArtifactsInput = InferShape<typeof ProjectArtifactsInput.shape>;

@@ -7,4 +7,4 @@ export { availableArchive, latestBuildWithArtifacts } from './artifact-access.js
 export { contentTypeByExtension, detectedContentType } from './content-type.js';
 export { readZipIndex, openZipEntry, ZipRejectedError, type ZipEntryInfo } from './zip.js';
 export type { ArtifactTreeEntryEntity } from './artifact.entity.js';
-export type { JobArtifactsInput, JobArtifactFileInput, ArtifactTreeInput, ArtifactsByRefInput, ProjectArtifactsInput } from './artifacts.schema.js';
+export type { JobArtifactsInput, JobArtifactFileInput, ArtifactTreeInput, ArtifactsByRefInput, ArtifactFileByRefInput, ProjectArtifactsInput } from './artifacts.schema.js';

@@ -7,6 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Deps } from '../../kernel/context.js';
 import type { Database } from '../../storage/database.js';
 import type { BulkImportEntityRow } from './bulk-import.table.js';
+import { isPrereleaseVersion, normalizeVersion, versionSortKey } from '../packages/index.js';
 import { str } from './import-records.js';
 import type { SourceUsers } from './source-users.js';
 
@@ -89,21 +90,42 @@ const PACKAGE_COLUMNS = [
   'project_url', 'icon_url', 'license_url', 'dependency_groups', 'download_count', 'last_downloaded_at', 'created_at', 'updated_at',
 ] as const;
 
-/** A package, its files (bytes into the blob store first; a rolled back step leaves only unreferenced blobs) and symbol entries. */
+/**
+ * A package, its files (bytes into the blob store first; a rolled back step leaves only
+ * unreferenced blobs) and symbol entries. The version's identity (normalized version, sort key)
+ * is computed here from the version as spelled, and each file's size and digests from its bytes,
+ * whatever the source recorded.
+ */
 export async function importPackage(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, blobs: Deps['blobs'], now: string): Promise<number> {
   const projectId = entity.project_id!;
   const values: Record<string, unknown> = { project_id: projectId };
   for (const c of PACKAGE_COLUMNS) if (r[c] !== undefined) values[c] = r[c];
+  const version = String(r.version ?? '');
+  const normalized = normalizeVersion(version);
+  if (normalized) Object.assign(values, { normalized_version: normalized, version_sort: versionSortKey(version), prerelease: isPrereleaseVersion(version) ? 1 : 0 });
   values.created_at ??= now;
   values.updated_at ??= now;
   const pkg = await trx.insertInto('packages').values(values as any).returning('id').executeTakeFirstOrThrow();
   for (const f of (Array.isArray(r.files) ? r.files : []) as any[]) {
     const bytes = Buffer.from(String(f.content ?? ''), 'base64');
     const key = `packages/nuget/${projectId}/${f.file_kind === 'symbol' ? 'symbols/' : ''}${randomBytes(12).toString('hex')}`;
-    await blobs.put(key, bytes);
+    const stored = await blobs.put(key, bytes);
+    const fileKind = str(f.file_kind, 'package')!;
+    const lowerName = String(r.lower_name ?? r.name ?? '').toLowerCase();
+    const fileName = normalized && lowerName ? `${lowerName}.${normalized}.${fileKind === 'package' ? 'nupkg' : 'snupkg'}` : str(f.file_name, '')!;
     const file = await trx
       .insertInto('package_files')
-      .values({ package_id: pkg.id, file_kind: str(f.file_kind, 'package')!, file_name: str(f.file_name, '')!, blob_key: key, size: bytes.length, file_sha256: str(f.file_sha256, '')!, created_at: str(f.created_at, now)! })
+      .values({
+        package_id: pkg.id,
+        file_kind: fileKind,
+        file_name: fileName,
+        blob_key: key,
+        size: stored.size,
+        file_sha256: stored.sha256,
+        file_sha1: stored.sha1,
+        file_md5: stored.md5,
+        created_at: str(f.created_at, now)!,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     for (const sym of (Array.isArray(f.symbols) ? f.symbols : []) as any[]) {

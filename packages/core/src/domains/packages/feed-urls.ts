@@ -39,7 +39,10 @@ export function versionJsonUrl(base: string, name: string, version: string): str
   return `${base}/metadata/${enc(name)}/${enc(version)}.json`;
 }
 
-/** The download route of a package file, under its project's prefix. */
-export function packageContentUrl(projectBase: string, name: string, version: string, fileName: string): string {
-  return `${projectBase}/download/${enc(name)}/${enc(version)}/${enc(fileName)}`;
+/**
+ * The download route of a package archive, under its project's prefix, as NuGet clients build
+ * it from the normalized version: `…/download/<name>/<version>/<id lower>.<version>.nupkg`.
+ */
+export function packageContentUrl(projectBase: string, name: string, normalizedVersion: string): string {
+  return `${projectBase}/download/${enc(name)}/${enc(normalizedVersion)}/${enc(`${name.toLowerCase()}.${normalizedVersion}.nupkg`)}`;
 }

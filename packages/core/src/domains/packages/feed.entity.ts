@@ -1,5 +1,6 @@
 /** The JSON documents of the v3 feed, shaped as GitLab's NuGet presenters answer them. */
 import { enc, packageContentUrl, versionJsonUrl } from './feed-urls.js';
+import { fullVersion } from './nuget-version.js';
 import type { NuspecDependencyGroup } from './nuspec.js';
 import type { PackageRow } from './packages.table.js';
 
@@ -143,18 +144,15 @@ export interface PresentContext {
   /** Absolute route prefix of the request. */
   base: string;
   projectBase(projectId: number): string;
-  /** Newest package file name per package id. */
-  fileNames: Map<number, string>;
 }
 
-export function contentUrlOf(c: PresentContext, p: PackageRow): string {
-  const file = c.fileNames.get(p.id) ?? `${p.name.toLowerCase()}.${p.version.toLowerCase()}.nupkg`;
-  return packageContentUrl(c.projectBase(p.project_id), p.name, p.version, file);
-}
-
+/**
+ * A registration leaf: URLs carry the normalized version (`01.2.3` → `1.2.3`, build metadata
+ * dropped), the catalog entry NuGet's full version (`1.2.3`, `4.0.0-alpha+build.7`).
+ */
 export function presentVersionMetadata(c: PresentContext, p: PackageRow): VersionMetadataEntity {
-  const id = versionJsonUrl(c.base, p.name, p.version);
-  const content = contentUrlOf(c, p);
+  const id = versionJsonUrl(c.base, p.name, p.normalized_version);
+  const content = packageContentUrl(c.projectBase(p.project_id), p.name, p.normalized_version);
   return {
     '@id': id,
     packageContent: content,
@@ -163,7 +161,7 @@ export function presentVersionMetadata(c: PresentContext, p: PackageRow): Versio
       authors: p.authors ?? '',
       dependencyGroups: dependencyGroupsOf(p, id),
       id: p.name,
-      version: p.version,
+      version: fullVersion(p.version),
       tags: p.tags ?? '',
       packageContent: content,
       description: p.description ?? '',
@@ -174,7 +172,7 @@ export function presentVersionMetadata(c: PresentContext, p: PackageRow): Versio
   };
 }
 
-/** One page holding every version (ascending), inlined. */
+/** One page holding every version (ascending), inlined; `lower` and `upper` normalized. */
 export function presentRegistrationIndex(c: PresentContext, packages: PackageRow[]): RegistrationIndexEntity {
   const items = packages.map((p) => presentVersionMetadata(c, p));
   return {
@@ -182,8 +180,8 @@ export function presentRegistrationIndex(c: PresentContext, packages: PackageRow
     items: [
       {
         '@id': items[0]!['@id'],
-        lower: packages[0]!.version,
-        upper: packages[packages.length - 1]!.version,
+        lower: packages[0]!.normalized_version,
+        upper: packages[packages.length - 1]!.normalized_version,
         count: items.length,
         items,
       },
@@ -191,7 +189,7 @@ export function presentRegistrationIndex(c: PresentContext, packages: PackageRow
   };
 }
 
-/** One search hit: `versions` ascending, `version` the highest. */
+/** One search hit: `versions` ascending, `version` the highest; full versions (build metadata kept), normalized URLs. */
 export function presentSearchItem(c: PresentContext, versions: PackageRow[]): SearchItemEntity {
   const latest = versions[versions.length - 1]!;
   const total = versions.reduce((n, v) => n + Number(v.download_count), 0);
@@ -204,8 +202,8 @@ export function presentSearchItem(c: PresentContext, versions: PackageRow[]): Se
     summary: latest.summary ?? '',
     totalDownloads: total,
     verified: true,
-    version: latest.version,
-    versions: versions.map((v) => ({ '@id': versionJsonUrl(c.base, v.name, v.version), version: v.version, downloads: Number(v.download_count) })),
+    version: fullVersion(latest.version),
+    versions: versions.map((v) => ({ '@id': versionJsonUrl(c.base, v.name, v.normalized_version), version: fullVersion(v.version), downloads: Number(v.download_count) })),
     tags: latest.tags ?? '',
     ...optionalUrls(latest),
   };

@@ -29,7 +29,6 @@ import {
   INSTALLABLE,
   NUGET,
   selectLatestFile,
-  selectPackageFileNames,
   selectPackageVersion,
   selectVersionsOfName,
 } from './packages.queries.js';
@@ -55,9 +54,9 @@ export async function readScope(ctx: Ctx, owner: FeedOwner, ref: string): Promis
   return { kind: 'group', group: await feedGroup(ctx, ref) };
 }
 
-async function presentContext(ctx: Ctx, req: RouteRequest, packages: PackageRow[]): Promise<PresentContext> {
+function presentContext(ctx: Ctx, req: RouteRequest): PresentContext {
   const urls = feedUrls(ctx, req);
-  return { base: urls.base, projectBase: urls.projectBase, fileNames: await selectPackageFileNames(ctx.db, packages.map((p) => p.id)) };
+  return { base: urls.base, projectBase: urls.projectBase };
 }
 
 /** Strips the `.json` NuGet clients append (`index.json`, `1.0.0.json`). */
@@ -70,7 +69,7 @@ export async function getRegistrationIndex(ctx: Ctx, owner: FeedOwner, ref: stri
   const scope = await readScope(ctx, owner, ref);
   const packages = await selectVersionsOfName(ctx, scope, name);
   if (!packages.length) throw new NotFoundError('Packages');
-  return presentRegistrationIndex(await presentContext(ctx, req, packages), packages);
+  return presentRegistrationIndex(presentContext(ctx, req), packages);
 }
 
 /** `metadata/:name/:version`: one registration leaf. */
@@ -78,15 +77,18 @@ export async function getVersionMetadata(ctx: Ctx, owner: FeedOwner, ref: string
   const scope = await readScope(ctx, owner, ref);
   const pkg = await selectPackageVersion(ctx, scope, name, withoutJson(version));
   if (!pkg) throw new NotFoundError('Package');
-  return presentVersionMetadata(await presentContext(ctx, req, [pkg]), pkg);
+  return presentVersionMetadata(presentContext(ctx, req), pkg);
 }
 
-/** `download/:name/index`: the versions of a name (project level). */
+/**
+ * `download/:name/index`: the versions of a name (project level), as the flat container lists
+ * them: normalized, lower-cased, without build metadata (clients build download URLs from them).
+ */
 export async function getPackageVersions(ctx: Ctx, ref: string, name: string): Promise<PackageVersionsEntity> {
   const scope = await readScope(ctx, 'projects', ref);
   const packages = await selectVersionsOfName(ctx, scope, name);
   if (!packages.length) throw new NotFoundError('Packages');
-  return { versions: packages.map((p) => p.version) };
+  return { versions: packages.map((p) => p.normalized_version) };
 }
 
 export interface SearchInput {
@@ -141,7 +143,7 @@ export async function searchPackages(ctx: Ctx, owner: FeedOwner, ref: string, in
     list.push(r);
     byName.set(r.lower_name, list);
   }
-  const c = await presentContext(ctx, req, []);
+  const c = presentContext(ctx, req);
   const data = pageNames.map((n) => {
     const versions = (byName.get(n) ?? []).sort((a, b) => (a.version_sort < b.version_sort ? -1 : a.version_sort > b.version_sort ? 1 : a.id - b.id));
     return presentSearchItem(c, versions);

@@ -1,6 +1,6 @@
 export { packagesRoutes } from './packages.routes.js';
 export type { PackageRow, PackageFileRow, PackageSymbolRow, NamespacePackageSettingRow } from './packages.table.js';
-export type { PackageEntity, PackageFileEntity, PackageTagEntity } from './package.entity.js';
+export type { PackageEntity, PackageDetailsEntity, PackageVersionEntity, PackageFileEntity, PackageTagEntity } from './package.entity.js';
 export type { PackageSettingsEntity, UpdatePackageSettingsInput } from './settings.js';
 export type {
   ServiceIndexEntity,
@@ -19,6 +19,6 @@ export type { ListPackagesInput, ListGroupPackagesInput, PackageRefInput, Packag
 export { PACKAGE_TYPES, PACKAGE_STATUSES } from './packages.schema.js';
 export { listProjectPackages, listGroupPackages, getProjectPackage, deleteProjectPackage, listPackageFiles } from './packages-api.js';
 export { getPackageSettings, updatePackageSettings } from './settings.js';
-export { normalizeVersion, versionSortKey, compareVersions, isValidVersion, isValidPackageName } from './nuget-version.js';
+export { normalizeVersion, formatVersion, fullVersion, versionSortKey, compareVersions, isPrereleaseVersion, isValidVersion, isValidPackageName } from './nuget-version.js';
 export { parseNuspec, type NuspecMetadata, type NuspecDependencyGroup } from './nuspec.js';
 export { pdbIdentity, type PdbIdentity } from './pdb.js';

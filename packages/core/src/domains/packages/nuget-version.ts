@@ -37,17 +37,32 @@ export function isValidPackageName(text: string): boolean {
 }
 
 /**
- * NuGet's normalized version, lower-cased: leading zeros dropped, build metadata dropped, a
- * 4th part `0` dropped, padded to 3 parts (`01.2` → `1.2.0`, `1.0.0.0` → `1.0.0`,
- * `1.0.0.1-Beta+x` → `1.0.0.1-beta`). Null when the text is not a version.
+ * A version as NuGet writes it: numeric parts without leading zeros, padded to 3, a 4th part
+ * `0` dropped, labels as spelled. Without `metadata` it is NuGet's normalized string
+ * (`ToNormalizedString`: `01.2.0.0-Beta+b7` → `1.2.0-Beta`), with it the full string
+ * (`ToFullString`: `1.2.0-Beta+b7`). Null when the text is not a version.
  */
-export function normalizeVersion(text: string): string | null {
+export function formatVersion(text: string, options: { metadata: boolean }): string | null {
   const v = parseVersion(text);
   if (!v) return null;
   const parts = [...v.parts];
   while (parts.length < 3) parts.push(0);
   if (parts.length === 4 && parts[3] === 0) parts.pop();
-  return `${parts.join('.')}${v.prerelease ? `-${v.prerelease}` : ''}`.toLowerCase();
+  return `${parts.join('.')}${v.prerelease ? `-${v.prerelease}` : ''}${options.metadata && v.build ? `+${v.build}` : ''}`;
+}
+
+/**
+ * NuGet's normalized version, lower-cased: the identity of a version, and what URLs, the flat
+ * container and registration pages carry (`01.2` → `1.2.0`, `1.0.0.0` → `1.0.0`,
+ * `1.0.0.1-Beta+x` → `1.0.0.1-beta`). Null when the text is not a version.
+ */
+export function normalizeVersion(text: string): string | null {
+  return formatVersion(text, { metadata: false })?.toLowerCase() ?? null;
+}
+
+/** The full version (build metadata kept) of a stored version, or the text itself when it does not parse. */
+export function fullVersion(text: string): string {
+  return formatVersion(text, { metadata: true }) ?? text;
 }
 
 const NUM_WIDTH = 10;

@@ -21,6 +21,19 @@ export interface PackageEntity {
   tags: PackageTagEntity[];
 }
 
+/** Another version of the same package (GitLab's PackageVersion entity). */
+export interface PackageVersionEntity {
+  id: number;
+  version: string;
+  created_at: string;
+  tags: PackageTagEntity[];
+}
+
+/** One package as `GET /projects/:id/packages/:package_id` answers it: with the other versions of its name. */
+export interface PackageDetailsEntity extends PackageEntity {
+  versions: PackageVersionEntity[];
+}
+
 export interface PackageFileEntity {
   id: number;
   package_id: number;
@@ -30,6 +43,12 @@ export interface PackageFileEntity {
   file_md5: string | null;
   file_sha1: string | null;
   file_sha256: string;
+}
+
+const tagsOf = (p: PackageRow): PackageTagEntity[] => (p.tags ?? '').split(' ').filter(Boolean).map((name) => ({ name }));
+
+export function presentPackageVersion(p: PackageRow): PackageVersionEntity {
+  return { id: p.id, version: p.version, created_at: p.created_at, tags: tagsOf(p) };
 }
 
 export function presentPackage(
@@ -49,7 +68,7 @@ export function presentPackage(
     _links: links,
     created_at: p.created_at,
     last_downloaded_at: p.last_downloaded_at,
-    tags: (p.tags ?? '').split(' ').filter(Boolean).map((name) => ({ name })),
+    tags: tagsOf(p),
   };
   if (options.group) {
     entity.project_id = project.id;
@@ -65,8 +84,8 @@ export function presentPackageFile(f: PackageFileRow): PackageFileEntity {
     created_at: f.created_at,
     file_name: f.file_name,
     size: Number(f.size),
-    file_md5: null,
-    file_sha1: null,
+    file_md5: f.file_md5,
+    file_sha1: f.file_sha1,
     file_sha256: f.file_sha256,
   };
 }

@@ -13,7 +13,7 @@ import { findGroup, findProject } from '../accounts/lookup.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import { projectMembershipFilter } from '../accounts/visibility.queries.js';
 import { destroyPackage } from './feed.js';
-import { presentPackage, presentPackageFile, type PackageEntity, type PackageFileEntity } from './package.entity.js';
+import { presentPackage, presentPackageFile, presentPackageVersion, type PackageDetailsEntity, type PackageEntity, type PackageFileEntity } from './package.entity.js';
 import type { ListGroupPackagesInput, ListPackagesInput, PackageRefInput, PackageFilesInput } from './packages.schema.js';
 
 const HIDDEN_BY_DEFAULT = ['pending_destruction', 'processing'];
@@ -99,11 +99,27 @@ async function findPackage(ctx: Ctx, project: ProjectRow, packageId: number) {
   return row;
 }
 
-export async function getProjectPackage(ctx: Ctx, input: PackageRefInput): Promise<PackageEntity> {
+/**
+ * One package with `versions`: the other versions of its name in the project, as GitLab's
+ * entity shows them outside lists (hidden as the list hides them by default; in version order).
+ */
+export async function getProjectPackage(ctx: Ctx, input: PackageRefInput): Promise<PackageDetailsEntity> {
   const project = await findProject(ctx, input.id);
   await authorize(ctx, 'read_package', { kind: 'project', project });
   const row = await findPackage(ctx, project, input.package_id);
-  return presentPackage(ctx.urls, row, project, { canDestroy: await can(ctx, 'destroy_package', { kind: 'project', project }) });
+  const others = await ctx.db
+    .selectFrom('packages')
+    .selectAll()
+    .where('project_id', '=', project.id)
+    .where('package_type', '=', row.package_type)
+    .where('lower_name', '=', row.lower_name)
+    .where('id', '!=', row.id)
+    .where('status', 'not in', HIDDEN_BY_DEFAULT)
+    .orderBy('version_sort')
+    .orderBy('id')
+    .execute();
+  const entity = presentPackage(ctx.urls, row, project, { canDestroy: await can(ctx, 'destroy_package', { kind: 'project', project }) });
+  return { ...entity, versions: others.map(presentPackageVersion) };
 }
 
 export async function deleteProjectPackage(ctx: Ctx, input: PackageRefInput): Promise<void> {

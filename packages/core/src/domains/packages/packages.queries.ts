@@ -65,21 +65,6 @@ export async function selectLatestFile(db: Kysely<Database>, packageId: number, 
     .executeTakeFirst();
 }
 
-/** The newest package file name of each package (for download URLs), in one query. */
-export async function selectPackageFileNames(db: Kysely<Database>, packageIds: number[]): Promise<Map<number, string>> {
-  const out = new Map<number, string>();
-  if (!packageIds.length) return out;
-  const rows = await db
-    .selectFrom('package_files')
-    .select(['package_id', 'file_name', 'id'])
-    .where('package_id', 'in', packageIds)
-    .where('file_kind', '=', FILE_PACKAGE)
-    .orderBy('id', 'asc')
-    .execute();
-  for (const r of rows) out.set(r.package_id, r.file_name);
-  return out;
-}
-
 export interface PackageSettings {
   nuget_duplicates_allowed: boolean;
   nuget_duplicate_exception_regex: string;

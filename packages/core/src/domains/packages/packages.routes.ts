@@ -25,7 +25,6 @@ import {
   ListPackagesInput,
   NameInput,
   NameVersionInput,
-  ODataInput,
   PackageFilesInput,
   PackageRefInput,
   PackageSettingsRefInput,
@@ -33,11 +32,13 @@ import {
   SymbolFileInput,
   UpdatePackageSettingsSchema,
   UploadInputSchema,
+  V2FindPackagesByIdInput,
+  V2PackagesInput,
 } from './packages.schema.js';
 import { getPackageSettings, updatePackageSettings } from './settings.js';
 import { downloadSymbolFile } from './symbols.js';
 import { MAX_PACKAGE_BYTES, uploadPackage, type UploadKind } from './upload.js';
-import { v2Metadata, v2Query, v2ServiceDocument, XML_TYPE } from './v2.js';
+import { v2FindPackagesById, v2Metadata, v2PackageEntry, v2Packages, v2ServiceDocument, XML_TYPE } from './v2.js';
 
 const tag = 'packages';
 /** Feed routes: HTTP Basic (username + token, `gitlab-ci-token` + job token) and job tokens. */
@@ -108,9 +109,18 @@ function projectRoutes(segment: string): Route[] {
     upload(`${base}/symbolpackage`, 'symbol', 'Publish a symbol package (.snupkg) of an existing package'),
     remove(`${base}/:package_name/:package_version`),
     remove(`${base}/v2/:package_name/:package_version`),
-    route('GET', `/projects/:project_id/packages/${segment}/v2/:odata`, { auth: 'optional', params: ODataInput, ...feed, summary: 'V2 OData: Packages(Id=,Version=), FindPackagesById(), Packages()' },
-      async (ctx, input, req) => xml(await v2Query(ctx, input.project_id, input.odata, input, req))),
+    route('GET', `${base}/v2/Packages(Id=':package_name',Version=':package_version')`, { auth: 'optional', params: NameVersionInput, ...feed, summary: 'V2 entry of one version (anonymous): its download URL' },
+      async (ctx, input, req) => xml(await v2PackageEntry(ctx, input.id, input.package_name, input.package_version, req))),
+    route('GET', `/projects/:project_id/packages/${segment}/v2/FindPackagesById()`, { auth: 'optional', params: V2FindPackagesByIdInput, ...feed, summary: "V2 entry of a package by name (`id='My.Pkg'`): the newest version when the caller may read it, else an empty one" },
+      async (ctx, input, req) => xml(await v2FindPackagesById(ctx, input.project_id, input.id, req))),
   ];
+  // `nuget list` asks for bare `Packages`, the other queries for `Packages()`.
+  for (const spelling of ['Packages()', 'Packages'] as const) {
+    routes.push(
+      route('GET', `${base}/v2/${spelling}`, { auth: 'optional', params: V2PackagesInput, ...feed, summary: "V2 package query: `$filter=tolower(Id) eq '<name>'` answers the name's entry (anonymous), other filters a feed of entries (Reporter)" },
+        async (ctx, input, req) => xml(await v2Packages(ctx, input.id, input, req, spelling))),
+    );
+  }
   for (const index of ['index', 'index.json']) {
     routes.push(
       route('GET', `${base}/download/:package_name/${index}`, { auth: 'optional', params: NameInput, ...feed, summary: 'Package index: the versions of a package' },

@@ -44,16 +44,23 @@ export type UploadInputSchema = InferShape<typeof UploadInputSchema.shape>;
 export const SymbolFileInput = params({ id: p.string(), file_name: part(), signature: part(), same_file_name: part() });
 export type SymbolFileInput = InferShape<typeof SymbolFileInput.shape>;
 
-export const ODataInput = params({
+/** OData options of `Packages()` (what `nuget list` sends). */
+const odataOptions = {
+  $filter: p.string().optional().describe("OData filter: `tolower(Id) eq '<name>'`, `substringof('<term>',tolower(Id|Description|Tags))` terms, `IsLatestVersion`, `IsAbsoluteLatestVersion`."),
+  $skip: p.string().regex(/^\s*\d*\s*$/).optional().describe('Entries to skip.'),
+  $top: p.string().regex(/^\s*\d*\s*$/).optional().describe('Entries to answer (at most 100).'),
+  $orderby: p.string().optional().describe('Repeated in the next link; entries come by id, then version.'),
+};
+
+export const V2PackagesInput = params({ id: p.string(), ...odataOptions });
+export type V2PackagesInput = InferShape<typeof V2PackagesInput.shape>;
+
+/** The project is `:project_id` here: `id` is the function's parameter. */
+export const V2FindPackagesByIdInput = params({
   project_id: p.string(),
-  odata: p.string(),
-  $filter: p.string().optional(),
-  $skip: p.string().optional(),
-  $top: p.string().optional(),
-  $orderby: p.string().optional(),
-  id: p.string().optional(),
+  id: p.string().describe("The package name, quoted: `'My.Pkg'`."),
 });
-export type ODataInput = InferShape<typeof ODataInput.shape>;
+export type V2FindPackagesByIdInput = InferShape<typeof V2FindPackagesByIdInput.shape>;
 
 export const PACKAGE_TYPES = [
   'conan', 'maven', 'npm', 'pypi', 'composer', 'nuget', 'helm', 'terraform_module', 'golang', 'generic', 'debian', 'rubygems', 'rpm', 'ml_model', 'cargo',

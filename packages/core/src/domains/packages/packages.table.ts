@@ -13,7 +13,7 @@ export interface PackageTable {
   name: string;
   /** lower(name); `collate "C"` on PostgreSQL so ordering matches SQLite. */
   lower_name: string;
-  /** As the nuspec spelled it (build metadata included). */
+  /** As the nuspec spelled it (build metadata included); the v3 feed shows NuGet's full version of it. */
   version: string;
   /** NuGet's normalized form, lower-cased: identity and lookups. */
   normalized_version: string;
@@ -46,10 +46,14 @@ export interface PackageFileTable {
   id: Generated<number>;
   package_id: number;
   file_kind: string;
+  /** `<id lower>.<normalized version>.nupkg` (`.snupkg`), as NuGet clients name it. */
   file_name: string;
   blob_key: string;
   size: number;
   file_sha256: string;
+  /** Hex digests taken while the upload streamed in; null for files stored before they were recorded. */
+  file_sha1: string | null;
+  file_md5: string | null;
   created_at: string;
 }
 export type PackageFileRow = Selectable<PackageFileTable>;

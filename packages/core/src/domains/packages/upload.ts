@@ -54,6 +54,14 @@ export function duplicateAllowed(settings: PackageSettings, name: string, versio
   return re.test(name) || re.test(version);
 }
 
+/** `<id lower>.<normalized version>.nupkg`: the file name NuGet clients ask for (the nuspec keeps the version as spelled). */
+export function packageFileName(m: Pick<NuspecMetadata, 'id' | 'normalizedVersion'>, kind: UploadKind): string {
+  return `${m.id.toLowerCase()}.${m.normalizedVersion}.${kind === 'symbol' ? 'snupkg' : 'nupkg'}`;
+}
+
+/** The digests of an upload, as package_files stores them. */
+const digests = (upload: UploadedFile) => ({ size: upload.size, file_sha256: upload.sha256, file_sha1: upload.sha1, file_md5: upload.md5 });
+
 function claimedKey(projectId: number, kind: UploadKind): string {
   return `packages/nuget/${projectId}/${kind === 'symbol' ? 'symbols/' : ''}${randomBytes(12).toString('hex')}`;
 }
@@ -106,7 +114,7 @@ async function claim(ctx: Ctx, upload: UploadedFile, req: RouteRequest, key: str
 async function storePackage(ctx: Ctx, projectId: number, namespaceId: number, upload: UploadedFile, m: NuspecMetadata, req: RouteRequest): Promise<void> {
   const settings = await settingsForProject(ctx, namespaceId);
   const key = claimedKey(projectId, 'package');
-  const fileName = `${m.id.toLowerCase()}.${m.version.toLowerCase()}.nupkg`;
+  const fileName = packageFileName(m, 'package');
   await claim(ctx, upload, req, key);
   const now = nowIso(ctx);
   const attempt = () =>
@@ -157,7 +165,7 @@ async function storePackage(ctx: Ctx, projectId: number, namespaceId: number, up
       }
       await trx
         .insertInto('package_files')
-        .values({ package_id: packageId, file_kind: FILE_PACKAGE, file_name: fileName, blob_key: key, size: upload.size, file_sha256: upload.sha256, created_at: now })
+        .values({ package_id: packageId, file_kind: FILE_PACKAGE, file_name: fileName, blob_key: key, ...digests(upload), created_at: now })
         .execute();
     });
   try {
@@ -209,10 +217,9 @@ async function storeSymbols(
         .values({
           package_id: pkg.id,
           file_kind: FILE_SYMBOLS,
-          file_name: `${m.id.toLowerCase()}.${m.version.toLowerCase()}.snupkg`,
+          file_name: packageFileName(m, 'symbol'),
           blob_key: key,
-          size: upload.size,
-          file_sha256: upload.sha256,
+          ...digests(upload),
           created_at: now,
         })
         .returning('id')

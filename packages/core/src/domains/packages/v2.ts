@@ -9,15 +9,15 @@
  */
 import { sql } from 'kysely';
 import type { Ctx } from '../../kernel/context.js';
-import { NotFoundError, ValidationError } from '../../kernel/errors.js';
+import { ValidationError } from '../../kernel/errors.js';
 import { can } from '../../kernel/policy.js';
 import type { RouteRequest } from '../../kernel/route.js';
 import { existingGroup, existingProject, feedProject } from './feed-access.js';
 import { enc, feedUrls, packageContentUrl } from './feed-urls.js';
 import type { FeedOwner } from './feed.js';
-import { isValidPackageName } from './nuget-version.js';
+import { formatVersion, isValidPackageName, normalizeVersion } from './nuget-version.js';
 import type { NuspecDependencyGroup } from './nuspec.js';
-import { INSTALLABLE, NUGET, selectPackageFileNames } from './packages.queries.js';
+import { INSTALLABLE, NUGET } from './packages.queries.js';
 import type { PackageRow } from './packages.table.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 
@@ -86,18 +86,6 @@ export interface ODataQuery {
   $skip?: string;
   $top?: string;
   $orderby?: string;
-  id?: string;
-}
-
-type ODataPath = { kind: 'packages' } | { kind: 'find' } | { kind: 'version'; name: string; version: string };
-
-/** The last path segment: `Packages`, `Packages()`, `FindPackagesById()`, `Packages(Id='…',Version='…')`. */
-export function parseODataSegment(segment: string): ODataPath | null {
-  if (segment === 'Packages' || segment === 'Packages()') return { kind: 'packages' };
-  if (segment === 'FindPackagesById()') return { kind: 'find' };
-  const m = /^Packages\(Id='([^']*)',Version='([^']*)'\)$/.exec(segment);
-  if (m) return { kind: 'version', name: m[1]!, version: m[2]! };
-  return null;
 }
 
 const unquote = (s: string) => s.trim().replace(/^'+|'+$/g, '');
@@ -105,6 +93,9 @@ const unquote = (s: string) => s.trim().replace(/^'+|'+$/g, '');
 function checkName(name: string, field: string): void {
   if (!isValidPackageName(name)) throw new ValidationError([{ field, message: 'is invalid' }]);
 }
+
+/** The `Version` a v2 entry shows: NuGet's normalized string, labels as spelled, no build metadata (NuGet 2.x cannot read it). */
+const shownVersion = (version: string) => formatVersion(version, { metadata: false }) ?? version;
 
 interface EntryFields {
   base: string;
@@ -148,7 +139,7 @@ function fullProperties(p: PackageRow, latest: { stable: boolean; absolute: bool
   const bool = (name: string, v: boolean) => `<d:${name} m:type="Edm.Boolean">${v}</d:${name}>`;
   return (
     str('Id', p.name) +
-    str('NormalizedVersion', p.normalized_version) +
+    str('NormalizedVersion', shownVersion(p.version)) +
     str('Authors', p.authors) +
     str('Dependencies', dependenciesText(p)) +
     str('Description', p.description) +
@@ -193,9 +184,8 @@ async function nameEntry(ctx: Ctx, project: ProjectRow, name: string, req: Route
   if (ctx.actor.user && (await can(ctx, 'read_package', { kind: 'project', project }))) {
     const latest = await latestOf(ctx, project, name);
     if (latest) {
-      const file = (await selectPackageFileNames(ctx.db, [latest.id])).get(latest.id) ?? `${latest.lower_name}.${latest.version.toLowerCase()}.nupkg`;
-      const src = packageContentUrl(urls.projectBase(project.id), latest.name, latest.version, file);
-      return `${DECL}\n${entryXml({ base, name, version: latest.version, src }, true)}\n`;
+      const src = packageContentUrl(urls.projectBase(project.id), latest.name, latest.normalized_version);
+      return `${DECL}\n${entryXml({ base, name, version: shownVersion(latest.version), src }, true)}\n`;
     }
   }
   return `${DECL}\n${entryXml({ base, name, version: '', src: base }, true)}\n`;
@@ -223,17 +213,13 @@ export function parseFilter(filter: string | undefined): ListingFilter {
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-function intParam(raw: string | undefined, field: string, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ValidationError([{ field, message: 'is invalid' }]);
-  return Number(raw.trim());
-}
+const intParam = (raw: string | undefined, fallback: number) => (raw === undefined || raw.trim() === '' ? fallback : Number(raw.trim()));
 
 /** An Atom feed of the project's packages matching the filter (Reporter, or anyone on public projects). */
 async function listingFeed(ctx: Ctx, ref: string, query: ODataQuery, filter: ListingFilter, req: RouteRequest, segment: string): Promise<string> {
   const project = await feedProject(ctx, ref, 'read_package');
-  const skip = intParam(query.$skip, '$skip', 0);
-  const top = Math.min(intParam(query.$top, '$top', V2_MAX_TOP), V2_MAX_TOP);
+  const skip = intParam(query.$skip, 0);
+  const top = Math.min(intParam(query.$top, V2_MAX_TOP), V2_MAX_TOP);
   let q = ctx.db
     .selectFrom('packages')
     .selectAll()
@@ -296,16 +282,14 @@ async function listingFeed(ctx: Ctx, ref: string, query: ODataQuery, filter: Lis
   }
   const urls = feedUrls(ctx, req);
   const base = `${urls.base}/v2`;
-  const fileNames = await selectPackageFileNames(ctx.db, page.map((p) => p.id));
   const entries = page.map((p) => {
     const n = newest.get(p.lower_name);
-    const file = fileNames.get(p.id) ?? `${p.lower_name}.${p.version.toLowerCase()}.nupkg`;
     return entryXml(
       {
         base,
         name: p.name,
-        version: p.version,
-        src: packageContentUrl(urls.projectBase(project.id), p.name, p.version, file),
+        version: shownVersion(p.version),
+        src: packageContentUrl(urls.projectBase(project.id), p.name, p.normalized_version),
         properties: fullProperties(p, { stable: n?.stable === p.version_sort, absolute: n?.absolute === p.version_sort }),
       },
       false,
@@ -316,7 +300,6 @@ async function listingFeed(ctx: Ctx, ref: string, query: ODataQuery, filter: Lis
     const params = new URLSearchParams();
     if (query.$filter) params.set('$filter', query.$filter);
     if (query.$orderby) params.set('$orderby', query.$orderby);
-    if (query.id) params.set('id', query.id);
     params.set('$skip', String(skip + top));
     params.set('$top', String(top));
     next = `<link rel="next" href="${xmlEscape(`${base}/${segment}?${params.toString().replace(/\+/g, '%20')}`)}"/>`;
@@ -329,27 +312,32 @@ async function listingFeed(ctx: Ctx, ref: string, query: ODataQuery, filter: Lis
   );
 }
 
-/** `GET …/v2/<segment>`: the OData package queries. */
-export async function v2Query(ctx: Ctx, ref: string, segment: string, query: ODataQuery, req: RouteRequest): Promise<string> {
-  const path = parseODataSegment(segment);
-  if (!path) throw new NotFoundError();
-  if (path.kind === 'version') {
-    const project = await existingProject(ctx, ref);
-    checkName(path.name, 'package_name');
-    if (!path.version) throw new ValidationError([{ field: 'package_version', message: 'is empty' }]);
-    const urls = feedUrls(ctx, req);
-    const base = `${urls.base}/v2`;
-    const src = packageContentUrl(urls.projectBase(project.id), path.name, path.version, `${path.name}.${path.version}.nupkg`);
-    return `${DECL}\n${entryXml({ base, name: path.name, version: path.version, src }, true)}\n`;
-  }
-  if (path.kind === 'find') {
-    const project = await existingProject(ctx, ref);
-    if (query.id === undefined) throw new ValidationError([{ field: 'id', message: 'is missing' }]);
-    const name = unquote(query.id);
-    if (!name) throw new ValidationError([{ field: 'id', message: 'is empty' }]);
-    checkName(name, 'id');
-    return nameEntry(ctx, project, name, req);
-  }
+/**
+ * `Packages(Id='…',Version='…')`: the entry of one version, anonymous and without a lookup (as
+ * GitLab answers it); the content URL carries the normalized version.
+ */
+export async function v2PackageEntry(ctx: Ctx, ref: string, name: string, version: string, req: RouteRequest): Promise<string> {
+  const project = await existingProject(ctx, ref);
+  const urls = feedUrls(ctx, req);
+  const src = packageContentUrl(urls.projectBase(project.id), name, normalizeVersion(version) ?? version.toLowerCase());
+  return `${DECL}\n${entryXml({ base: `${urls.base}/v2`, name, version: shownVersion(version), src }, true)}\n`;
+}
+
+/** `FindPackagesById()?id='…'`: the name's entry (see nameEntry). */
+export async function v2FindPackagesById(ctx: Ctx, ref: string, id: string, req: RouteRequest): Promise<string> {
+  const project = await existingProject(ctx, ref);
+  const name = unquote(id);
+  if (!name) throw new ValidationError([{ field: 'id', message: 'is empty' }]);
+  checkName(name, 'id');
+  return nameEntry(ctx, project, name, req);
+}
+
+/**
+ * `Packages()` (and bare `Packages`, what `nuget list` asks first): with only
+ * `$filter=tolower(Id) eq '…'` the name's entry, as GitLab answers it; otherwise an Atom feed
+ * of the readable packages matching the filter.
+ */
+export async function v2Packages(ctx: Ctx, ref: string, query: ODataQuery, req: RouteRequest, segment: 'Packages' | 'Packages()'): Promise<string> {
   const filter = parseFilter(query.$filter);
   if (filter.exact && !filter.terms.length && !filter.latest && segment === 'Packages()') {
     const project = await existingProject(ctx, ref);

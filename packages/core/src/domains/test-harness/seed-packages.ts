@@ -157,5 +157,7 @@ export async function writeSeedPackage(blobs: BlobStore, spec: SeedPackageSpec, 
     contentType: 'application/octet-stream',
     size: stored.size,
     sha256: stored.sha256,
+    sha1: stored.sha1,
+    md5: stored.md5,
   };
 }
