@@ -59,6 +59,21 @@ describe('lenient streaming multipart', () => {
     assert.equal(count(), before);
   });
 
+  it('a file far over the limit fails with the limit error, not the AbortError of the stream the store destroyed', async () => {
+    const b = 'x';
+    const body = Buffer.concat([
+      Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="package"; filename="p"\r\n\r\n`),
+      Buffer.alloc(8 * 1024 * 1024, 0x61),
+      Buffer.from(`\r\n--${b}--\r\n`),
+    ]);
+    const count = () => (existsSync(join(dir, 'uploads')) ? readdirSync(join(dir, 'uploads')).length : 0);
+    const before = count();
+    await assert.rejects(parseMultipart(chunked(body, 64 * 1024), b, blobs, { maxFileBytes: 1024 * 1024 }), (err: { code?: string }) => err.code === 'too_large');
+    const tooLarge = () => Object.assign(new Error('File is too large'), { code: 'bad_request' });
+    await assert.rejects(parseMultipart(chunked(body, 64 * 1024), b, blobs, { maxFileBytes: 1024 * 1024, tooLarge }), /File is too large/);
+    assert.equal(count(), before);
+  });
+
   it('refuses a truncated body', async () => {
     const b = 'x';
     const body = Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="f"\r\n\r\nabc`);

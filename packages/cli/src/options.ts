@@ -47,6 +47,23 @@ export function parsePositiveInteger(value: string, from: string, flag: string):
   return Number(value);
 }
 
+/** A whole number of 0 or more (0 usually meaning "none" or "no limit"). */
+export function parseCount(value: string, from: string, flag: string): number {
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value))) {
+    throw new UsageError(`${origin(from, flag)} must be a whole number (0 or more), got "${value}"`);
+  }
+  return Number(value);
+}
+
+/** Seconds (decimals allowed) as milliseconds; 0 only when `zero` says what it means. */
+export function parseSeconds(value: string, from: string, flag: string, options: { zero?: boolean } = {}): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(n) || (n === 0 && !options.zero) || n * 1000 > 2 ** 31 - 1) {
+    throw new UsageError(`${origin(from, flag)} must be a number of seconds${options.zero ? ' (0: none)' : ' above 0'}, got "${value}"`);
+  }
+  return Math.round(n * 1000);
+}
+
 /** A boolean switch: true when the flag is given, else from `1/true/yes/on` or `0/false/no/off`. */
 export function pickSwitch(flag: boolean | undefined, env: NodeJS.ProcessEnv, name: string): boolean {
   if (flag) return true;

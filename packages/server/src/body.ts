@@ -5,7 +5,12 @@ import { BadRequestError, TooLargeError, type BlobStore } from '@forgelet/core';
 import { boundaryOf, parseMultipart } from './multipart.js';
 import { parseQuery } from './query.js';
 
-/** The request body as a stream, decompressed when `Content-Encoding: gzip` or `deflate` (zlib). */
+/**
+ * The request body as a stream, decompressed when `Content-Encoding: gzip` or `deflate` (zlib).
+ * A reader may stop early (a body over its limit): that must not destroy the request, which
+ * would reset the connection before the answer is written (what is left unread is the
+ * server's business, see connection.ts).
+ */
 export function bodyStream(req: IncomingMessage): AsyncIterable<Uint8Array> {
   const encoding = (req.headers['content-encoding'] ?? '').toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip' || encoding === 'deflate') {
@@ -20,7 +25,7 @@ export function bodyStream(req: IncomingMessage): AsyncIterable<Uint8Array> {
       }
     })();
   }
-  return req;
+  return req.iterator({ destroyOnReturn: false });
 }
 
 export async function readLimited(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
@@ -41,7 +46,7 @@ export interface ParsedBody {
 
 export async function parseBody(
   req: IncomingMessage,
-  options: { bodyLimit: number; uploadLimit: number; blobs: BlobStore },
+  options: { bodyLimit: number; uploadLimit: number; uploadTooLarge?: string; blobs: BlobStore },
 ): Promise<ParsedBody> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   const hasBody = req.headers['transfer-encoding'] !== undefined || (Number.isFinite(declared) && declared > 0);
@@ -51,7 +56,10 @@ export async function parseBody(
   if (type.startsWith('multipart/form-data')) {
     const boundary = boundaryOf(req.headers['content-type'] ?? '');
     if (!boundary) throw new BadRequestError('Malformed multipart body');
-    const { fields, uploads } = await parseMultipart(body, boundary, options.blobs, { maxFileBytes: options.uploadLimit });
+    const { fields, uploads } = await parseMultipart(body, boundary, options.blobs, {
+      maxFileBytes: options.uploadLimit,
+      tooLarge: options.uploadTooLarge === undefined ? undefined : () => new BadRequestError(options.uploadTooLarge!),
+    });
     return { params: fields, uploads };
   }
   if (Number.isFinite(declared) && declared > options.bodyLimit) throw new TooLargeError();

@@ -3,5 +3,6 @@ export { ForgeletServer, consoleLogger, silentLogger, type Logger, type ServerOp
 export { dataDirLayout, ensureDataDir, secretKeySource, startForgelet, type DataDirLayout, type RunningForgelet, type StartOptions, type TestClock } from './start.js';
 export { formatKeyFile, KeyFileError, keyFileSource, loadOrCreateKeyFile, parseKeyFile, readKeyFile, writeKeyFile } from './secret-keys.js';
 export { Router, type Match } from './router.js';
+export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection.js';
 export { FaultInjector, type FaultEntity, type FaultSpec } from './faults.js';
 export { parseQuery, buildQuery } from './query.js';

@@ -50,7 +50,7 @@ export async function parseMultipart(
   body: AsyncIterable<Uint8Array>,
   boundary: string,
   blobs: BlobStore,
-  options: { maxFileBytes: number },
+  options: { maxFileBytes: number; tooLarge?: () => Error },
 ): Promise<MultipartResult> {
   const delimiter = Buffer.from(`--${boundary}`);
   const nlDelimiter = Buffer.from(`\n--${boundary}`);
@@ -68,9 +68,12 @@ export async function parseMultipart(
     const key = `uploads/${randomBytes(12).toString('hex')}`;
     uploads.push(key);
     const pass = new PassThrough();
-    const done = blobs
-      .put(key, pass, { maxBytes: options.maxFileBytes })
-      .then((stored) => ({ kind: 'file' as const, blobKey: key, filename: headers.filename ?? '', contentType: headers.contentType, size: stored.size, sha256: stored.sha256, sha1: stored.sha1, md5: stored.md5 }));
+    const done = blobs.put(key, pass, { maxBytes: options.maxFileBytes }).then(
+      (stored) => ({ kind: 'file' as const, blobKey: key, filename: headers.filename ?? '', contentType: headers.contentType, size: stored.size, sha256: stored.sha256, sha1: stored.sha1, md5: stored.md5 }),
+      (err: unknown) => {
+        throw err instanceof TooLargeError && options.tooLarge ? options.tooLarge() : err;
+      },
+    );
     done.catch(() => {});
     file = { pass, done, key };
   };
@@ -78,7 +81,17 @@ export async function parseMultipart(
   const emit = async (data: Buffer) => {
     if (data.length === 0) return;
     if (file) {
-      if (!file.pass.write(data)) await Promise.race([once(file.pass, 'drain'), file.done]);
+      const f = file as { pass: PassThrough; done: Promise<UploadedFile> };
+      if (!f.pass.write(data)) {
+        try {
+          await Promise.race([once(f.pass, 'drain'), f.done]);
+        } catch (err) {
+          // A store that fails (an upload over its limit) destroys the stream it reads; waiting
+          // for 'drain' then fails with an AbortError: the store's own error is the reason.
+          await f.done;
+          throw err;
+        }
+      }
     } else {
       fieldSize += data.length;
       if (fieldSize > FIELD_LIMIT) throw new TooLargeError();

@@ -22,7 +22,21 @@ export function sendError(res: ServerResponse, err: DomainError) {
   sendJson(res, status, err.body, err.headers);
 }
 
-/** X-* headers and a GitLab `Link` header repeating every query param. */
+/**
+ * The longest `Link` header written. GitLab's links repeat every query parameter, four times;
+ * a long filter made that tens of kilobytes, which HTTP clients refuse (Node's parser stops at
+ * 16 KB for all headers together; nginx in front of GitLab at 4 or 8 KB).
+ */
+export const LINK_HEADER_MAX = 4096;
+/** Which links stay when they do not all fit: the one clients follow first. */
+const LINK_PRIORITY = ['next', 'prev', 'first', 'last'];
+
+/**
+ * X-* headers and a GitLab `Link` header repeating every query param. A `Link` over
+ * LINK_HEADER_MAX keeps the links that fit, `next` first (python-gitlab and gitbeaker follow
+ * only that), then `prev`, `first`, `last`; when not even `next` fits, there is no `Link` and
+ * `X-Next-Page` still tells the next page.
+ */
 export function paginationHeaders(page: Page<unknown>, linkBase: string, query: Record<string, unknown>): Record<string, string> {
   const totalPages = page.total === null ? null : Math.max(1, Math.ceil(page.total / page.perPage));
   const next = page.hasNext ? page.page + 1 : null;
@@ -40,12 +54,27 @@ export function paginationHeaders(page: Page<unknown>, linkBase: string, query: 
     headers['X-Total-Pages'] = String(totalPages);
   }
   const link = (n: number, rel: string) => `<${linkBase}?${buildQuery({ ...query, page: n, per_page: page.perPage })}>; rel="${rel}"`;
-  const links: string[] = [];
-  if (prev !== null) links.push(link(prev, 'prev'));
-  if (next !== null) links.push(link(next, 'next'));
-  links.push(link(1, 'first'));
-  if (totalPages !== null) links.push(link(totalPages, 'last'));
-  headers.Link = links.join(', ');
+  const links: { rel: string; text: string }[] = [];
+  if (prev !== null) links.push({ rel: 'prev', text: link(prev, 'prev') });
+  if (next !== null) links.push({ rel: 'next', text: link(next, 'next') });
+  links.push({ rel: 'first', text: link(1, 'first') });
+  if (totalPages !== null) links.push({ rel: 'last', text: link(totalPages, 'last') });
+  const joined = links.map((l) => l.text).join(', ');
+  if (joined.length <= LINK_HEADER_MAX) {
+    headers.Link = joined;
+    return headers;
+  }
+  const kept = new Set<string>();
+  let length = 0;
+  for (const rel of LINK_PRIORITY) {
+    const l = links.find((x) => x.rel === rel);
+    if (!l) continue;
+    const added = l.text.length + (kept.size ? 2 : 0);
+    if (length + added > LINK_HEADER_MAX) break;
+    kept.add(rel);
+    length += added;
+  }
+  if (kept.size) headers.Link = links.filter((l) => kept.has(l.rel)).map((l) => l.text).join(', ');
   return headers;
 }
 

@@ -25,6 +25,7 @@ import { parseQuery } from './query.js';
 import { sendError, sendJson, sendReply } from './respond.js';
 import { Router } from './router.js';
 import { FaultInjector, faultRoutes, sendFault } from './faults.js';
+import { clientGone, DEFAULT_CONNECTION_LIMITS, serverOptions, type ConnectionLimits } from './connection.js';
 
 export interface Logger {
   info(line: string): void;
@@ -75,6 +76,8 @@ export interface ServerOptions {
   linksFromHost?: boolean;
   /** Fault injection (`/api/v4/forgelet/faults`); on in test mode even without this. */
   allowFaults?: boolean;
+  /** Timeouts and the connection cap (default DEFAULT_CONNECTION_LIMITS). */
+  connections?: Partial<ConnectionLimits>;
 }
 
 const API_PREFIX = '/api/v4';
@@ -175,7 +178,21 @@ export class ForgeletServer {
     this.router = new Router(this.faults ? [...forge.routes, ...faultRoutes(this.faults)] : forge.routes);
     this.logger = options.logger ?? consoleLogger;
     this.linksFromHost = options.linksFromHost ?? false;
-    this.http = createServer({ keepAliveTimeout: 5000 }, (req, res) => void this.handle(req, res));
+    const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connections };
+    this.http = createServer(serverOptions(limits), (req, res) => void this.handle(req, res));
+    if (limits.maxConnections > 0) {
+      this.http.maxConnections = limits.maxConnections;
+      let lastReport = 0;
+      let dropped = 0;
+      this.http.on('drop', () => {
+        dropped++;
+        const now = Date.now();
+        if (now - lastReport < 10_000) return;
+        this.logger.error(`${new Date(now).toISOString()} refused ${dropped} connection(s): ${limits.maxConnections} open (--max-connections)`);
+        lastReport = now;
+        dropped = 0;
+      });
+    }
   }
 
   /** Starts listening; resolves with the base URL. */
@@ -231,6 +248,12 @@ export class ForgeletServer {
   }
 
   private fail(res: ServerResponse, err: unknown, req: IncomingMessage, path: string) {
+    if (clientGone(req, res)) {
+      // nginx's 499 in the access log: the client closed the connection before the answer
+      if (!res.headersSent) res.statusCode = 499;
+      res.destroy();
+      return;
+    }
     if (res.headersSent) {
       this.logger.error(`error after headers sent on ${req.method} ${path}`, err);
       res.destroy();
@@ -292,7 +315,12 @@ export class ForgeletServer {
     let uploads: string[] = [];
     const limits = this.forge.deps.config.limits;
     if (!route.rawBody) {
-      const parsed = await parseBody(req, { bodyLimit: limits.bodyBytes, uploadLimit: route.uploadLimit ?? limits.uploadBytes, blobs: this.forge.deps.blobs });
+      const parsed = await parseBody(req, {
+        bodyLimit: limits.bodyBytes,
+        uploadLimit: Math.min(route.uploadLimit ?? Infinity, limits.uploadBytes),
+        uploadTooLarge: route.uploadTooLarge,
+        blobs: this.forge.deps.blobs,
+      });
       bodyParams = parsed.params;
       uploads = parsed.uploads;
     }

@@ -28,6 +28,7 @@ import {
 } from '@forgelet/core';
 import { ForgeletServer, silentLogger, type Logger } from './server.js';
 import { keyFileSource, loadOrCreateKeyFile } from './secret-keys.js';
+import type { ConnectionLimits } from './connection.js';
 
 export interface StartOptions {
   port?: number;
@@ -58,6 +59,10 @@ export interface StartOptions {
   /** Run the background worker loop (default true). */
   workers?: boolean;
   bodyLimitBytes?: number;
+  /** Largest multipart file in bytes; a route's own limit (NuGet: 500 MiB) applies when lower. */
+  uploadLimitBytes?: number;
+  /** Timeouts and the cap on open connections (default: DEFAULT_CONNECTION_LIMITS). */
+  connections?: Partial<ConnectionLimits>;
   /** When pipeline schedules run: `exact` (default, the cron's instant) or `gitlab` (GitLab's 10-minute worker ticks). */
   scheduleTiming?: 'exact' | 'gitlab';
 }
@@ -156,7 +161,10 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
       tier: options.tier,
       testMode,
       scheduleTiming: options.scheduleTiming,
-      ...(options.bodyLimitBytes !== undefined && { limits: { bodyBytes: options.bodyLimitBytes } }),
+      limits: {
+        ...(options.bodyLimitBytes !== undefined && { bodyBytes: options.bodyLimitBytes }),
+        ...(options.uploadLimitBytes !== undefined && { uploadBytes: options.uploadLimitBytes }),
+      },
     },
   }).catch(async (err: unknown) => {
     await removeTemp();
@@ -166,7 +174,12 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
   let server: ForgeletServer;
   let url: string;
   try {
-    server = new ForgeletServer(forge, { logger: options.logger ?? silentLogger, linksFromHost: !options.externalUrl, allowFaults: options.allowFaults });
+    server = new ForgeletServer(forge, {
+      logger: options.logger ?? silentLogger,
+      linksFromHost: !options.externalUrl,
+      allowFaults: options.allowFaults,
+      connections: options.connections,
+    });
     url = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (err) {
     await forge.close();

@@ -7,9 +7,11 @@ import { CliError, configError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
 import {
   parseChoice,
+  parseCount,
   parseHttpUrl,
   parsePort,
   parsePositiveInteger,
+  parseSeconds,
   pick,
   pickSwitch,
   resolveStorage,
@@ -23,6 +25,11 @@ export interface ServeFlags extends StorageFlags {
   externalUrl?: string;
   tier?: string;
   bodyLimit?: string;
+  uploadLimit?: string;
+  headerTimeout?: string;
+  requestTimeout?: string;
+  keepAliveTimeout?: string;
+  maxConnections?: string;
   scheduleTiming?: string;
   allowLocalEgress?: boolean;
   testMode?: boolean;
@@ -40,6 +47,11 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, t
   const external = pick(flags.externalUrl, env, 'FORGELET_EXTERNAL_URL');
   const tier = pick(flags.tier, env, 'FORGELET_TIER');
   const bodyLimit = pick(flags.bodyLimit, env, 'FORGELET_BODY_LIMIT');
+  const uploadLimit = pick(flags.uploadLimit, env, 'FORGELET_UPLOAD_LIMIT');
+  const headerTimeout = pick(flags.headerTimeout, env, 'FORGELET_HEADER_TIMEOUT');
+  const requestTimeout = pick(flags.requestTimeout, env, 'FORGELET_REQUEST_TIMEOUT');
+  const keepAliveTimeout = pick(flags.keepAliveTimeout, env, 'FORGELET_KEEP_ALIVE_TIMEOUT');
+  const maxConnections = pick(flags.maxConnections, env, 'FORGELET_MAX_CONNECTIONS');
   const scheduleTiming = pick(flags.scheduleTiming, env, 'FORGELET_SCHEDULE_TIMING');
   return {
     port: port ? parsePort(port.value, port.from) : DEFAULT_PORT,
@@ -51,6 +63,13 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, t
     externalUrl: external && parseHttpUrl(external.value, external.from, '--external-url'),
     tier: tier && parseChoice(tier.value, tier.from, '--tier', tiers),
     bodyLimitBytes: bodyLimit && parsePositiveInteger(bodyLimit.value, bodyLimit.from, '--body-limit'),
+    uploadLimitBytes: uploadLimit && parsePositiveInteger(uploadLimit.value, uploadLimit.from, '--upload-limit'),
+    connections: {
+      ...(headerTimeout && { headersTimeoutMs: parseSeconds(headerTimeout.value, headerTimeout.from, '--header-timeout', { zero: true }) }),
+      ...(requestTimeout && { requestTimeoutMs: parseSeconds(requestTimeout.value, requestTimeout.from, '--request-timeout', { zero: true }) }),
+      ...(keepAliveTimeout && { keepAliveTimeoutMs: parseSeconds(keepAliveTimeout.value, keepAliveTimeout.from, '--keep-alive-timeout') }),
+      ...(maxConnections && { maxConnections: parseCount(maxConnections.value, maxConnections.from, '--max-connections') }),
+    },
     scheduleTiming: scheduleTiming && parseChoice(scheduleTiming.value, scheduleTiming.from, '--schedule-timing', ['exact', 'gitlab'] as const),
     allowLocalEgress: pickSwitch(flags.allowLocalEgress, env, 'FORGELET_ALLOW_LOCAL_EGRESS'),
     testMode: pickSwitch(flags.testMode, env, 'FORGELET_TEST_MODE'),
@@ -68,7 +87,12 @@ export function registerServeCommand(program: Command, io: CliIo): void {
   cmd
     .option('--external-url <url>', 'URL clients use, in links and clone URLs (env FORGELET_EXTERNAL_URL, default: the listening URL)')
     .option('--tier <tier>', 'licensed tier: free, premium or ultimate (env FORGELET_TIER, default ultimate)')
-    .option('--body-limit <bytes>', 'largest JSON or form body (env FORGELET_BODY_LIMIT)')
+    .option('--body-limit <bytes>', 'largest JSON or form body (env FORGELET_BODY_LIMIT, default 10485760)')
+    .option('--upload-limit <bytes>', 'largest uploaded file; NuGet packages are at most 500 MiB whatever this says (env FORGELET_UPLOAD_LIMIT, default 5 GiB)')
+    .option('--header-timeout <seconds>', 'time a client has to send the headers of a request, 0 for none (env FORGELET_HEADER_TIMEOUT, default 30)')
+    .option('--request-timeout <seconds>', 'time a client has to send a whole request, body included, 0 for none (env FORGELET_REQUEST_TIMEOUT, default 300)')
+    .option('--keep-alive-timeout <seconds>', 'idle time before a kept-alive connection is closed (env FORGELET_KEEP_ALIVE_TIMEOUT, default 5)')
+    .option('--max-connections <n>', 'open connections at most; more are closed at once, 0 for no cap (env FORGELET_MAX_CONNECTIONS, default 1024)')
     .option('--schedule-timing <mode>', 'pipeline schedules run at the cron instant (exact) or on GitLab\'s 10-minute worker ticks (gitlab) (env FORGELET_SCHEDULE_TIMING, default exact)')
     .option('--allow-local-egress', 'allow webhooks and imports to reach loopback and private networks (env FORGELET_ALLOW_LOCAL_EGRESS=1)')
     .option('--test-mode', 'enable test-only endpoints (env FORGELET_TEST_MODE=1)')

@@ -394,7 +394,7 @@ export function buildOpenApi(routes: readonly Route[], options: OpenApiOptions):
       schemas: { ...ERROR_SCHEMAS, ...table.schemas },
       responses: ERROR_RESPONSES,
       headers: {
-        Link: header('RFC 8288 links to the `prev`, `next`, `first` and `last` pages (every query parameter repeated)'),
+        Link: header('RFC 8288 links to the `prev`, `next`, `first` and `last` pages (every query parameter repeated); at most 4,096 characters: when longer, the links that fit, `next` first, or none'),
         'X-Total': header('Number of items (absent when not counted: over 10,000)', integerHeader),
         'X-Total-Pages': header('Number of pages (absent when not counted)', integerHeader),
         'X-Page': header('This page', integerHeader),

@@ -103,8 +103,15 @@ export abstract class Field<T, Opt extends boolean = false> {
   }
 }
 
+/** `Gitlab::Search::Params`: a search is at most 4,096 characters and 64 terms. */
+export const SEARCH_CHAR_LIMIT = 4096;
+export const SEARCH_TERM_LIMIT = 64;
+/** A username (a namespace path) is at most 255 characters. */
+export const USERNAME_MAX = 255;
+
 class StringField extends Field<string> {
   maxLen: number | undefined;
+  maxTerms: number | undefined;
   pattern: RegExp | undefined;
   protected coerce(raw: unknown): Result<string> {
     let v: string;
@@ -114,11 +121,19 @@ class StringField extends Field<string> {
     if (this.pattern && !this.pattern.test(v)) return { ok: false, message: 'is invalid' };
     if (this.maxLen !== undefined && v.length > this.maxLen)
       return { ok: false, message: `is expected to have length less than or equal to ${this.maxLen}` };
+    if (this.maxTerms !== undefined && v.trim().split(/\s+/).length > this.maxTerms)
+      return { ok: false, message: `has too many search terms (maximum is ${this.maxTerms})` };
     return { ok: true, value: v };
   }
   max(n: number): this {
     const f = this.clone();
     f.maxLen = n;
+    return f;
+  }
+  /** At most n whitespace-separated terms. */
+  terms(n: number): this {
+    const f = this.clone();
+    f.maxTerms = n;
     return f;
   }
   regex(re: RegExp): this {
@@ -382,6 +397,10 @@ class FileField extends Field<UploadedFile> {
 
 export const p = {
   string: () => new StringField(),
+  /** A `search` filter, bounded as GitLab bounds searches (SEARCH_CHAR_LIMIT, SEARCH_TERM_LIMIT). */
+  search: () => new StringField().max(SEARCH_CHAR_LIMIT).terms(SEARCH_TERM_LIMIT),
+  /** A username given to find or filter by (at most USERNAME_MAX characters). */
+  username: () => new StringField().max(USERNAME_MAX),
   integer: () => new IntegerField(),
   /** A positive database id. */
   id: () => new IntegerField().min(1),

@@ -61,8 +61,13 @@ export interface RouteOptions<S extends Shape> {
   tag?: string;
   /** The handler reads the body itself (`req.body`); only query and path give params. */
   rawBody?: boolean;
-  /** Largest accepted multipart upload in bytes (default: config.limits.uploadBytes). */
+  /** Largest accepted multipart file in bytes (config.limits.uploadBytes when that is lower). */
   uploadLimit?: number;
+  /**
+   * The reason of the 400 (GitLab's `bad_request!`) for a file over the limit, as the route's
+   * GitLab endpoint answers it; without it, 413.
+   */
+  uploadTooLarge?: string;
   /**
    * The answers for the OpenAPI document, only when scripts/openapi-responses.ts cannot read
    * them from the handler (normally they are generated from its code and the entity types).

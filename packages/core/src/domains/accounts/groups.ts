@@ -22,7 +22,7 @@ const VISIBILITY = ['private', 'internal', 'public'] as const;
 const VISIBILITY_RANK: Record<string, number> = { private: 0, internal: 10, public: 20 };
 
 const listFields = {
-  search: p.string().optional(),
+  search: p.search().optional(),
   all_available: p.boolean().optional(),
   owned: p.boolean().optional(),
   min_access_level: p.enum([10, 15, 20, 25, 30, 40, 50] as const).optional(),

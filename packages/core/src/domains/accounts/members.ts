@@ -61,7 +61,7 @@ export const AddMemberInput = params(
   {
     id: p.string(),
     user_id: p.string().optional(),
-    username: p.string().optional(),
+    username: p.username().optional(),
     access_level: p.enum([5, 10, 15, 20, 25, 30, 40, 50] as const),
     expires_at: p.date().optional(),
     /** A custom role (Ultimate) whose base access level is `access_level`. */

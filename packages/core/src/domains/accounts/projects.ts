@@ -27,7 +27,7 @@ const VISIBILITY = ['private', 'internal', 'public'] as const;
 const VISIBILITY_RANK: Record<string, number> = { private: 0, internal: 10, public: 20 };
 
 const listFields = {
-  search: p.string().optional(),
+  search: p.search().optional(),
   visibility: p.enum(VISIBILITY).optional(),
   owned: p.boolean().optional(),
   membership: p.boolean().optional(),

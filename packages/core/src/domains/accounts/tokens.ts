@@ -48,7 +48,7 @@ export const ListPersonalAccessTokensInput = params({
   user_id: p.id().optional(),
   revoked: p.boolean().optional(),
   state: p.enum(['active', 'inactive']).optional(),
-  search: p.string().optional(),
+  search: p.search().optional(),
   ...paginationParams,
 });
 export type ListPersonalAccessTokensInput = InferShape<typeof ListPersonalAccessTokensInput.shape>;

@@ -16,8 +16,8 @@ import type { UserRow } from './user.table.js';
 const USERNAME = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
 
 export const ListUsersInput = params({
-  username: p.string().optional(),
-  search: p.string().optional(),
+  username: p.username().optional(),
+  search: p.search().optional(),
   active: p.boolean().optional(),
   blocked: p.boolean().optional(),
   external: p.boolean().optional(),

@@ -16,7 +16,7 @@ export const ListPipelinesInput = params({
   ref: p.string().optional(),
   sha: p.string().optional(),
   yaml_errors: p.boolean().optional(),
-  username: p.string().optional(),
+  username: p.username().optional(),
   updated_before: p.datetime().optional(),
   updated_after: p.datetime().optional(),
   created_before: p.datetime().optional(),

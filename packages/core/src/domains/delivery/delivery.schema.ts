@@ -13,7 +13,7 @@ export const ListEnvironmentsInput = params(
     /** Exact name. */
     name: p.string().optional(),
     /** Name contains (3 characters at least). */
-    search: p.string().optional(),
+    search: p.search().optional(),
     states: p.enum(ENVIRONMENT_STATES).optional(),
     ...paginationParams,
   },

@@ -12,10 +12,10 @@ export const ListEpicsInput = params(
     id: p.string(),
     order_by: p.enum(['created_at', 'updated_at', 'title']).default('created_at'),
     sort: p.enum(['asc', 'desc']).default('desc'),
-    search: p.string().optional(),
+    search: p.search().optional(),
     state: p.enum(['opened', 'closed', 'all']).default('all'),
     author_id: p.integer().optional(),
-    author_username: p.string().optional(),
+    author_username: p.username().optional(),
     /** Epics having all these labels. */
     labels: titles().optional(),
     created_after: p.datetime().optional(),

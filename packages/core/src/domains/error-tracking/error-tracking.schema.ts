@@ -28,7 +28,7 @@ export const ListErrorsInput = params({
   /** last_seen (default), first_seen (newest first) or frequency (most events first). */
   sort: p.enum(ERROR_SORTS).default('last_seen'),
   /** Case-insensitive match in title, message and culprit. */
-  search: p.string().optional(),
+  search: p.search().optional(),
   status: p.enum(ERROR_STATUSES).optional(),
   ...paginationParams,
 });

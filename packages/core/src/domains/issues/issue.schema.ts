@@ -38,13 +38,13 @@ const filterFields = {
   /** A milestone title, or `None`/`Any`/`Upcoming`/`Started`. */
   milestone: p.string().optional(),
   iids: p.array(p.integer()).commaSeparated().optional(),
-  search: p.string().optional(),
+  search: p.search().optional(),
   /** Fields `search` looks in: `title`, `description` or `title,description` (default both). */
   in: p.string().optional(),
   author_id: p.integer().optional(),
-  author_username: p.string().optional(),
+  author_username: p.username().optional(),
   assignee_id: userFilter().optional(),
-  assignee_username: p.array(p.string()).optional(),
+  assignee_username: p.array(p.username()).optional(),
   my_reaction_emoji: p.string().optional(),
   confidential: p.boolean().optional(),
   issue_type: p.enum(ISSUE_TYPES).optional(),

@@ -12,7 +12,7 @@ export type IterationStateFilter = (typeof ITERATION_STATE_FILTERS)[number];
 export const ListGroupIterationsInput = params({
   id: p.string(),
   state: p.enum(ITERATION_STATE_FILTERS).default('all'),
-  search: p.string().optional(),
+  search: p.search().optional(),
   /** Where `search` looks; `in[]=a&in[]=b` and python-gitlab's repeated `in=a&in=b` both arrive as arrays. */
   in: p.array(p.enum(['title', 'cadence_title'] as const)).default(['title']),
   include_ancestors: p.boolean().default(true),

@@ -6,7 +6,7 @@ const listFilters = {
   with_counts: p.boolean().default(false),
   include_ancestor_groups: p.boolean().default(true),
   /** Keyword matched against title and description (terms of 3+ characters, ANDed). */
-  search: p.string().optional(),
+  search: p.search().optional(),
   /** true: archived labels only; false: unarchived only; unset: all. */
   archived: p.boolean().optional(),
   ...paginationParams,

@@ -90,13 +90,13 @@ const listFields = {
   /** A milestone title, or `None`/`Any`/`Upcoming`/`Started`. */
   milestone: p.string().optional(),
   author_id: p.integer().optional(),
-  author_username: p.string().optional(),
+  author_username: p.username().optional(),
   assignee_id: userFilter().optional(),
   reviewer_id: userFilter().optional(),
-  reviewer_username: p.string().optional(),
+  reviewer_username: p.username().optional(),
   source_branch: p.string().optional(),
   target_branch: p.string().optional(),
-  search: p.string().optional(),
+  search: p.search().optional(),
   in: p.string().regex(/^\s*(title|description)(\s*,\s*(title|description))?\s*$/).optional(),
   wip: p.enum(['yes', 'no']).optional(),
   /** Forgelet's boolean spelling of `wip`. */

@@ -33,7 +33,7 @@ const listFields = {
   /** Exact, case-sensitive. */
   title: p.string().optional(),
   /** Title or description, case-insensitive; every word (3+ characters) must match. */
-  search: p.string().optional(),
+  search: p.search().optional(),
   /** Title only, case-insensitive; every word (3+ characters) must match. */
   search_title: p.string().optional(),
   /** Deprecated spelling of `include_ancestors`. */

@@ -92,7 +92,7 @@ function sharedRoutes(owner: FeedOwner, base: string): Route[] {
 function projectRoutes(segment: string): Route[] {
   const base = `/projects/:id/packages/${segment}`;
   const upload = (path: string, kind: UploadKind, summary: string) =>
-    route('PUT', path, { auth: 'required', params: UploadInputSchema, ...feed, uploadLimit: MAX_PACKAGE_BYTES, summary }, async (ctx, input, req) => {
+    route('PUT', path, { auth: 'required', params: UploadInputSchema, ...feed, uploadLimit: MAX_PACKAGE_BYTES, uploadTooLarge: 'File is too large', summary }, async (ctx, input, req) => {
       await uploadPackage(ctx, input, req, kind);
       return created({ message: '201 Created' });
     });

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
-import { ConflictError, NotFoundError, ValidationError } from '../../kernel/errors.js';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import type { UploadedFile } from '../../kernel/params.js';
 import type { RouteRequest } from '../../kernel/route.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
@@ -96,7 +96,7 @@ export async function uploadPackage(ctx: Ctx, input: UploadInput, req: RouteRequ
   const upload = input.package ?? input.file;
   if (!upload) throw new ValidationError([{ field: 'package', message: 'is missing' }]);
   const project = await feedProject(ctx, input.id, 'create_package');
-  if (upload.size > MAX_PACKAGE_BYTES) throw invalidPackage('File is too large');
+  if (upload.size > MAX_PACKAGE_BYTES) throw new BadRequestError('File is too large');
   const archive = await readPackageArchive(ctx.blobs, upload.blobKey, upload.size);
   const m = archive.metadata;
   checkDeclared(input, m);

@@ -36,7 +36,7 @@ export type AccessEntryInput = {
 export const ListProtectedBranchesInput = params({
   id: p.string(),
   /** Part of the name, case-insensitive. */
-  search: p.string().optional(),
+  search: p.search().optional(),
   ...paginationParams,
 });
 export type ListProtectedBranchesInput = InferShape<typeof ListProtectedBranchesInput.shape>;

@@ -7,7 +7,7 @@ export const BRANCH_SORTS = ['name_asc', 'updated_asc', 'updated_desc'] as const
 export const ListBranchesInput = params({
   id: p.string(),
   /** `^term` starts with, `term$` ends with, else contains; case-insensitive. */
-  search: p.string().optional(),
+  search: p.search().optional(),
   /** A regular expression the name must match (RE2 in GitLab, JavaScript syntax here). */
   regex: p.string().optional(),
   sort: p.enum(BRANCH_SORTS).optional(),

@@ -7,7 +7,7 @@ export const ListTagsInput = params({
   order_by: p.enum(['name', 'updated', 'version']).default('updated'),
   sort: p.enum(['asc', 'desc']).default('desc'),
   /** `^term` starts with, `term$` ends with, else contains; case-insensitive. */
-  search: p.string().optional(),
+  search: p.search().optional(),
   ...paginationParams,
 });
 export type ListTagsInput = InferShape<typeof ListTagsInput.shape>;
