@@ -24,7 +24,7 @@ function nodeGet(url: string, token: string): Promise<{ status: number; link: st
   return new Promise((resolve, reject) => {
     get(url, { headers: { 'PRIVATE-TOKEN': token } }, (res) => {
       res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, link: res.headers.link, nextPage: res.headers['x-next-page'] as string | undefined }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, link: res.headers.link as string | undefined, nextPage: res.headers['x-next-page'] as string | undefined }));
     }).on('error', reject);
   });
 }
@@ -140,6 +140,13 @@ for (const dialect of DIALECTS) {
       // and the server answers again
       const version = await s.api('GET', '/version');
       assert.equal(version.status, 200);
+    });
+
+    it('ids past the database range and NUL bytes are 4xx (PostgreSQL refused them with a 500)', async () => {
+      assert.equal((await s.api('GET', '/projects/2147483648')).status, 404);
+      assert.equal((await s.api('GET', `/projects/${project.id}/issues/9223372036854775808`)).status, 400);
+      const nul = await s.api('DELETE', `/projects/${project.id}/labels?name=%00`);
+      assert.deepEqual([nul.status, nul.body], [400, { error: 'name is invalid' }]);
     });
 
     it('logged no 500', () => {

@@ -162,6 +162,31 @@ for (const dialect of DIALECTS) {
       assert.equal(huge.headers.get('x-next-page'), '2');
     });
 
+    it('ids too large for any row are 404 and integer parameters past the database range 400; NUL bytes are refused (the 500s the fuzz corpus found on PostgreSQL)', async () => {
+      const notFound: [string, string][] = [
+        ['/projects/2147483648', '404 Project Not Found'],
+        ['/groups/99999999999999999999', '404 Group Not Found'],
+        ['/users/2147483648', '404 User Not Found'],
+        [`/projects/${project.id}/labels/2147483648`, '404 Label Not Found'],
+        ['/personal_access_tokens/9223372036854775808', '404 Personal Access Token Not Found'],
+      ];
+      for (const [path, message] of notFound) {
+        const r = await f.api('GET', path);
+        assert.deepEqual([r.status, r.body], [404, { message }], path);
+      }
+      const badRequests: [string, string, string][] = [
+        ['GET', `/projects/${project.id}/issues/2147483648`, 'issue_iid does not have a valid value'],
+        ['GET', `/projects/${project.id}/issues?iids[]=2147483648`, 'iids does not have a valid value'],
+        ['DELETE', `/projects/${project.id}/labels?name=%00`, 'name is invalid'],
+        ['GET', `/projects/${project.id}/issues?search=a%00b`, 'search is invalid'],
+        ['POST', `/projects/${project.id}/issues?title=a%00b`, 'title is invalid'],
+      ];
+      for (const [method, path, error] of badRequests) {
+        const r = await f.api(method, path);
+        assert.deepEqual([r.status, r.body], [400, { error }], `${method} ${path}`);
+      }
+    });
+
     it('logged no server error', () => {
       assert.deepEqual(errors, []);
     });

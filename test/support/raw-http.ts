@@ -17,8 +17,8 @@ export interface Connection {
   socket: Socket;
   /** Sends bytes as they are. */
   write(data: string | Buffer): Promise<void>;
-  /** The next answer, or 'closed' when the server closed first, or 'timeout'. */
-  next(timeoutMs?: number): Promise<WireResponse | 'closed' | 'timeout'>;
+  /** The next answer, or 'closed' when the server closed first, or 'timeout'. `head`: the answer to a HEAD (no body whatever its length says). */
+  next(timeoutMs?: number, options?: { head?: boolean }): Promise<WireResponse | 'closed' | 'timeout'>;
   /** Resolves with the milliseconds since connecting when the server closes the connection. */
   closed: Promise<number>;
   readonly isClosed: boolean;
@@ -49,7 +49,7 @@ export async function openConnection(url: string): Promise<Connection> {
   });
 
   /** One complete answer from the front of the buffer, or null while incomplete. */
-  const take = (): WireResponse | null => {
+  const take = (head: boolean): WireResponse | null => {
     const end = buffer.indexOf('\r\n\r\n');
     if (end < 0) return null;
     const lines = buffer.subarray(0, end).toString('latin1').split('\r\n');
@@ -61,7 +61,7 @@ export async function openConnection(url: string): Promise<Connection> {
     }
     let body: Buffer;
     let rest: Buffer;
-    if (headers['transfer-encoding'] === 'chunked') {
+    if (headers['transfer-encoding'] === 'chunked' && !head) {
       const parts: Buffer[] = [];
       let at = end + 4;
       for (;;) {
@@ -76,7 +76,7 @@ export async function openConnection(url: string): Promise<Connection> {
       body = Buffer.concat(parts);
       rest = buffer.subarray(at);
     } else {
-      const length = status === 204 || status === 304 ? 0 : Number(headers['content-length'] ?? 0);
+      const length = head || status === 204 || status === 304 ? 0 : Number(headers['content-length'] ?? 0);
       if (buffer.length < end + 4 + length) return null;
       body = buffer.subarray(end + 4, end + 4 + length);
       rest = buffer.subarray(end + 4 + length);
@@ -96,10 +96,10 @@ export async function openConnection(url: string): Promise<Connection> {
         if (socket.destroyed || socket.writableEnded) return resolve();
         socket.write(data, () => resolve());
       }),
-    async next(timeoutMs = 3000) {
+    async next(timeoutMs = 3000, options = {}) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const r = take();
+        const r = take(options.head ?? false);
         if (r) return r;
         if (ended) return 'closed';
         const left = deadline - Date.now();

@@ -74,6 +74,36 @@ describe('lenient streaming multipart', () => {
     assert.equal(count(), before);
   });
 
+  it('reads a bounded preamble and epilogue, and fields up to maxFieldBytes in all', async () => {
+    const b = 'x';
+    const part = (name: string, value: string) => `--${b}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    // 8 MiB of zeros and no boundary (a gzip bomb inflates to that): refused after 1 MiB, not scanned to its end
+    let read = 0;
+    async function* zeros() {
+      for (let i = 0; i < 128; i++) {
+        read += 64 * 1024;
+        yield Buffer.alloc(64 * 1024);
+      }
+    }
+    await assert.rejects(parseMultipart(zeros(), b, blobs, { maxFileBytes: 1000 }), (err: { code?: string }) => err.code === 'bad_request');
+    assert.ok(read <= 2 * 1024 * 1024, `read ${read} bytes of preamble`);
+    // an endless epilogue after the closing boundary: the fields are parsed, the rest left unread
+    let epilogue = 0;
+    async function* withEpilogue() {
+      yield Buffer.from(`${part('a', '1')}--${b}--\r\n`);
+      for (let i = 0; i < 128; i++) {
+        epilogue += 64 * 1024;
+        yield Buffer.alloc(64 * 1024);
+      }
+    }
+    assert.deepEqual((await parseMultipart(withEpilogue(), b, blobs, { maxFileBytes: 1000 })).fields, { a: '1' });
+    assert.ok(epilogue <= 256 * 1024, `read ${epilogue} bytes of epilogue`);
+    // many fields, each small, over the total
+    const many = Buffer.from(Array.from({ length: 20 }, (_, i) => part(`f${i}`, 'v'.repeat(1000))).join('') + `--${b}--\r\n`);
+    await assert.rejects(parseMultipart(chunked(many, 4096), b, blobs, { maxFileBytes: 1000, maxFieldBytes: 10_000 }), (err: { code?: string }) => err.code === 'too_large');
+    assert.equal(Object.keys((await parseMultipart(chunked(many, 4096), b, blobs, { maxFileBytes: 1000, maxFieldBytes: 30_000 })).fields).length, 20);
+  });
+
   it('refuses a truncated body', async () => {
     const b = 'x';
     const body = Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="f"\r\n\r\nabc`);

@@ -23,6 +23,12 @@ describe('Rack-style query and form parsing', () => {
     assert.deepEqual(parseParams(schema, q), { in: ['title', 'cadence_title'], state: 'closed' });
   });
 
+  it('a key through __proto__ is dropped, never written to Object.prototype', () => {
+    const q = parseQuery('__proto__[polluted]=1&a[__proto__][polluted]=2&a[b]=3&c[][__proto__]=4&ok=5');
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+    assert.deepEqual(JSON.parse(JSON.stringify(q)), { a: { b: '3' }, ok: '5' });
+  });
+
   it('builds sorted queries that parse back to the same params', () => {
     const text = buildQuery({ search: 'a b', per_page: 100, iids: ['1', '2'], page: 2, configuration: { url: 'u' } });
     assert.equal(text, 'configuration%5Burl%5D=u&iids%5B%5D=1&iids%5B%5D=2&page=2&per_page=100&search=a%20b');

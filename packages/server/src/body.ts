@@ -58,6 +58,7 @@ export async function parseBody(
     if (!boundary) throw new BadRequestError('Malformed multipart body');
     const { fields, uploads } = await parseMultipart(body, boundary, options.blobs, {
       maxFileBytes: options.uploadLimit,
+      maxFieldBytes: options.bodyLimit,
       tooLarge: options.uploadTooLarge === undefined ? undefined : () => new BadRequestError(options.uploadTooLarge!),
     });
     return { params: fields, uploads };

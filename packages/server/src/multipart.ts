@@ -45,12 +45,18 @@ export interface MultipartResult {
 }
 
 const FIELD_LIMIT = 1024 * 1024;
+/**
+ * What comes before the first boundary or after the last is ignored, but read: a body that is
+ * only preamble (a gzip bomb of zeros) would be inflated and scanned to its end.
+ */
+const PREAMBLE_LIMIT = 1024 * 1024;
+const EPILOGUE_LIMIT = 64 * 1024;
 
 export async function parseMultipart(
   body: AsyncIterable<Uint8Array>,
   boundary: string,
   blobs: BlobStore,
-  options: { maxFileBytes: number; tooLarge?: () => Error },
+  options: { maxFileBytes: number; tooLarge?: () => Error; maxFieldBytes?: number },
 ): Promise<MultipartResult> {
   const delimiter = Buffer.from(`--${boundary}`);
   const nlDelimiter = Buffer.from(`\n--${boundary}`);
@@ -62,6 +68,9 @@ export async function parseMultipart(
   let part: PartHeaders | null = null;
   let fieldChunks: Buffer[] = [];
   let fieldSize = 0;
+  let fieldsTotal = 0;
+  let preambleBytes = 0;
+  let epilogueBytes = 0;
   let file: { pass: PassThrough; done: Promise<UploadedFile>; key: string } | null = null;
 
   const startFile = (headers: PartHeaders) => {
@@ -94,13 +103,15 @@ export async function parseMultipart(
       }
     } else {
       fieldSize += data.length;
-      if (fieldSize > FIELD_LIMIT) throw new TooLargeError();
+      fieldsTotal += data.length;
+      if (fieldSize > FIELD_LIMIT || fieldsTotal > (options.maxFieldBytes ?? Infinity)) throw new TooLargeError();
       fieldChunks.push(data);
     }
   };
 
   const finishPart = async () => {
     if (!part) return;
+    if (part.name === '__proto__') part = { ...part, name: '' };
     if (file) {
       const f = file as { pass: PassThrough; done: Promise<UploadedFile> };
       f.pass.end();
@@ -185,7 +196,11 @@ export async function parseMultipart(
 
   try {
     for await (const chunk of body) {
-      if (state === 'done') continue;
+      if (state === 'done') {
+        if ((epilogueBytes += chunk.length) > EPILOGUE_LIMIT) break;
+        continue;
+      }
+      if (state === 'preamble' && (preambleBytes += chunk.length) > PREAMBLE_LIMIT) throw new BadRequestError('Malformed multipart body');
       buf = buf.length ? Buffer.concat([buf, chunk]) : Buffer.from(chunk);
       while (await step(false));
     }

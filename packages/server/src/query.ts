@@ -69,7 +69,10 @@ export function parseQuery(text: string): Tree {
     const key = decode(eq < 0 ? pair : pair.slice(0, eq));
     const value = eq < 0 ? '' : decode(pair.slice(eq + 1));
     if (!key) continue;
-    assign(out, splitKey(key), value);
+    const parts = splitKey(key);
+    // `a[__proto__][x]=1` would write to Object.prototype: no parameter has that name
+    if (parts.includes('__proto__')) continue;
+    assign(out, parts, value);
   }
   return out;
 }

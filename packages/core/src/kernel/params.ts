@@ -103,6 +103,12 @@ export abstract class Field<T, Opt extends boolean = false> {
   }
 }
 
+/**
+ * The largest integer a column holds (PostgreSQL `integer`: every id, iid and count). Larger
+ * integer parameters are refused; a larger numeric `:id` is no row's id (404).
+ */
+export const MAX_DB_INTEGER = 2_147_483_647;
+
 /** `Gitlab::Search::Params`: a search is at most 4,096 characters and 64 terms. */
 export const SEARCH_CHAR_LIMIT = 4096;
 export const SEARCH_TERM_LIMIT = 64;
@@ -118,6 +124,8 @@ class StringField extends Field<string> {
     if (typeof raw === 'string') v = raw;
     else if (typeof raw === 'number' || typeof raw === 'boolean') v = String(raw);
     else return { ok: false, message: 'is invalid' };
+    // PostgreSQL text cannot hold U+0000, and no request has a reason to send it (GitLab's HandleNullBytes)
+    if (v.includes('\u0000')) return { ok: false, message: 'is invalid' };
     if (this.pattern && !this.pattern.test(v)) return { ok: false, message: 'is invalid' };
     if (this.maxLen !== undefined && v.length > this.maxLen)
       return { ok: false, message: `is expected to have length less than or equal to ${this.maxLen}` };
@@ -158,6 +166,7 @@ class IntegerField extends Field<number> {
     else return { ok: false, message: 'is invalid' };
     if (!Number.isSafeInteger(n)) return { ok: false, message: 'is invalid' };
     if (this.minimum !== undefined && n < this.minimum) return { ok: false, message: 'does not have a valid value' };
+    if (n > MAX_DB_INTEGER || n < -MAX_DB_INTEGER) return { ok: false, message: 'does not have a valid value' };
     return { ok: true, value: n };
   }
   min(n: number): this {

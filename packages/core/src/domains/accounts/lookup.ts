@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import type { Ctx } from '../../kernel/context.js';
 import { MovedError, NotFoundError } from '../../kernel/errors.js';
+import { MAX_DB_INTEGER } from '../../kernel/params.js';
 import { canRead } from '../../kernel/policy.js';
 import { preparedQuery } from '../../storage/prepared.js';
 import type { NamespaceRow } from './namespace.table.js';
@@ -13,6 +14,8 @@ import type { ProjectRow } from './project.table.js';
 import type { UserRow } from './user.table.js';
 
 const NUMERIC = /^\d+$/;
+/** Digits too large for an id name no row (GitLab's `find_by(id:)` finds nothing: 404). */
+const tooLarge = (text: string) => Number(text) > MAX_DB_INTEGER;
 
 /** A project by id or current full path (case-insensitive). */
 const selectProjectById = preparedQuery((db, id: number) => db.selectFrom('projects').selectAll().where('id', '=', id), { cache: true });
@@ -23,6 +26,7 @@ const selectProjectByPath = preparedQuery(
 
 export async function selectProjectByRef(ctx: Pick<Ctx, 'db'>, ref: string | number): Promise<ProjectRow | undefined> {
   const text = String(ref);
+  if (NUMERIC.test(text) && tooLarge(text)) return undefined;
   const rows = NUMERIC.test(text) ? await selectProjectById(ctx.db, Number(text)) : await selectProjectByPath(ctx.db, text.toLowerCase());
   return rows[0] as ProjectRow | undefined;
 }
@@ -40,7 +44,7 @@ async function selectRedirectedProject(ctx: Pick<Ctx, 'db'>, path: string): Prom
 export async function selectGroupByRef(ctx: Pick<Ctx, 'db'>, ref: string | number): Promise<NamespaceRow | undefined> {
   const text = String(ref);
   const q = ctx.db.selectFrom('namespaces').selectAll().where('kind', '=', 'group');
-  if (NUMERIC.test(text)) return q.where('id', '=', Number(text)).executeTakeFirst();
+  if (NUMERIC.test(text)) return tooLarge(text) ? undefined : q.where('id', '=', Number(text)).executeTakeFirst();
   return q.where(sql`lower(full_path)`, '=', text.toLowerCase()).executeTakeFirst();
 }
 
@@ -69,7 +73,9 @@ export async function findUser(ctx: Pick<Ctx, 'db'>, ref: string | number): Prom
   const text = String(ref);
   const q = ctx.db.selectFrom('users').selectAll();
   const user = NUMERIC.test(text)
-    ? await q.where('id', '=', Number(text)).executeTakeFirst()
+    ? tooLarge(text)
+      ? undefined
+      : await q.where('id', '=', Number(text)).executeTakeFirst()
     : await q.where(sql`lower(username)`, '=', text.toLowerCase()).executeTakeFirst();
   if (!user) throw new NotFoundError('User');
   return user;

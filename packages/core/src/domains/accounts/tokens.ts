@@ -9,7 +9,7 @@ import { nowIso } from '../../kernel/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { digestToken, randomToken } from '../../kernel/ids.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
-import { p, params, type InferShape } from '../../kernel/params.js';
+import { MAX_DB_INTEGER, p, params, type InferShape } from '../../kernel/params.js';
 import { accessLevel, authorize, requireAdmin, requireUser, type Subject } from '../../kernel/policy.js';
 import type { Database } from '../../storage/database.js';
 import type { AccessTokenRow } from './access-token.table.js';
@@ -164,7 +164,7 @@ export async function listPersonalAccessTokens(ctx: Ctx, input: ListPersonalAcce
 async function findPersonalToken(ctx: Ctx, id: number | 'self'): Promise<AccessTokenRow> {
   const user = requireUser(ctx);
   const tokenId = id === 'self' ? ctx.actor.token?.id : id;
-  if (tokenId === undefined) throw new NotFoundError('Personal Access Token');
+  if (tokenId === undefined || tokenId > MAX_DB_INTEGER) throw new NotFoundError('Personal Access Token');
   const row = await ctx.db
     .selectFrom('access_tokens')
     .selectAll()

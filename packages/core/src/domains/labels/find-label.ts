@@ -1,6 +1,7 @@
 /** Resolving the group or project of a label route, and a label by id or title inside it. */
 import type { Ctx } from '../../kernel/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
+import { MAX_DB_INTEGER } from '../../kernel/params.js';
 import { authorize, namespaceOf } from '../../kernel/policy.js';
 import { findGroup, findProject } from '../accounts/lookup.js';
 import { labelScopeCondition, type LabelParent, type LabelScopeOptions } from './label.queries.js';
@@ -49,7 +50,7 @@ async function depthOf(ctx: Ctx, row: LabelRow): Promise<number> {
 export async function findLabel(ctx: Ctx, parent: LabelParent, ref: string | number, options: LabelScopeOptions): Promise<LabelRow> {
   const scope = await labelScopeCondition(ctx, parent, options);
   for (const text of spellings(ref)) {
-    if (NUMERIC.test(text) && Number.isSafeInteger(Number(text))) {
+    if (NUMERIC.test(text) && Number(text) <= MAX_DB_INTEGER) {
       const byId = await ctx.db.selectFrom('labels as l').selectAll('l').where('l.id', '=', Number(text)).where(scope).executeTakeFirst();
       if (byId) return byId;
     }
