@@ -7,13 +7,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { get } from 'node:http';
-import { gzipSync } from 'node:zlib';
 import { DIALECTS } from '../support/databases.js';
 import { startServed, type ServedForgelet } from '../support/served.js';
-import { chunked, exchangeAndReuse, openConnection, requestHead, type Connection } from '../support/raw-http.js';
-import { multipart } from '../server/packages-fixtures.js';
+import { exchangeAndReuse, gzipPast, openConnection, requestHead, type Connection } from '../support/raw-http.js';
+import { storeHead } from '../server/error-tracking.helpers.js';
+import { pushChunked } from '../server/packages-fixtures.js';
 
 const BODY_LIMIT = 64 * 1024;
 const UPLOAD_LIMIT = 256 * 1024;
@@ -48,7 +47,7 @@ for (const dialect of DIALECTS) {
 
     it('a gzip body inflating past the limit answers 413 and the connection stays usable', async () => {
       for (const wire of [512 * 1024, 3 * 1024 * 1024]) {
-        const body = gzipSync(Buffer.concat([randomBytes(wire), Buffer.alloc(4 * BODY_LIMIT, 0x20)]));
+        const body = gzipPast(BODY_LIMIT, wire);
         const head = requestHead('POST', `/api/v4/projects/${project.id}/issues`, {
           'PRIVATE-TOKEN': s.rootToken,
           'Content-Type': 'application/json',
@@ -62,25 +61,13 @@ for (const dialect of DIALECTS) {
     });
 
     it("the collector's 404 after a body over the limit leaves the connection usable", async () => {
-      const body = gzipSync(Buffer.concat([randomBytes(512 * 1024), Buffer.alloc(4 * BODY_LIMIT, 0x20)]));
-      const head = requestHead('POST', '/api/v4/error_tracking/collector/api/999999/store', {
-        'Content-Type': 'application/json',
-        'Content-Encoding': 'gzip',
-        'X-Sentry-Auth': 'Sentry sentry_key=glet_00000000000000000000000000000000, sentry_version=7',
-        'Content-Length': body.length,
-      });
-      const r = await exchangeAndReuse(s.url, head, body);
+      const body = gzipPast(BODY_LIMIT, 512 * 1024);
+      const r = await exchangeAndReuse(s.url, storeHead(999999, body.length), body);
       assert.deepEqual([r.answer.status, r.connection], [404, 'reused']);
     });
 
     it('a chunked NuGet upload past --upload-limit answers 400 "File is too large" and nothing is stored', async () => {
-      const { body, contentType } = multipart(randomBytes(3 * UPLOAD_LIMIT), { field: 'package', filename: 'package.nupkg' });
-      const head = requestHead('PUT', `/api/v4/projects/${project.id}/packages/nuget`, {
-        'PRIVATE-TOKEN': s.rootToken,
-        'Content-Type': contentType,
-        'Transfer-Encoding': 'chunked',
-      });
-      const r = await exchangeAndReuse(s.url, head, chunked(body, 16 * 1024));
+      const r = await pushChunked(s.url, project.id, s.rootToken, 3 * UPLOAD_LIMIT);
       assert.equal(r.answer.status, 400);
       assert.deepEqual(JSON.parse(r.answer.text), { message: '400 Bad request - File is too large' });
       const packages = await s.api('GET', `/projects/${project.id}/packages`);

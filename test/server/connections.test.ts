@@ -9,18 +9,17 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
-import { chunked, exchangeAndReuse, openConnection, requestHead } from '../support/raw-http.js';
+import { chunked, exchangeAndReuse, gzipPast, openConnection, requestHead } from '../support/raw-http.js';
+import { storeHead } from './error-tracking.helpers.js';
 import { createProject, expectStatus } from './http.js';
-import { multipart } from './packages-fixtures.js';
+import { multipart, pushChunked } from './packages-fixtures.js';
 
 const BODY_LIMIT = 64 * 1024;
 const UPLOAD_LIMIT = 256 * 1024;
 
-/** A gzip body far over the limit once inflated, `wire` bytes on the wire (random: it does not shrink). */
-const gzipOver = (wire: number) => gzipSync(Buffer.concat([randomBytes(wire), Buffer.alloc(4 * BODY_LIMIT, 0x20)]));
+const gzipOver = (wire: number) => gzipPast(BODY_LIMIT, wire);
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: connections under hostile input`, () => {
@@ -76,13 +75,7 @@ for (const dialect of DIALECTS) {
     it("the error-tracking collector's 404 after a body over the limit leaves the connection usable", async () => {
       for (const wire of [1000, 3 * 1024 * 1024]) {
         const body = gzipOver(wire);
-        const head = requestHead('POST', '/api/v4/error_tracking/collector/api/999999/store', {
-          'Content-Type': 'application/json',
-          'Content-Encoding': 'gzip',
-          'X-Sentry-Auth': 'Sentry sentry_key=glet_00000000000000000000000000000000, sentry_version=7',
-          'Content-Length': body.length,
-        });
-        const r = await exchangeAndReuse(f.url, head, body);
+        const r = await exchangeAndReuse(f.url, storeHead(999999, body.length), body);
         assert.equal(r.answer.status, 404);
         assert.deepEqual(JSON.parse(r.answer.text), { message: '404 Project Not Found' });
       }
@@ -91,13 +84,7 @@ for (const dialect of DIALECTS) {
     it('a NuGet upload past the limit answers 400 "File is too large", stores nothing and leaves no temporary file', async () => {
       const uploads = join(f.forge.deps.blobs.root!, 'uploads');
       const leftovers = () => (existsSync(uploads) ? readdirSync(uploads) : []);
-      const { body, contentType } = multipart(randomBytes(3 * UPLOAD_LIMIT), { field: 'package', filename: 'package.nupkg' });
-      const head = requestHead('PUT', `/api/v4/projects/${project.id}/packages/nuget`, {
-        'PRIVATE-TOKEN': f.rootToken,
-        'Content-Type': contentType,
-        'Transfer-Encoding': 'chunked',
-      });
-      const r = await exchangeAndReuse(f.url, head, chunked(body, 16 * 1024));
+      const r = await pushChunked(f.url, project.id, f.rootToken, 3 * UPLOAD_LIMIT);
       assert.equal(r.answer.status, 400);
       assert.deepEqual(JSON.parse(r.answer.text), { message: '400 Bad request - File is too large' });
       assert.equal(r.connection, 'closed');

@@ -1,6 +1,7 @@
 /** Sentry-shaped payloads and raw collector calls for the error tracking suites. */
 import { randomUUID } from 'node:crypto';
 import { deflateSync, gzipSync } from 'node:zlib';
+import { requestHead } from '../support/raw-http.js';
 import type { TestForgelet } from '../support/server.js';
 import { expectStatus, rawRequest, type RawResponse } from './http.js';
 
@@ -92,6 +93,16 @@ export const collectorPath = (projectId: number | string, kind: 'store' | 'envel
   `/api/v4/error_tracking/collector/api/${projectId}/${kind}/${query ? `?${query}` : ''}`;
 
 export const sentryAuth = (key: string) => `Sentry sentry_key=${key}, sentry_version=7, sentry_client=sentry.python/1.9.10`;
+
+/** The head of a gzipped store of `length` bytes to a project, with a key no project has. */
+export function storeHead(projectId: number | string, length: number): string {
+  return requestHead('POST', collectorPath(projectId, 'store'), {
+    'Content-Type': 'application/json',
+    'Content-Encoding': 'gzip',
+    'X-Sentry-Auth': sentryAuth('glet_00000000000000000000000000000000'),
+    'Content-Length': length,
+  });
+}
 
 /** Python-style: gzipped JSON to the store endpoint with X-Sentry-Auth. */
 export function store(f: TestForgelet, projectId: number | string, key: string, event: unknown, options: { gzip?: boolean; deflate?: boolean } = {}): Promise<RawResponse> {

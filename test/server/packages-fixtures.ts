@@ -3,8 +3,9 @@
  * nuspec, the OPC parts NuGet writes, a payload), synthetic portable PDBs, multipart bodies
  * and Basic-auth uploads.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import yazl from 'yazl';
+import { chunked, exchangeAndReuse, requestHead } from '../support/raw-http.js';
 import type { ForgeletHttp } from '../support/server.js';
 import { rawRequest, type RawResponse } from './http.js';
 
@@ -157,6 +158,16 @@ export function basic(username: string, token: string): string {
 export function putPackage(f: ForgeletHttp, path: string, file: Buffer, headers: Record<string, string>, options: Parameters<typeof multipart>[1] = {}): Promise<RawResponse> {
   const { body, contentType } = multipart(file, options);
   return rawRequest(f.url, 'PUT', `/api/v4${path}`, { headers: { ...headers, 'Content-Type': contentType }, body });
+}
+
+/**
+ * A NuGet push of `size` random bytes, chunked as NuGet 5.8 sends it, on a connection of its
+ * own; the answer and whether the connection could be used again (support/raw-http.ts).
+ */
+export function pushChunked(url: string, projectId: number, token: string, size: number): ReturnType<typeof exchangeAndReuse> {
+  const { body, contentType } = multipart(randomBytes(size), { field: 'package', filename: 'package.nupkg' });
+  const head = requestHead('PUT', `/api/v4/projects/${projectId}/packages/nuget`, { 'PRIVATE-TOKEN': token, 'Content-Type': contentType, 'Transfer-Encoding': 'chunked' });
+  return exchangeAndReuse(url, head, chunked(body, 16 * 1024));
 }
 
 /** GET `/api/v4<path>` with optional headers, body as a Buffer. */

@@ -3,7 +3,9 @@
  * and no HTTP client gives (several requests on one socket whatever the client would decide,
  * half-sent bodies, trickled headers, knowing when the server closed).
  */
+import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
 
 export interface WireResponse {
   status: number;
@@ -170,4 +172,9 @@ export function chunked(body: Buffer | string, chunkSize = 64 * 1024): Buffer {
   }
   parts.push(Buffer.from('0\r\n\r\n'));
   return Buffer.concat(parts);
+}
+
+/** A gzip body about `wire` bytes on the wire (random: it does not shrink) that inflates past `limit`. */
+export function gzipPast(limit: number, wire: number): Buffer {
+  return gzipSync(Buffer.concat([randomBytes(wire), Buffer.alloc(4 * limit, 0x20)]));
 }
