@@ -14,3 +14,10 @@ export interface MemberTable {
 }
 export type MemberRow = Selectable<MemberTable>;
 export type NewMemberRow = Insertable<MemberTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    members: MemberTable;
+  }
+}

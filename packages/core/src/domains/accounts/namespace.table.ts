@@ -27,3 +27,10 @@ export interface NamespaceTable {
 export type NamespaceRow = Selectable<NamespaceTable>;
 export type NewNamespaceRow = Insertable<NamespaceTable>;
 export type NamespaceUpdate = Updateable<NamespaceTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    namespaces: NamespaceTable;
+  }
+}

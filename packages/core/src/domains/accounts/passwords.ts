@@ -41,3 +41,10 @@ export async function verifyUserPassword(db: Kysely<Database>, userId: number, p
   const actual = await scrypt(password, Buffer.from(saltHex, 'hex'), expected.length);
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    user_passwords: UserPasswordTable;
+  }
+}

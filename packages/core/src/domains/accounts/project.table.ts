@@ -34,3 +34,11 @@ export interface RedirectRouteTable {
   source_id: number;
   created_at: string;
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    projects: ProjectTable;
+    redirect_routes: RedirectRouteTable;
+  }
+}

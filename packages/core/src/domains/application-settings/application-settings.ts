@@ -65,3 +65,10 @@ export const applicationSettingsRoutes: Route[] = [
   route('PUT', '/application/settings', { auth: 'admin', params: UpdateSettingsInput, tag: 'application settings', summary: 'Change instance settings (admin)' },
     async (ctx, input) => ok(await updateApplicationSettings(ctx, input))),
 ];
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    application_settings: ApplicationSettingTable;
+  }
+}

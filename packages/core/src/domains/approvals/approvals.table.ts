@@ -70,3 +70,16 @@ export interface MergeRequestApprovalSyncTable {
   approvals_reset: Generated<number>;
   created_at: string;
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    project_approval_settings: ProjectApprovalSettingsTable;
+    approval_rules: ApprovalRuleTable;
+    approval_rule_users: ApprovalRuleUserTable;
+    approval_rule_groups: ApprovalRuleGroupTable;
+    approval_rule_protected_branches: ApprovalRuleProtectedBranchTable;
+    merge_request_approvals: MergeRequestApprovalTable;
+    merge_request_approval_syncs: MergeRequestApprovalSyncTable;
+  }
+}

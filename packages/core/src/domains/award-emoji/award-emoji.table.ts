@@ -10,3 +10,10 @@ export interface AwardEmojiTable {
   updated_at: string;
 }
 export type AwardEmojiRow = Selectable<AwardEmojiTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    award_emoji: AwardEmojiTable;
+  }
+}

@@ -83,3 +83,15 @@ export interface BulkImportExportTable {
   created_at: string;
   updated_at: string;
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    bulk_imports: BulkImportTable;
+    bulk_import_entities: BulkImportEntityTable;
+    bulk_import_trackers: BulkImportTrackerTable;
+    bulk_import_failures: BulkImportFailureTable;
+    bulk_import_source_ids: BulkImportSourceIdTable;
+    bulk_import_exports: BulkImportExportTable;
+  }
+}

@@ -150,3 +150,18 @@ export interface CiArtifactEntryTable {
   crc32: number | null;
 }
 export type CiArtifactEntryRow = Selectable<CiArtifactEntryTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    ci_runners: CiRunnerTable;
+    ci_runner_scopes: CiRunnerScopeTable;
+    ci_registration_tokens: CiRegistrationTokenTable;
+    ci_pipelines: CiPipelineTable;
+    ci_pipeline_variables: CiPipelineVariableTable;
+    ci_jobs: CiJobTable;
+    ci_job_trace_chunks: CiJobTraceChunkTable;
+    ci_job_artifacts: CiJobArtifactTable;
+    ci_artifact_entries: CiArtifactEntryTable;
+  }
+}

@@ -105,3 +105,17 @@ export interface DoraDailyMetricsTable {
   incidents_count: number | null;
   time_to_restore_service_in_seconds: number | null;
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    environments: EnvironmentTable;
+    deployments: DeploymentTable;
+    deployment_merge_requests: DeploymentMergeRequestTable;
+    deployment_approvals: DeploymentApprovalTable;
+    protected_environments: ProtectedEnvironmentTable;
+    protected_environment_deploy_access_levels: ProtectedEnvironmentDeployAccessLevelTable;
+    protected_environment_approval_rules: ProtectedEnvironmentApprovalRuleTable;
+    dora_daily_metrics: DoraDailyMetricsTable;
+  }
+}

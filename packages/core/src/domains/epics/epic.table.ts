@@ -23,3 +23,10 @@ export interface EpicTable {
 }
 export type EpicRow = Selectable<EpicTable>;
 export type NewEpicRow = Insertable<EpicTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    epics: EpicTable;
+  }
+}

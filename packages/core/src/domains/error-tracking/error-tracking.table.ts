@@ -116,3 +116,17 @@ export interface ErrorTrackingSessionAggregateTable {
   first_seen_at: string;
   last_seen_at: string;
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    error_tracking_settings: ErrorTrackingSettingTable;
+    error_tracking_client_keys: ErrorTrackingClientKeyTable;
+    error_tracking_errors: ErrorTrackingErrorTable;
+    error_tracking_error_events: ErrorTrackingEventTable;
+    error_tracking_error_users: ErrorTrackingErrorUserTable;
+    error_tracking_error_frequency: ErrorTrackingErrorFrequencyTable;
+    error_tracking_sessions: ErrorTrackingSessionTable;
+    error_tracking_session_aggregates: ErrorTrackingSessionAggregateTable;
+  }
+}

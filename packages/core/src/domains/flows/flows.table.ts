@@ -85,3 +85,15 @@ export interface AiFlowCallbackAttemptTable {
   error: string | null;
   attempted_at: string;
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    ai_flows: AiFlowTable;
+    ai_flow_checkpoints: AiFlowCheckpointTable;
+    organization_owners: OrganizationOwnerTable;
+    ai_flow_callbacks: AiFlowCallbackTable;
+    ai_flow_callback_deliveries: AiFlowCallbackDeliveryTable;
+    ai_flow_callback_attempts: AiFlowCallbackAttemptTable;
+  }
+}

@@ -28,3 +28,11 @@ export interface IssueAssigneeTable {
   issue_id: number;
   user_id: number;
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    issues: IssueTable;
+    issue_assignees: IssueAssigneeTable;
+  }
+}

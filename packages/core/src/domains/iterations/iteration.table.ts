@@ -31,3 +31,11 @@ export interface IterationTable {
   updated_at: string;
 }
 export type IterationRow = Selectable<IterationTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    iteration_cadences: IterationCadenceTable;
+    iterations: IterationTable;
+  }
+}

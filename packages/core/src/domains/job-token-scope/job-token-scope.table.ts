@@ -25,3 +25,12 @@ export interface JobTokenGroupLinkTable {
   added_by_id: number | null;
   created_at: string;
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    ci_job_token_settings: JobTokenSettingsTable;
+    ci_job_token_project_links: JobTokenProjectLinkTable;
+    ci_job_token_group_links: JobTokenGroupLinkTable;
+  }
+}

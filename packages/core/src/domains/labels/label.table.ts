@@ -33,3 +33,12 @@ export interface LabelLinkTable {
   target_id: number;
   created_at: string;
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    labels: LabelTable;
+    label_links: LabelLinkTable;
+    label_subscriptions: LabelSubscriptionTable;
+  }
+}

@@ -13,3 +13,10 @@ export interface MemberRoleTable {
   updated_at: string;
 }
 export type MemberRoleRow = Selectable<MemberRoleTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    member_roles: MemberRoleTable;
+  }
+}

@@ -36,3 +36,12 @@ export interface MergeRequestUserTable {
   merge_request_id: number;
   user_id: number;
 }
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    merge_requests: MergeRequestTable;
+    merge_request_assignees: MergeRequestUserTable;
+    merge_request_reviewers: MergeRequestUserTable;
+  }
+}

@@ -16,3 +16,10 @@ export interface MilestoneTable {
 }
 export type MilestoneRow = Selectable<MilestoneTable>;
 export type NewMilestoneRow = Insertable<MilestoneTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    milestones: MilestoneTable;
+  }
+}

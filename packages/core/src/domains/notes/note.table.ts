@@ -15,3 +15,10 @@ export interface NoteTable {
 }
 export type NoteRow = Selectable<NoteTable>;
 export type NewNoteRow = Insertable<NoteTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    notes: NoteTable;
+  }
+}

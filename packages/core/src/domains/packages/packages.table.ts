@@ -94,3 +94,13 @@ export interface NamespacePackageSettingTable {
   updated_at: string;
 }
 export type NamespacePackageSettingRow = Selectable<NamespacePackageSettingTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    packages: PackageTable;
+    package_files: PackageFileTable;
+    package_symbols: PackageSymbolTable;
+    namespace_package_settings: NamespacePackageSettingTable;
+  }
+}

@@ -41,3 +41,12 @@ export interface CiPipelineScheduleInputTable {
   updated_at: string;
 }
 export type CiPipelineScheduleInputRow = Selectable<CiPipelineScheduleInputTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    ci_pipeline_schedules: CiPipelineScheduleTable;
+    ci_pipeline_schedule_variables: CiPipelineScheduleVariableTable;
+    ci_pipeline_schedule_inputs: CiPipelineScheduleInputTable;
+  }
+}

@@ -36,3 +36,12 @@ export interface ReleaseLinkTable {
 }
 export type ReleaseLinkRow = Selectable<ReleaseLinkTable>;
 export type ReleaseLinkUpdate = Updateable<ReleaseLinkTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    releases: ReleaseTable;
+    release_milestones: ReleaseMilestoneTable;
+    release_links: ReleaseLinkTable;
+  }
+}

@@ -99,3 +99,17 @@ export interface ProtectedBranchAccessLevelTable {
   group_id: number | null;
 }
 export type ProtectedBranchAccessLevelRow = Selectable<ProtectedBranchAccessLevelTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    repository_commits: RepositoryCommitTable;
+    repository_commit_parents: RepositoryCommitParentTable;
+    repository_commit_changes: RepositoryCommitChangeTable;
+    repository_refs: RepositoryRefTable;
+    repository_blobs: RepositoryBlobTable;
+    repository_files: RepositoryFileTable;
+    protected_branches: ProtectedBranchTable;
+    protected_branch_access_levels: ProtectedBranchAccessLevelTable;
+  }
+}

@@ -14,3 +14,10 @@ export interface SnippetTable {
 }
 export type SnippetRow = Selectable<SnippetTable>;
 export type NewSnippetRow = Insertable<SnippetTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    snippets: SnippetTable;
+  }
+}

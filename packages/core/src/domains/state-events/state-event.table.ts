@@ -14,3 +14,10 @@ export interface ResourceStateEventTable {
 }
 export type ResourceStateEventRow = Selectable<ResourceStateEventTable>;
 export type NewResourceStateEventRow = Insertable<ResourceStateEventTable>;
+
+// This domain's tables in the database schema (storage/database.ts).
+declare module '../../storage/database.js' {
+  interface Database {
+    resource_state_events: ResourceStateEventTable;
+  }
+}
