@@ -269,6 +269,7 @@ for (const dialect of DIALECTS) {
         expectStatus(dp, 200);
         assert.equal(dp.body.name, name.toUpperCase());
         assert.equal(dp.body.description, `${name} project`);
+        assert.equal(dp.body.open_issues_count, 1, 'of the imported issues, the open one counts');
         assert.deepEqual((await all(dst, `/projects/${enc(dpath)}/labels?include_ancestor_groups=false`)).map(strip), (await all(src, `/projects/${enc(path)}/labels?include_ancestor_groups=false`)).map(strip));
         assert.deepEqual((await all(dst, `/projects/${enc(dpath)}/milestones`)).map(ms), (await all(src, `/projects/${enc(path)}/milestones`)).map(ms));
         const iss = (i: any) => ({ iid: i.iid, title: i.title, state: i.state, labels: [...i.labels].sort(), milestone: i.milestone?.title ?? null, created_at: i.created_at });

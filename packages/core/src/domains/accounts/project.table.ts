@@ -21,6 +21,8 @@ export interface ProjectTable {
   created_at: string;
   updated_at: string;
   last_activity_at: string;
+  /** Open issues that are not confidential (GitLab's public open issues count), kept by every issue write (migration 015). */
+  open_issues_count: Generated<number>;
 }
 export type ProjectRow = Selectable<ProjectTable>;
 export type NewProjectRow = Insertable<ProjectTable>;

@@ -17,7 +17,8 @@ import { retireResourceTokens } from './tokens.js';
 import { insertMember } from './member.queries.js';
 import { checkPath, rethrowPathTaken } from './paths.js';
 import type { NamespaceRow } from './namespace.table.js';
-import { toProjectEntity, toProjectSimpleEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
+import { presentSimpleProjects, toProjectEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
+import { readmePathOf, readmePathsOf } from '../repository/readme.js';
 import { recordCommitIn } from '../repository/write-commit.js';
 import type { ProjectRow } from './project.table.js';
 import { toUserBasicEntity } from './user.entity.js';
@@ -81,12 +82,14 @@ export const UpdateProjectInput = params({
 });
 export type UpdateProjectInput = InferShape<typeof UpdateProjectInput.shape>;
 
-/** Builds entities for a page of projects with one query for namespaces and one for owners. */
+/** Builds entities for a page of projects with one query each for namespaces, READMEs, branches and owners (`simple`: the first two). */
 export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = false): Promise<(ProjectEntity | ProjectSimpleEntity)[]> {
   if (rows.length === 0) return [];
+  if (simple) return presentSimpleProjects(ctx, rows);
   const nsIds = [...new Set(rows.map((r) => r.namespace_id))];
-  const namespaces = new Map((await ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute()).map((n) => [n.id, n]));
-  if (simple) return rows.map((r) => toProjectSimpleEntity(r, namespaces.get(r.namespace_id)!, ctx.urls));
+  const [namespaceRows, readmes] = await Promise.all([ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute(), readmePathsOf(ctx.db, rows)]);
+  const namespaces = new Map(namespaceRows.map((n) => [n.id, n]));
+  const readme = (r: ProjectRow) => readmes.get(r.id) ?? null;
   const withBranches = await projectsWithBranches(ctx, rows.map((r) => r.id));
   const ownerIds = [...new Set([...namespaces.values()].filter((n) => n.kind === 'user' && n.owner_id).map((n) => n.owner_id!))];
   const owners = new Map(
@@ -95,7 +98,7 @@ export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = fal
   return rows.map((r) => {
     const ns = namespaces.get(r.namespace_id)!;
     const owner = ns.owner_id ? owners.get(ns.owner_id) : undefined;
-    return toProjectEntity(r, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, !withBranches.has(r.id));
+    return toProjectEntity(r, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, !withBranches.has(r.id), readme(r));
   });
 }
 
@@ -167,7 +170,8 @@ export async function getProject(ctx: Ctx, ref: string): Promise<ProjectEntity> 
   const ns = await namespaceOf(ctx, project.namespace_id);
   const owner = ns.kind === 'user' && ns.owner_id ? (await selectUserById(ctx.db, ns.owner_id))[0] : undefined;
   const emptyRepo = (await selectHasBranch(ctx.db, project.id)).length === 0;
-  const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, emptyRepo);
+  const readme = emptyRepo ? null : await readmePathOf(ctx.db, project);
+  const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, emptyRepo, readme);
   // The legacy runner registration token, shown to who administers the project (created on first use).
   if (ctx.actor.user && (await can(ctx, 'admin_project', { kind: 'project', project }))) entity.runners_token = await projectRunnersToken(ctx, project.id);
   if (ctx.actor.user) {

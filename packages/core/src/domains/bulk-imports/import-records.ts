@@ -6,6 +6,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Deps } from '../../kernel/context.js';
 import type { Database } from '../../storage/database.js';
+import { countOpenIssueChange } from '../issues/index.js';
 import type { BulkImportEntityRow } from './bulk-import.table.js';
 import { importPackage, importRepositoryRecord } from './import-code.js';
 import type { SourceUsers } from './source-users.js';
@@ -264,8 +265,9 @@ async function importIssue(trx: Kysely<Database>, entity: BulkImportEntityRow, r
       created_at: createdAt,
       updated_at: str(r.updated_at, now)!,
     })
-    .returning('id')
+    .returning(['id', 'project_id', 'state', 'confidential'])
     .executeTakeFirstOrThrow();
+  await countOpenIssueChange(trx, null, issue);
   await linkLabels(trx, projectId, groups, 'Issue', issue.id, r.label_links, now);
   const assignees = mappedUserIds(users, r.issue_assignees);
   if (assignees.length) await trx.insertInto('issue_assignees').values(assignees.map((user_id) => ({ issue_id: issue.id, user_id }))).execute();

@@ -4,9 +4,8 @@
  * `DeploymentExtended`, `Entities::ProtectedEnvironment`).
  */
 import type { Ctx } from '../../kernel/context.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
 import type { ProjectRow } from '../accounts/project.table.js';
-import { toProjectSimpleEntity, type ProjectSimpleEntity } from '../accounts/project.entity.js';
+import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/project.entity.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
 import type { CiJobRow } from '../ci/ci.table.js';
 import { presentJobs, type JobEntity } from '../ci/job.entity.js';
@@ -117,8 +116,7 @@ export async function presentEnvironments(
       return [deployments[i]!.environment_id, rest];
     }));
   } else {
-    const namespace = (await ctx.db.selectFrom('namespaces').selectAll().where('id', '=', project.namespace_id).executeTakeFirstOrThrow()) as NamespaceRow;
-    projectEntity = toProjectSimpleEntity(project, namespace, ctx.urls);
+    [projectEntity] = await presentSimpleProjects(ctx, [project]);
   }
   return rows.map((row) => {
     const head: EnvironmentEntity = { ...toEnvironmentBasic(row), tier: row.tier } as EnvironmentEntity;

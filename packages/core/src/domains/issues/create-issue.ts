@@ -10,7 +10,7 @@ import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
 import { milestoneIdToAssign } from '../milestones/index.js';
 import type { IssueEntity } from './issue.entity.js';
 import { assignableUserIds, checkIssueText, requestedAssignees } from './issue-fields.js';
-import { insertIssue, replaceAssignees } from './issue.queries.js';
+import { countOpenIssueChange, insertIssue, replaceAssignees } from './issue.queries.js';
 import type { CreateIssueInput } from './issue.schema.js';
 import { presentIssues } from './present-issues.js';
 import { refreshIncidentMetrics } from '../delivery/dora.js';
@@ -57,6 +57,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
     });
     if (labels) await applyLabelChanges(trx, 'Issue', issue.id, labels, now);
     await replaceAssignees(trx, issue.id, assignees);
+    await countOpenIssueChange(trx, null, issue);
     return refreshIncidentMetrics(trx, null, issue); // DORA: an incident counts on the day it opens
   });
   const [entity] = await presentIssues(ctx, [row], [project]);

@@ -4,7 +4,7 @@ import { deleteAwardEmojiOf } from '../award-emoji/index.js';
 import { deleteTargetLabelLinks } from '../labels/index.js';
 import { deleteNoteableNotes } from '../notes/index.js';
 import { findIssue } from './find-issue.js';
-import { deleteIssueById } from './issue.queries.js';
+import { countOpenIssueChange, deleteIssueById, lockIssueById } from './issue.queries.js';
 import { refreshIncidentMetrics } from '../delivery/dora.js';
 
 /** DELETE /projects/:id/issues/:issue_iid: Owners and admins (destroy_issue), with the issue's notes, reactions and label links. */
@@ -12,10 +12,13 @@ export async function deleteIssue(ctx: Ctx, projectRef: string, iid: number): Pr
   const { project, issue } = await findIssue(ctx, projectRef, iid);
   await authorize(ctx, 'destroy_issue', { kind: 'project', project });
   await ctx.db.transaction().execute(async (trx) => {
+    const before = await lockIssueById(trx, issue.id);
+    if (!before) return; // deleted meanwhile
     await deleteNoteableNotes(trx, 'Issue', [issue.id]);
     await deleteAwardEmojiOf(trx, 'Issue', [issue.id]);
     await deleteTargetLabelLinks(trx, 'Issue', issue.id);
     await deleteIssueById(trx, issue.id);
-    await refreshIncidentMetrics(trx, issue, null); // DORA: a deleted incident no longer counts
+    await countOpenIssueChange(trx, before, null);
+    await refreshIncidentMetrics(trx, before, null); // DORA: a deleted incident no longer counts
   });
 }

@@ -1,10 +1,57 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import { isPostgres } from '../../storage/migrations/helpers.js';
 import type { IssueRow, IssueUpdate, NewIssueRow } from './issue.table.js';
 
 export async function insertIssue(trx: Kysely<Database>, values: NewIssueRow): Promise<IssueRow> {
   return trx.insertInto('issues').values(values).returningAll().executeTakeFirstOrThrow();
 }
+
+/**
+ * The issue as the transaction's later writes will find it: on PostgreSQL the row is locked
+ * (FOR UPDATE), so two concurrent writes to one issue see each other's result; SQLite runs
+ * one write transaction at a time already. Undefined when the issue is gone.
+ */
+export async function lockIssueById(trx: Kysely<Database>, id: number): Promise<IssueRow | undefined> {
+  const q = trx.selectFrom('issues').selectAll().where('id', '=', id);
+  return (isPostgres(trx) ? q.forUpdate() : q).executeTakeFirst();
+}
+
+/** Whether an issue counts in its project's `open_issues_count` (GitLab's public count: open, not confidential). */
+function countsAsOpen(row: Pick<IssueRow, 'state' | 'confidential'> | null | undefined): boolean {
+  return row != null && row.state === 'opened' && row.confidential === 0;
+}
+
+/**
+ * Keeps `projects.open_issues_count` right across one issue write, given the issue before and
+ * after it (null when created or deleted). An increment, never a recount: concurrent writes to
+ * different issues of one project add up (the project row is updated in place, which locks it).
+ */
+export async function countOpenIssueChange(
+  trx: Kysely<Database>,
+  before: Pick<IssueRow, 'project_id' | 'state' | 'confidential'> | null | undefined,
+  after: Pick<IssueRow, 'project_id' | 'state' | 'confidential'> | null | undefined,
+): Promise<void> {
+  const deltas = new Map<number, number>();
+  if (countsAsOpen(before)) deltas.set(before!.project_id, -1);
+  if (countsAsOpen(after)) deltas.set(after!.project_id, (deltas.get(after!.project_id) ?? 0) + 1);
+  for (const [projectId, delta] of deltas) {
+    if (delta === 0) continue;
+    await trx
+      .updateTable('projects')
+      .set((eb) => ({ open_issues_count: eb('open_issues_count', '+', delta) }))
+      .where('id', '=', projectId)
+      .execute();
+  }
+}
+
+/** Sets every project's `open_issues_count` from its issues (after a snapshot restore); writes only the rows that differ. */
+export async function recountOpenIssues(db: Kysely<Database>): Promise<void> {
+  await sql`update projects set open_issues_count = (${openIssuesOf()})
+    where open_issues_count <> (${openIssuesOf()})`.execute(db);
+}
+
+const openIssuesOf = () => sql`select count(*) from issues i where i.project_id = projects.id and i.state = 'opened' and i.confidential = 0`;
 
 export async function selectIssueById(db: Kysely<Database>, id: number): Promise<IssueRow> {
   return db.selectFrom('issues').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

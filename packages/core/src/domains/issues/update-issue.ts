@@ -10,7 +10,9 @@ import { recordStateEvent } from '../state-events/index.js';
 import { findIssue } from './find-issue.js';
 import type { IssueEntity } from './issue.entity.js';
 import { assignableUserIds, checkIssueText, requestedAssignees } from './issue-fields.js';
-import { closeIssueById, reopenIssueById, replaceAssignees, selectAssigneeIds, selectIssueById, updateIssueById } from './issue.queries.js';
+import {
+  closeIssueById, countOpenIssueChange, lockIssueById, reopenIssueById, replaceAssignees, selectAssigneeIds, selectIssueById, updateIssueById,
+} from './issue.queries.js';
 import type { UpdateIssueInput } from './issue.schema.js';
 import type { IssueUpdate } from './issue.table.js';
 import { presentIssues } from './present-issues.js';
@@ -55,6 +57,7 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
   const now = nowIso(ctx);
 
   const row = await ctx.db.transaction().execute(async (trx) => {
+    const before = (await lockIssueById(trx, issue.id)) ?? issue;
     let touched = Object.keys(set).length > 0;
     if (labels && (await applyLabelChanges(trx, 'Issue', issue.id, labels, now))) touched = true;
     if (assignees && (await replaceAssignees(trx, issue.id, assignees))) touched = true;
@@ -67,7 +70,9 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
       touched = true;
     }
     if (touched) await updateIssueById(trx, issue.id, { ...set, updated_at: now });
-    return refreshIncidentMetrics(trx, issue, await selectIssueById(trx, issue.id)); // DORA: incident closed, reopened or retyped
+    const after = await selectIssueById(trx, issue.id);
+    await countOpenIssueChange(trx, before, after); // closed, reopened, made confidential or public
+    return refreshIncidentMetrics(trx, before, after); // DORA: incident closed, reopened or retyped
   });
   const [entity] = await presentIssues(ctx, [row], [project]);
   return entity!;

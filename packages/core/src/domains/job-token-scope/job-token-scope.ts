@@ -12,7 +12,7 @@ import { authorize, canRead, traversalIds } from '../../kernel/policy.js';
 import type { Database } from '../../storage/database.js';
 import { findProject } from '../accounts/lookup.js';
 import type { ProjectRow } from '../accounts/project.table.js';
-import { toProjectSimpleEntity, type ProjectSimpleEntity } from '../accounts/project.entity.js';
+import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/project.entity.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
 import { applicationSetting } from '../application-settings/application-settings.js';
 
@@ -71,9 +71,7 @@ export async function listProjectAllowlist(ctx: Ctx, input: InferShape<typeof Al
   const project = await managedProject(ctx, input.id);
   const query = ctx.db
     .selectFrom('projects')
-    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
     .selectAll('projects')
-    .select(['namespaces.id as ns_id'])
     .where((eb) =>
       eb.or([
         eb('projects.id', '=', project.id),
@@ -81,14 +79,7 @@ export async function listProjectAllowlist(ctx: Ctx, input: InferShape<typeof Al
       ]),
     )
     .orderBy('projects.id');
-  return paginate(ctx.db, query, input, async (rows) => {
-    const out: ProjectSimpleEntity[] = [];
-    for (const { ns_id, ...row } of rows) {
-      const ns = await ctx.db.selectFrom('namespaces').selectAll().where('id', '=', ns_id).executeTakeFirstOrThrow();
-      out.push(toProjectSimpleEntity(row as ProjectRow, ns, ctx.urls));
-    }
-    return out;
-  });
+  return paginate(ctx.db, query, input, (rows) => presentSimpleProjects(ctx, rows));
 }
 
 export async function listGroupAllowlist(ctx: Ctx, input: InferShape<typeof AllowlistInput.shape>): Promise<Page<{ id: number; web_url: string; name: string }>> {

@@ -26,6 +26,15 @@ export interface MergeRequestTable {
   closed_by_id: number | null;
   created_at: string;
   updated_at: string;
+  /**
+   * GitLab's merge_request_metrics (migration 015): the head pipeline as it last started
+   * running or succeeded, with its start and (on success) finish; the end of the first
+   * successful deployment to a production-tier environment that shipped the merge request.
+   */
+  metrics_pipeline_id: number | null;
+  latest_build_started_at: string | null;
+  latest_build_finished_at: string | null;
+  first_deployed_to_production_at: string | null;
 }
 export type MergeRequestRow = Selectable<MergeRequestTable>;
 export type NewMergeRequestRow = Insertable<MergeRequestTable>;

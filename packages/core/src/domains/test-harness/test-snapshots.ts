@@ -7,6 +7,7 @@ import { bootstrapRoot } from '../../bootstrap.js';
 import type { Deps } from '../../kernel/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
 import { SNAPSHOT_NAME, type SnapshotInfo } from '../../storage/snapshots.js';
+import { recountOpenIssues } from '../issues/index.js';
 import { exclusive, harnessOf } from './harness.js';
 
 export type SnapshotEntity = SnapshotInfo;
@@ -36,6 +37,8 @@ export async function restoreSnapshot(deps: Deps, name: string): Promise<Snapsho
   return exclusive(deps, async () => {
     const info = await harnessOf(deps).snapshots.restore(name);
     await releaseOwnLeases(deps);
+    // A snapshot taken before migration 015 holds no counts: they come from the issues restored.
+    await recountOpenIssues(deps.db);
     return info;
   });
 }

@@ -17,6 +17,7 @@ import * as m011mr from './011-member-roles.js';
 import * as m012d from './012-delivery.js';
 import * as m013f from './013-flows.js';
 import * as m014bi from './014-bulk-imports.js';
+import * as m015cm from './015-counters-metrics.js';
 import * as m016pv from './016-package-versions.js';
 import * as m017sk from './017-secret-keys.js';
 
@@ -38,6 +39,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '012-delivery': m012d,
   '013-flows': m013f,
   '014-bulk-imports': m014bi,
+  '015-counters-metrics': m015cm,
   '016-package-versions': m016pv,
   '017-secret-keys': m017sk,
 };
