@@ -33,7 +33,7 @@ for (const dialect of DIALECTS) {
       assert.equal(created.sha, head);
 
       const shown = await mergeRequests.show('web/shop', created.iid);
-      assert.deepEqual(shown, created);
+      assert.deepEqual(shown, { ...created, first_contribution: true }, 'GET adds first_contribution');
 
       const edited = await mergeRequests.edit(project.id, created.iid, { title: 'Cart', add_labels: ['ready'], remove_labels: ['ui'] });
       assert.deepEqual([edited.title, edited.draft, edited.labels, edited.detailed_merge_status], ['Cart', false, ['ready', 'shop'], 'mergeable']);

@@ -13,6 +13,7 @@ import type { CiJobDefinition } from './ci-config.js';
 import { COMPLETED_STATUSES, compositeStatus, nextStatusOf } from './status.js';
 import { syncJobDeployments } from '../delivery/ci-hook.js';
 import { syncFlowWorkloads } from '../flows/workload-sync.js';
+import { recordPipelineMetrics } from '../merge-requests/merge-request-metrics.js';
 
 interface JobState {
   id: number;
@@ -121,5 +122,8 @@ export async function processPipeline(trx: Kysely<Database>, pipelineId: number,
   if (Object.keys(update).length === 0) return pipeline;
   if (update.updated_at === undefined) update.updated_at = now;
   await trx.updateTable('ci_pipelines').set(update).where('id', '=', pipelineId).execute();
-  return { ...pipeline, ...update };
+  const updated = { ...pipeline, ...update };
+  // Merge requests whose head pipeline this is record it starting or succeeding.
+  if (update.status) await recordPipelineMetrics(trx, pipeline.status, updated);
+  return updated;
 }

@@ -10,6 +10,7 @@ import type { Database } from '../../storage/database.js';
 import { ancestryCte } from '../repository/history.queries.js';
 import type { DeploymentRow, DeploymentUpdate, EnvironmentRow } from './delivery.table.js';
 import { refreshDoraDay } from './dora.js';
+import { recordProductionDeployment } from '../merge-requests/merge-request-metrics.js';
 
 type Db = Kysely<Database>;
 
@@ -72,7 +73,11 @@ export async function moveDeployment(db: Db, deployment: DeploymentRow, env: Env
   if ((to === 'running' || to === 'success') && env.state !== 'available') {
     await db.updateTable('environments').set({ state: 'available', updated_at: now }).where('id', '=', env.id).execute();
   }
-  if (to === 'success') await linkMergeRequests(db, row);
+  if (to === 'success') {
+    const shipped = await linkMergeRequests(db, row);
+    // The first successful production deployment of a merge request (GitLab's merge request metrics).
+    if (env.tier === 'production') await recordProductionDeployment(db, shipped, row.finished_at!);
+  }
   const days = new Set<string>();
   if (deployment.status === 'success' && deployment.finished_at) days.add(deployment.finished_at.slice(0, 10));
   if (to === 'success') days.add(row.finished_at!.slice(0, 10));
@@ -84,9 +89,9 @@ export async function moveDeployment(db: Db, deployment: DeploymentRow, env: Env
  * The merge requests a successful deployment shipped: those whose merge (or squash) commit
  * the deployed commit contains and the previous successful deployment of the environment
  * did not; for an environment's first deployment, every merge request merged into the
- * deployed ref. A merge request is linked to an environment once.
+ * deployed ref. A merge request is linked to an environment once. Returns the ids linked now.
  */
-export async function linkMergeRequests(db: Db, deployment: DeploymentRow): Promise<void> {
+export async function linkMergeRequests(db: Db, deployment: DeploymentRow): Promise<number[]> {
   const previous = await db
     .selectFrom('deployments')
     .select(['id', 'sha'])
@@ -131,12 +136,13 @@ export async function linkMergeRequests(db: Db, deployment: DeploymentRow): Prom
       .where(notLinked)
       .execute();
   }
-  if (!ids.length) return;
+  if (!ids.length) return [];
   await db
     .insertInto('deployment_merge_requests')
     .values(ids.map((r) => ({ deployment_id: deployment.id, merge_request_id: r.id, environment_id: deployment.environment_id })))
     .onConflict((oc) => oc.columns(['environment_id', 'merge_request_id']).doNothing())
     .execute();
+  return ids.map((r) => r.id);
 }
 
 /** Refreshes the DORA days of an environment's successful deployments under the tiers given. */

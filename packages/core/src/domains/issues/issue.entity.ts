@@ -1,4 +1,5 @@
 import type { UrlBuilder } from '../../kernel/context.js';
+import { taskCompletion, type TaskCompletionStatus } from '../../kernel/task-list.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import type { UserBasicEntity } from '../accounts/user.entity.js';
 import type { MilestoneEntity } from '../milestones/index.js';
@@ -34,7 +35,7 @@ export interface IssueEntity {
   issue_type: string;
   web_url: string;
   time_stats: { time_estimate: number; total_time_spent: number; human_time_estimate: string | null; human_total_time_spent: string | null };
-  task_completion_status: { count: number; completed_count: number };
+  task_completion_status: TaskCompletionStatus;
   weight: number | null;
   has_tasks: boolean;
   _links: { self: string; notes: string; award_emoji: string; project: string };
@@ -57,22 +58,6 @@ export interface IssueRelations {
   downvotes: number;
   /** Weight is a Premium feature: null on lower tiers. */
   showWeight: boolean;
-}
-
-// GitLab's TaskList item: a list marker, then `[ ]` or `[x]`, then text.
-const TASK_ITEM = /^(?:>\s{0,4})*\s*(?:[-+*]|\d+[.)])\s+\[([ xX])\]\s+\S/;
-
-/** Checklist items of a Markdown description, as GitLab counts them for `task_completion_status`. */
-export function taskCompletion(description: string | null): { count: number; completed_count: number } {
-  let count = 0;
-  let completed = 0;
-  for (const line of (description ?? '').split('\n')) {
-    const m = TASK_ITEM.exec(line);
-    if (!m) continue;
-    count += 1;
-    if (m[1] !== ' ') completed += 1;
-  }
-  return { count, completed_count: completed };
 }
 
 export function toIssueEntity(row: IssueRow, rel: IssueRelations, urls: UrlBuilder): IssueEntity {

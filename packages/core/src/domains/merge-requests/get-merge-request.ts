@@ -12,7 +12,7 @@ import { presentMergeRequest } from './present-merge-requests.js';
 /** GET /projects/:id/merge_requests/:merge_request_iid, with `user.can_merge` for the caller. */
 export async function getMergeRequest(ctx: Ctx, input: MergeRequestRefInput): Promise<MergeRequestDetailEntity> {
   const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
-  return presentMergeRequest(ctx, mergeRequest, project);
+  return presentMergeRequest(ctx, mergeRequest, project, { firstContribution: true });
 }
 
 /**

@@ -1,7 +1,9 @@
 /** GitLab's MergeRequestBasic (lists) and MergeRequest (one merge request) entities. */
 import type { UrlBuilder } from '../../kernel/context.js';
+import { taskCompletion, type TaskCompletionStatus } from '../../kernel/task-list.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import type { UserBasicEntity } from '../accounts/user.entity.js';
+import type { PipelineBasicEntity, PipelineEntity } from '../ci/pipeline.entity.js';
 import type { MilestoneEntity } from '../milestones/index.js';
 import type { MergeRequestRow } from './merge-request.table.js';
 
@@ -60,25 +62,46 @@ export interface MergeRequestEntity {
   time_stats: { time_estimate: number; total_time_spent: number; human_time_estimate: string | null; human_total_time_spent: string | null };
   squash: boolean;
   squash_on_merge: boolean;
-  task_completion_status: { count: number; completed_count: number };
+  task_completion_status: TaskCompletionStatus;
   has_conflicts: boolean;
   blocking_discussions_resolved: boolean;
   approvals_before_merge: number | null;
 }
 
-/** The single merge request (GET one, create, update, merge) adds these to the list shape. */
+/** GitLab's `Ci::Pipeline` entity (a merge request's `head_pipeline`): the pipeline without `name`. */
+export type HeadPipelineEntity = Omit<PipelineEntity, 'name'>;
+
+/**
+ * The single merge request (GET one, create, update, merge) adds these to the list shape.
+ * As GitLab's entity: the CI fields only while the project has CI/CD on, `head_pipeline`
+ * only for who may read pipelines, `first_contribution` only on GET.
+ */
 export interface MergeRequestDetailEntity extends MergeRequestEntity {
   subscribed: boolean;
+  /** Files the diff changes, as a string; `1000+` beyond GitLab's limit; null for an empty diff. */
   changes_count: string | null;
-  latest_build_started_at: string | null;
-  latest_build_finished_at: string | null;
-  first_deployed_to_production_at: string | null;
-  pipeline: null;
-  head_pipeline: null;
+  latest_build_started_at?: string | null;
+  latest_build_finished_at?: string | null;
+  first_deployed_to_production_at?: string | null;
+  pipeline?: PipelineBasicEntity | null;
+  head_pipeline?: HeadPipelineEntity | null;
   diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null };
   merge_error: string | null;
-  first_contribution: boolean;
+  first_contribution?: boolean;
   user: { can_merge: boolean };
+}
+
+/** What only the single merge request shows, loaded by presentMergeRequest. */
+export interface MergeRequestDetails {
+  canMerge: boolean;
+  changesCount: string | null;
+  diffRefs: MergeRequestDetailEntity['diff_refs'];
+  /** Null when the project has CI/CD off (the CI fields are absent). */
+  ci: { pipeline: PipelineBasicEntity | null } | null;
+  /** Undefined when the caller may not read pipelines. */
+  headPipeline?: HeadPipelineEntity | null;
+  /** Undefined when not asked for (only GET shows it). */
+  firstContribution?: boolean;
 }
 
 /** What a merge request's entity needs beside its row, loaded in batches by the presenter. */
@@ -175,7 +198,7 @@ export function toMergeRequestEntity(row: MergeRequestRow, rel: MergeRequestRela
     time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
     squash: row.squash === 1,
     squash_on_merge: row.squash === 1,
-    task_completion_status: { count: 0, completed_count: 0 },
+    task_completion_status: taskCompletion(row.description),
     has_conflicts: false,
     blocking_discussions_resolved: true,
     approvals_before_merge: null,
@@ -186,20 +209,20 @@ export function toMergeRequestDetailEntity(
   row: MergeRequestRow,
   rel: MergeRequestRelations,
   urls: UrlBuilder,
-  viewer: { canMerge: boolean },
+  details: MergeRequestDetails,
 ): MergeRequestDetailEntity {
-  return {
-    ...toMergeRequestEntity(row, rel, urls),
-    subscribed: false,
-    changes_count: null,
-    latest_build_started_at: null,
-    latest_build_finished_at: null,
-    first_deployed_to_production_at: null,
-    pipeline: null,
-    head_pipeline: null,
-    diff_refs: { base_sha: null, head_sha: row.sha || null, start_sha: null },
-    merge_error: null,
-    first_contribution: false,
-    user: { can_merge: viewer.canMerge },
-  };
+  // Keys in GitLab's order; the optional ones only when shown.
+  const entity = { ...toMergeRequestEntity(row, rel, urls), subscribed: false, changes_count: details.changesCount } as MergeRequestDetailEntity;
+  if (details.ci) {
+    entity.latest_build_started_at = row.latest_build_started_at;
+    entity.latest_build_finished_at = row.latest_build_finished_at;
+    entity.first_deployed_to_production_at = row.first_deployed_to_production_at;
+    entity.pipeline = details.ci.pipeline;
+  }
+  if (details.headPipeline !== undefined) entity.head_pipeline = details.headPipeline;
+  entity.diff_refs = details.diffRefs;
+  entity.merge_error = null;
+  if (details.firstContribution !== undefined) entity.first_contribution = details.firstContribution;
+  entity.user = { can_merge: details.canMerge };
+  return entity;
 }

@@ -8,10 +8,14 @@ import { selectLabelsOfTargets } from '../labels/index.js';
 import { milestonesByIdFor } from '../milestones/index.js';
 import { countUserNotesOf } from '../notes/index.js';
 import { approvalStatusesOf } from '../approvals/merge-status.js';
+import { presentPipeline, presentPipelineBasic } from '../ci/pipeline.entity.js';
+import { headPipelineOf } from './merge-request-metrics.js';
+import { mergeRequestDiff } from './source-branch.js';
 import {
   toMergeRequestDetailEntity,
   toMergeRequestEntity,
   type MergeRequestDetailEntity,
+  type MergeRequestDetails,
   type MergeRequestEntity,
   type MergeRequestRelations,
 } from './merge-request.entity.js';
@@ -76,9 +80,57 @@ export async function presentMergeRequests(ctx: Ctx, rows: MergeRequestRow[], fr
   return rows.map((r, i) => toMergeRequestEntity(r, relations[i]!, ctx.urls));
 }
 
-/** The single merge request shape, with whether the caller may merge it. */
-export async function presentMergeRequest(ctx: Ctx, row: MergeRequestRow, project: ProjectRow): Promise<MergeRequestDetailEntity> {
-  const [relations] = await loadRelations(ctx, [row], new Map([[project.id, project]]), { project: project.id });
-  const canMerge = ctx.actor.user !== null && (await can(ctx, 'merge_merge_request', { kind: 'project', project }));
-  return toMergeRequestDetailEntity(row, relations!, ctx.urls, { canMerge });
+/**
+ * The single merge request shape: whether the caller may merge it, its diff, its CI fields
+ * (metrics pipeline and head pipeline) and, for GET, whether it is its author's first
+ * contribution.
+ */
+export async function presentMergeRequest(
+  ctx: Ctx,
+  row: MergeRequestRow,
+  project: ProjectRow,
+  options: { firstContribution?: boolean } = {},
+): Promise<MergeRequestDetailEntity> {
+  const subject = { kind: 'project', project } as const;
+  const [[relations], canMerge, diff, readPipelines, firstContribution] = await Promise.all([
+    loadRelations(ctx, [row], new Map([[project.id, project]]), { project: project.id }),
+    ctx.actor.user !== null ? can(ctx, 'merge_merge_request', subject) : false,
+    mergeRequestDiff(ctx.db, row),
+    project.jobs_enabled === 1 ? can(ctx, 'read_pipeline', subject) : false,
+    options.firstContribution ? isFirstContribution(ctx, row) : undefined,
+  ]);
+  const details: MergeRequestDetails = { canMerge, changesCount: diff.changes_count, diffRefs: diff.diff_refs, ci: null, firstContribution };
+  if (project.jobs_enabled === 1) {
+    const source =
+      row.source_project_id === project.id ? project : await ctx.db.selectFrom('projects').selectAll().where('id', '=', row.source_project_id).executeTakeFirst();
+    const metrics = row.metrics_pipeline_id === null ? undefined : await ctx.db.selectFrom('ci_pipelines').selectAll().where('id', '=', row.metrics_pipeline_id).executeTakeFirst();
+    details.ci = { pipeline: metrics && source ? presentPipelineBasic(ctx, source, metrics) : null };
+    if (readPipelines) {
+      const head = source ? await headPipelineOf(ctx.db, row) : undefined;
+      if (head && source) {
+        const { name: _name, ...entity } = await presentPipeline(ctx, source, head);
+        details.headPipeline = entity;
+      } else details.headPipeline = null;
+    }
+  }
+  return toMergeRequestDetailEntity(row, relations!, ctx.urls, details);
+}
+
+/**
+ * GitLab's MergeRequest#first_contribution?: the author has no merged merge request in the
+ * project; for a merged one, none merged before it (what GitLab records when it merges).
+ */
+async function isFirstContribution(ctx: Ctx, row: MergeRequestRow): Promise<boolean> {
+  let q = ctx.db
+    .selectFrom('merge_requests')
+    .select('id')
+    .where('project_id', '=', row.project_id)
+    .where('author_id', '=', row.author_id)
+    .where('state', '=', 'merged')
+    .where('id', '<>', row.id);
+  if (row.state === 'merged' && row.merged_at) {
+    const mergedAt = row.merged_at;
+    q = q.where((eb) => eb.or([eb('merged_at', '<', mergedAt), eb.and([eb('merged_at', '=', mergedAt), eb('id', '<', row.id)])]));
+  }
+  return (await q.limit(1).executeTakeFirst()) === undefined;
 }

@@ -32,32 +32,78 @@ export async function sourceBranchHead(trx: Trx, projectId: number, branch: stri
   return (await selectBranch(trx, projectId, branch))?.commit_sha ?? '';
 }
 
-/** Source files the target does not have in that version, with their content. */
-async function changedOnSource(trx: Trx, projectId: number, source: RepositoryRefRow, target: RepositoryRefRow) {
+/** Source files the target does not have in that version (last changed after the branches diverged). */
+function changedOnSourceQuery(trx: Trx, projectId: number, source: RepositoryRefRow, target: RepositoryRefRow) {
   return trx
     .withRecursive('anc(sha)', () => ancestryCte(projectId, { sha: target.commit_sha }))
     .selectFrom('repository_files as f')
-    .innerJoin('repository_blobs as b', (j) => j.onRef('b.sha', '=', 'f.blob_sha').on('b.project_id', '=', projectId))
-    .select(['f.path', 'f.executable', 'f.last_commit_sha', 'b.content'])
     .where('f.ref_id', '=', source.id)
-    .where('f.last_commit_sha', 'not in', (eb) => eb.selectFrom('anc').select('anc.sha'))
-    .orderBy('f.path')
-    .execute();
+    .where('f.last_commit_sha', 'not in', (eb) => eb.selectFrom('anc').select('anc.sha'));
 }
 
 /** Target files the source deleted: absent there, in a version the source's history has seen. */
-async function deletedOnSource(trx: Trx, projectId: number, source: RepositoryRefRow, target: RepositoryRefRow) {
+function deletedOnSourceQuery(trx: Trx, projectId: number, source: RepositoryRefRow, target: RepositoryRefRow) {
   return trx
     .withRecursive('anc(sha)', () => ancestryCte(projectId, { sha: source.commit_sha }))
     .selectFrom('repository_files as t')
-    .select('t.path')
     .where('t.ref_id', '=', target.id)
     .where('t.last_commit_sha', 'in', (eb) => eb.selectFrom('anc').select('anc.sha'))
     .where(({ not, exists, selectFrom }) =>
       not(exists(selectFrom('repository_files as s').select('s.id').where('s.ref_id', '=', source.id).whereRef('s.path', '=', 't.path'))),
-    )
-    .orderBy('t.path')
+    );
+}
+
+async function changedOnSource(trx: Trx, projectId: number, source: RepositoryRefRow, target: RepositoryRefRow) {
+  return changedOnSourceQuery(trx, projectId, source, target)
+    .innerJoin('repository_blobs as b', (j) => j.onRef('b.sha', '=', 'f.blob_sha').on('b.project_id', '=', projectId))
+    .select(['f.path', 'f.executable', 'f.last_commit_sha', 'b.content'])
+    .orderBy('f.path')
     .execute();
+}
+
+async function deletedOnSource(trx: Trx, projectId: number, source: RepositoryRefRow, target: RepositoryRefRow) {
+  return deletedOnSourceQuery(trx, projectId, source, target).select('t.path').orderBy('t.path').execute();
+}
+
+/** GitLab's diff limit on files (Commit.max_diff_options): beyond it `changes_count` reads `1000+`. */
+export const MAX_DIFF_FILES = 1000;
+
+/** GitLab's `diff_refs` and `changes_count` (MergeRequestDiff#real_size) of a merge request. */
+export interface MergeRequestDiff {
+  diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null };
+  changes_count: string | null;
+}
+
+const realSize = (files: number) => (files > MAX_DIFF_FILES ? `${MAX_DIFF_FILES}+` : String(files));
+
+/**
+ * The merge request's diff as GitLab keeps it: from the target branch head (`start_sha`) and
+ * their merge base (`base_sha`) to the source head (`head_sha`), and how many files it changes
+ * (the files a merge would write or delete). A merged merge request keeps the diff it was
+ * merged with: the merge commit's first parent and its changes. No commits ahead of the
+ * target: refs but no count (GitLab's empty diff); a branch gone: what is still known.
+ */
+export async function mergeRequestDiff(db: Trx, mr: MergeRequestRow): Promise<MergeRequestDiff> {
+  const projectId = mr.project_id;
+  const head = mr.sha || null;
+  if (mr.state === 'merged' && mr.merge_commit_sha) {
+    const merge = await db.selectFrom('repository_commits').select(['id', 'parent_ids']).where('project_id', '=', projectId).where('sha', '=', mr.merge_commit_sha).executeTakeFirst();
+    if (merge) {
+      const start = (JSON.parse(merge.parent_ids) as string[])[0] ?? null;
+      const base = start && head ? ((await mergeBase(db, projectId, start, head)) ?? null) : null;
+      const changes = await db.selectFrom('repository_commit_changes').select((eb) => eb.fn.countAll<number>().as('n')).where('commit_id', '=', merge.id).executeTakeFirstOrThrow();
+      return { diff_refs: { base_sha: base, head_sha: head, start_sha: start }, changes_count: realSize(Number(changes.n)) };
+    }
+  }
+  const target = await selectBranch(db, projectId, mr.target_branch);
+  const source = mr.state === 'merged' ? undefined : await selectBranch(db, mr.source_project_id, mr.source_branch);
+  const start = target?.commit_sha || null;
+  const base = start && head ? ((await mergeBase(db, projectId, start, head)) ?? null) : null;
+  const diffRefs = { base_sha: base, head_sha: head, start_sha: start };
+  if (!target || !source || !head || base === head) return { diff_refs: diffRefs, changes_count: null };
+  const changed = await changedOnSourceQuery(db, projectId, source, target).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  const deleted = await deletedOnSourceQuery(db, projectId, source, target).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+  return { diff_refs: diffRefs, changes_count: realSize(Number(changed.n) + Number(deleted.n)) };
 }
 
 export interface MergeOutcome {
