@@ -1,19 +1,19 @@
 /**
  * Flow callback delivery: lifecycle events signed per Standard Webhooks (verified with the
  * `standardwebhooks` package) and carrying the service token; durable retries with backoff
- * driven by a stepped clock; giving up after the last attempt; a restart mid-way; private
- * network refusals recorded, not retried.
+ * driven by a stepped clock; giving up after the last attempt; a restart mid-way; a name
+ * rebound to a local address after registration refused at connect time, recorded, not retried.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { backoffAfter, fixedClock, MAX_DELIVERY_ATTEMPTS, type ControllableClock } from '@forgelet/core';
+import { backoffAfter, createEgress, fixedClock, MAX_DELIVERY_ATTEMPTS, type ControllableClock, type ResolvedAddress } from '@forgelet/core';
 import { startForgelet } from '@forgelet/server';
 import { createTestDatabaseUrl, DIALECTS, type Dialect } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
@@ -195,20 +195,32 @@ for (const dialect of DIALECTS) {
       }
     });
 
-    it('records a private-network refusal as a failure and does not retry', async () => {
-      const g = await startTestServer(dialect, { clock: fixedClock(t0.toISOString()), workers: false, allowLocalEgress: false });
+    it('refuses at delivery a name that resolved to a public address at registration and to a local one since, and does not retry', async () => {
+      // A listener where the rebound name now points: nothing may reach it.
+      const local = createNetServer((s) => s.destroy());
+      let connections = 0;
+      local.on('connection', () => connections++);
+      await new Promise<void>((r) => local.listen(0, '127.0.0.1', r));
+      const port = (local.address() as AddressInfo).port;
+      const answers: ResolvedAddress[][] = [[{ address: '93.184.216.34', family: 4 }], [{ address: '127.0.0.1', family: 4 }]];
+      let lookups = 0;
+      const egress = createEgress({ allowLocal: false, lookup: async () => answers[Math.min(lookups++, 1)]! });
+      const g = await startTestServer(dialect, { clock: fixedClock(t0.toISOString()), workers: false, egress });
       try {
         const p = await createProject(g, g.rootToken, { name: 'private-hooks' });
-        const hook = await g.api('POST', '/ai/agent_workflows/flow_callbacks', { body: { url: 'https://10.1.2.3/hook', token: 'x' } });
+        const hook = await g.api('POST', '/ai/agent_workflows/flow_callbacks', { body: { url: `https://rebind.example:${port}/hook`, token: 'x' } });
         expectStatus(hook, 201);
+        assert.equal(lookups, 1);
         expectStatus(await g.api('POST', '/ai/agent_workflows/workflows', { body: { project_id: String(p.id), callback_hook_id: hook.body.id, start_workflow: true } }), 201);
         assert.equal(await g.forge.deps.queue.runDue(), 1);
         assert.equal(await g.forge.deps.queue.runDue(new Date(t0.getTime() + 5 * 86_400_000)), 0);
         const d = await g.api('GET', `/ai/agent_workflows/flow_callbacks/${hook.body.id}/deliveries`);
         assert.equal(d.body[0].status, 'failed');
-        assert.deepEqual(d.body[0].attempts.map((a: any) => [a.attempt, a.status_code, a.error]), [[1, null, 'refusing to connect to non-public address 10.1.2.3']]);
+        assert.deepEqual(d.body[0].attempts.map((a: any) => [a.attempt, a.status_code, a.error]), [[1, null, 'URL is blocked: Requests to localhost are not allowed (127.0.0.1)']]);
+        assert.equal(connections, 0);
       } finally {
         await g.stop();
+        await new Promise<void>((r) => local.close(() => r()));
       }
     });
   });

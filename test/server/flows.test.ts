@@ -340,5 +340,40 @@ for (const dialect of DIALECTS) {
         await g.stop();
       }
     });
+
+    it('refuses local-network callback URLs at registration when local egress is off (422, as GitLab hooks)', async () => {
+      const g = await startTestServer(dialect, { clock: fixedClock(NOW), workers: false, allowLocalEgress: false });
+      try {
+        const refused: [string, string][] = [
+          ['https://127.0.0.1:9/x', 'Requests to localhost are not allowed'],
+          ['https://[::1]/x', 'Requests to localhost are not allowed'],
+          ['https://localhost/x', 'Requests to localhost are not allowed'],
+          ['https://[::ffff:127.0.0.1]:9/x', 'Requests to localhost are not allowed'],
+          ['https://2130706433/x', 'Requests to localhost are not allowed'],
+          ['https://0.0.0.0/x', 'Requests to localhost are not allowed'],
+          ['https://127.0.0.2/x', 'Requests to loopback addresses are not allowed'],
+          ['https://169.254.169.254/', 'Requests to the link local network are not allowed'],
+          ['https://[::ffff:a9fe:a9fe]/latest/meta-data', 'Requests to the link local network are not allowed'],
+          ['https://10.1.2.3/hook', 'Requests to the local network are not allowed'],
+          ['https://[::ffff:a00:1]/hook', 'Requests to the local network are not allowed'],
+          ['https://[64:ff9b::c0a8:101]/hook', 'Requests to the local network are not allowed'],
+          ['https://[2002:a00:1::1]/hook', 'Requests to the local network are not allowed'],
+          ['https://[fd00::1]/hook', 'Requests to the local network are not allowed'],
+          ['https://100.64.0.1/hook', 'Requests to the shared address space are not allowed'],
+        ];
+        for (const [url, reason] of refused) {
+          const r = await g.api('POST', '/ai/agent_workflows/flow_callbacks', { body: { url, token: 'x' } });
+          assert.equal(r.status, 422, url);
+          assert.deepEqual(r.body, { message: { url: [`is blocked: ${reason}`] } }, url);
+        }
+        assert.deepEqual((await g.api('GET', '/ai/agent_workflows/flow_callbacks')).body, []);
+        // Public addresses stay allowed, also embedded in IPv6.
+        for (const url of ['https://8.8.8.8/hook', 'https://[2001:4860::8888]/hook', 'https://[::ffff:8.8.8.8]/hook']) {
+          expectStatus(await g.api('POST', '/ai/agent_workflows/flow_callbacks', { body: { url } }), 201);
+        }
+      } finally {
+        await g.stop();
+      }
+    });
   });
 }

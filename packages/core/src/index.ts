@@ -9,7 +9,7 @@ export { FORGELET_VERSION, GITLAB_COMPATIBLE_VERSION } from './version.js';
 
 export { ControllableClock, fixedClock, systemClock, type Clock } from './kernel/clock.js';
 export { ANONYMOUS, contextFor, type Actor, type Ctx, type Deps, type ForgeConfig, type UrlBuilder } from './kernel/context.js';
-export { createEgress, EgressRefusedError, isNonPublicAddress, type Egress } from './kernel/egress.js';
+export { classifyAddress, createEgress, egressRefusal, EgressRefusedError, isNonPublicAddress, parseAddress, formatAddress, type Egress, type EgressOptions, type NonPublicKind, type ResolvedAddress } from './kernel/egress.js';
 export {
   BadRequestError,
   ConflictError,

@@ -20,6 +20,7 @@ import {
   systemClock,
   type AdvanceEntity,
   type Clock,
+  type Egress,
   type Forge,
   type KeySource,
   type SeedResult,
@@ -47,6 +48,8 @@ export interface StartOptions {
   /** Several keys instead, the first sealing, all opening (FORGELET_SECRET_KEY=<new>,<old>); `from` names them in messages. */
   secretKeys?: { keys: Buffer[]; from: string };
   allowLocalEgress?: boolean;
+  /** Outbound HTTP with its own policy (createEgress options such as `lookup` or `allowList`); overrides allowLocalEgress. */
+  egress?: Egress;
   /**
    * Test-only endpoints under /api/v4/forgelet (clock, snapshots, reset, seed, tier, faults).
    * Default: on when nothing is stored (no dataDir and no databaseUrl), off otherwise.
@@ -156,6 +159,7 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
     secretKeys: secretKeySource(options, layout),
     root: { token: wantedToken },
     allowLocalEgress: options.allowLocalEgress,
+    egress: options.egress,
     config: {
       externalUrl: options.externalUrl,
       tier: options.tier,

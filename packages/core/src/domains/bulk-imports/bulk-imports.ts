@@ -123,6 +123,12 @@ function checkSourceUrl(raw: string): string {
 
 const TOKEN_MESSAGE = "Import aborted as the provided personal access token does not have the required 'api' scope or is no longer valid.";
 
+/** A failed exchange with the source: a refused target with GitLab's UrlBlocker text as is. */
+function unreachable(err: unknown): UnprocessableError {
+  if (err instanceof SourceNetworkError && err.blocked) return new UnprocessableError(err.message);
+  return new UnprocessableError(`Import failed. Unable to connect to the source instance: ${(err as Error).message}`.slice(0, 255));
+}
+
 async function checkSource(source: SourceClient): Promise<string> {
   let version: string | undefined;
   try {
@@ -131,7 +137,7 @@ async function checkSource(source: SourceClient): Promise<string> {
     if (res.status === 401 || res.status === 403) throw new UnprocessableError(TOKEN_MESSAGE);
     version = typeof res.body?.version === 'string' ? res.body.version : undefined;
   } catch (err) {
-    if (err instanceof SourceNetworkError) throw new UnprocessableError(`Import failed. Unable to connect to the source instance: ${err.message}`.slice(0, 255));
+    if (err instanceof SourceNetworkError) throw unreachable(err);
     throw err;
   }
   const [major = 0, minor = 0] = (version ?? '').split('.').map((x) => Number.parseInt(x, 10));
@@ -149,6 +155,9 @@ export async function startBulkImport(ctx: Ctx, input: StartBulkImportInput) {
   const user = requireUser(ctx);
   if (input.entities.length === 0) throw new BadRequestError('entities is empty');
   const sourceUrl = checkSourceUrl(input.configuration.url);
+  // GitLab's UrlBlocker refuses a local source before any request (and before the destinations).
+  const blocked = await ctx.egress.refusal(sourceUrl);
+  if (blocked) throw new UnprocessableError(`URL is blocked: ${blocked}`);
   // Destinations first (no network): each must be free and creatable by the caller.
   const planned: { e: StartBulkImportInput['entities'][number]; slug: string; ns: string; full: string }[] = [];
   for (const e of input.entities) {
@@ -192,7 +201,7 @@ export async function startBulkImport(ctx: Ctx, input: StartBulkImportInput) {
   for (const { e } of planned) {
     const kind = e.source_type === 'group_entity' ? 'groups' : 'projects';
     const res = await source.json('GET', `/${kind}/${enc(e.source_full_path)}`, {}, [401, 403, 404]).catch((err) => {
-      throw new UnprocessableError(`Import failed. Unable to connect to the source instance: ${(err as Error).message}`.slice(0, 255));
+      throw unreachable(err);
     });
     if (res.status === 401) throw new UnprocessableError(TOKEN_MESSAGE);
     if (res.status !== 200) throw new UnprocessableError(`Import failed. '${e.source_full_path}' not found.`);

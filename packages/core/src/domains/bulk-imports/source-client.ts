@@ -3,12 +3,12 @@
  * token, GitLab's paging (`X-Next-Page`), and relation exports (request, status, download).
  */
 import { gunzipSync } from 'node:zlib';
-import type { Egress } from '../../kernel/egress.js';
+import { egressRefusal, type Egress } from '../../kernel/egress.js';
 
 /** GitLab's BulkImports::NetworkError: a failed HTTP exchange with the source. */
 export class SourceNetworkError extends Error {
   readonly className = 'BulkImports::NetworkError';
-  constructor(message: string, readonly status: number | null = null) {
+  constructor(message: string, readonly status: number | null = null, readonly blocked = false) {
     super(message);
   }
 }
@@ -34,6 +34,9 @@ export class SourceClient {
     try {
       res = await this.egress.fetch(url, { method, headers: { 'PRIVATE-TOKEN': this.token, Accept: 'application/json' } });
     } catch (err) {
+      // GitLab's BulkImports::NetworkError carries the UrlBlocker's "URL is blocked: …" as is.
+      const refusal = egressRefusal(err);
+      if (refusal) throw new SourceNetworkError(refusal.message, null, true);
       const cause = (err as { cause?: { message?: string } }).cause?.message;
       throw new SourceNetworkError(`${(err as Error).message}${cause ? `: ${cause}` : ''}`);
     }

@@ -10,8 +10,8 @@ import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
 import type { Ctx, Deps } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
-import { EgressRefusedError } from '../../kernel/egress.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
+import { egressRefusal } from '../../kernel/egress.js';
+import { BadRequestError, ForbiddenError, NotFoundError, UnprocessableError } from '../../kernel/errors.js';
 import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
 import type { InferShape } from '../../kernel/params.js';
 import { requireAdmin, requireUser } from '../../kernel/policy.js';
@@ -128,6 +128,9 @@ export async function createCallback(ctx: Ctx, input: InferShape<typeof CreateCa
     }
   }
   if (input.token !== undefined && input.token === '') throw new BadRequestError('token is empty');
+  // GitLab's URL validation of hooks: a local target is refused before anything is stored.
+  const blocked = await ctx.egress.refusal(url.toString());
+  if (blocked) throw new UnprocessableError({ url: [`is blocked: ${blocked}`] });
   const row = await ctx.db
     .insertInto('ai_flow_callbacks')
     .values({
@@ -268,15 +271,6 @@ export function signPayload(secret: string, id: string, timestamp: number, body:
   return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 }
 
-function refusal(err: unknown): EgressRefusedError | null {
-  let e: unknown = err;
-  for (let i = 0; i < 5 && e; i++) {
-    if (e instanceof EgressRefusedError) return e;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return null;
-}
-
 function describeError(err: unknown): string {
   const parts: string[] = [];
   let e: unknown = err;
@@ -318,8 +312,9 @@ async function deliver(deps: Deps, deliveryId: number, now: Date): Promise<{ ret
     await res.body?.cancel().catch(() => {});
     if (statusCode < 200 || statusCode >= 300) error = `HTTP ${statusCode}`;
   } catch (err) {
-    refused = refusal(err) !== null;
-    error = describeError(refusal(err) ?? err);
+    const refusal = egressRefusal(err);
+    refused = refusal !== null;
+    error = refusal ? `${refusal.message} (${refusal.address})` : describeError(err);
   }
   const at = now.toISOString();
   const delivered = error === null;
