@@ -19,6 +19,9 @@ export interface SourceResponse<T = any> {
   headers: Headers | { get(name: string): string | null };
 }
 
+/** Redirects followed per request (fetch's own limit is 20; GitLab's HTTP client follows 10). */
+const MAX_REDIRECTS = 10;
+
 export class SourceClient {
   constructor(private readonly egress: Egress, readonly baseUrl: string, private readonly token: string) {}
 
@@ -28,11 +31,32 @@ export class SourceClient {
     return u.toString();
   }
 
+  /**
+   * Sends the request and follows redirects itself (at most MAX_REDIRECTS): the source token goes
+   * only to the source's own origin. fetch would carry `PRIVATE-TOKEN` to any host a source
+   * redirects to (it strips only `Authorization`); a redirect elsewhere (an export on object
+   * storage) is followed without it.
+   */
   private async send(method: string, path: string, query: Record<string, string | number | boolean | undefined> = {}) {
     const url = this.url(path, query);
+    const origin = new URL(url).origin;
     let res;
     try {
-      res = await this.egress.fetch(url, { method, headers: { 'PRIVATE-TOKEN': this.token, Accept: 'application/json' } });
+      let target = url;
+      let verb = method;
+      for (let hop = 0; ; hop++) {
+        const headers: Record<string, string> = { Accept: 'application/json' };
+        if (new URL(target).origin === origin) headers['PRIVATE-TOKEN'] = this.token;
+        res = await this.egress.fetch(target, { method: verb, headers, redirect: 'manual' });
+        const location = res.status >= 300 && res.status < 400 ? res.headers.get('location') : null;
+        if (!location) break;
+        if (hop >= MAX_REDIRECTS) throw new Error(`too many redirects (more than ${MAX_REDIRECTS})`);
+        await res.body?.cancel().catch(() => {});
+        target = new URL(location, target).toString();
+        if (!/^https?:$/.test(new URL(target).protocol)) throw new Error(`redirect to an unsupported URL scheme: ${new URL(target).protocol}`);
+        // 303 (and 301/302 after a POST, as browsers and fetch do) continue as GET
+        if (res.status === 303 || ((res.status === 301 || res.status === 302) && verb === 'POST')) verb = 'GET';
+      }
     } catch (err) {
       // GitLab's BulkImports::NetworkError carries the UrlBlocker's "URL is blocked: …" as is.
       const refusal = egressRefusal(err);
