@@ -86,8 +86,8 @@ for (const dialect of DIALECTS) {
         time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
         task_completion_status: { count: 2, completed_count: 1 }, weight: 3, has_tasks: true,
         _links: { self: `${api}/issues/1`, notes: `${api}/issues/1/notes`, award_emoji: `${api}/issues/1/award_emoji`, project: api },
-        references: { short: '#1', relative: '#1', full: 'wi/app#1' }, severity: 'UNKNOWN', subscribed: false, moved_to_id: null,
-      }, 'the outsider cannot read the project, so is not assigned');
+        references: { short: '#1', relative: '#1', full: 'wi/app#1' }, severity: 'UNKNOWN', subscribed: true, moved_to_id: null,
+      }, 'the outsider cannot read the project, so is not assigned; the author takes part, so is subscribed');
       const shown = await f.api('GET', `/projects/wi%2Fapp/issues/1`, { token: guest.token });
       expectStatus(shown, 200);
       assert.deepEqual(shown.body, issue);

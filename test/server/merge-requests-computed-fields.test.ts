@@ -204,6 +204,40 @@ for (const dialect of DIALECTS) {
       assert.equal((await get(mr)).first_deployed_to_production_at, first, 'the migration finds it from the deployments');
     });
 
+    it('subscribed: the caller takes part (author, assignee, reviewer, mentioned, commenter), for issues and merge requests', async () => {
+      const names = ['subauthor', 'subassignee', 'subreviewer', 'submentioned', 'subcommenter', 'subnotemention', 'subbystander'];
+      const users: Record<string, { id: number; username: string; token: string }> = {};
+      for (const name of names) {
+        users[name] = await f.createUser(name);
+        await addMember(f, 'projects', app.id, users[name]!.id, 30);
+      }
+      const description = 'Ping @SubMentioned, not @submentioned_not nor @subbystander.x';
+      const issue = await f.api('POST', `/projects/${app.id}/issues`, { token: users.subauthor!.token, body: { title: 'Subscribed?', description, assignee_ids: [users.subassignee!.id] } });
+      expectStatus(issue, 201);
+      await commitFiles(f, app.id, 'subscribed', { 's.txt': 's\n' }, { startBranch: 'main' });
+      const mrBody = { source_branch: 'subscribed', target_branch: 'main', title: 'Subscribed?', description, assignee_ids: [users.subassignee!.id], reviewer_ids: [users.subreviewer!.id] };
+      const mr = await f.api('POST', `/projects/${app.id}/merge_requests`, { token: users.subauthor!.token, body: mrBody });
+      expectStatus(mr, 201);
+      for (const [segment, iid] of [['issues', issue.body.iid], ['merge_requests', mr.body.iid]] as const) {
+        expectStatus(await f.api('POST', `/projects/${app.id}/${segment}/${iid}/notes`, { token: users.subcommenter!.token, body: { body: 'Looks good' } }), 201);
+        expectStatus(await f.api('POST', `/projects/${app.id}/${segment}/${iid}/notes`, { body: { body: 'cc @subnotemention' } }), 201);
+      }
+      const subscribed = async (segment: string, iid: number) => {
+        const out: string[] = [];
+        for (const name of names) {
+          const r = await f.api('GET', `/projects/${app.id}/${segment}/${iid}`, { token: users[name]!.token });
+          expectStatus(r, 200);
+          if (r.body.subscribed) out.push(name);
+        }
+        return out;
+      };
+      assert.deepEqual(await subscribed('issues', issue.body.iid), ['subauthor', 'subassignee', 'submentioned', 'subcommenter', 'subnotemention']);
+      assert.deepEqual(await subscribed('merge_requests', mr.body.iid), ['subauthor', 'subassignee', 'subreviewer', 'submentioned', 'subcommenter', 'subnotemention']);
+      const listed = await f.api('GET', `/projects/${app.id}/issues?iids[]=${issue.body.iid}`, { token: users.subcommenter!.token });
+      assert.deepEqual(listed.body.map((i: any) => i.subscribed), [true]);
+      assert.equal((await f.api('GET', `/projects/${app.id}/issues/${issue.body.iid}`)).body.subscribed, true, 'root wrote a note');
+    });
+
     it('first_contribution (GET only): the author has no merged merge request in the project; a merged one, none merged before it', async () => {
       const newcomer = await f.createUser('newcomer');
       await addMember(f, 'projects', app.id, newcomer.id, 30);

@@ -94,7 +94,7 @@ for (const dialect of DIALECTS) {
         time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
         squash: true, squash_on_merge: true, task_completion_status: { count: 0, completed_count: 0 }, has_conflicts: false,
         blocking_discussions_resolved: true, approvals_before_merge: null,
-        subscribed: false, changes_count: '1', latest_build_started_at: null, latest_build_finished_at: null,
+        subscribed: true, changes_count: '1', latest_build_started_at: null, latest_build_finished_at: null,
         first_deployed_to_production_at: null, pipeline: null, head_pipeline: null,
         diff_refs: { base_sha: mainHead, head_sha: mr.sha, start_sha: mainHead }, merge_error: null,
         user: { can_merge: true },
@@ -123,7 +123,7 @@ for (const dialect of DIALECTS) {
       for (const ref of [String(app.id), 'team%2Fapp', 'TEAM%2FApp']) {
         const r = await f.api('GET', `/projects/${ref}/merge_requests/${mr.iid}`, { token: reporter.token });
         expectStatus(r, 200);
-        assert.deepEqual({ ...r.body, user: null }, { ...mr, user: null, first_contribution: true }, 'GET adds first_contribution');
+        assert.deepEqual({ ...r.body, user: null }, { ...mr, user: null, first_contribution: true, subscribed: false }, 'GET adds first_contribution; the reporter takes no part');
         assert.deepEqual(r.body.user, { can_merge: false });
       }
       assert.deepEqual((await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}`, { token: dev2.token })).body.user, { can_merge: true });

@@ -86,7 +86,7 @@ for (const dialect of DIALECTS) {
       assert.equal(Number(stored.n), 9);
     });
 
-    it('open_issues_count is absent while the project has issues disabled, as GitLab hides it', async () => {
+    it('open_issues_count and the issues link are absent while the project has issues disabled, as GitLab hides them', async () => {
       const p = await createProject(f, f.rootToken, { name: 'quiet', namespace_id: group.id });
       await addMember(f, 'projects', p.id, dev.id, 30);
       await issue(p.id, { title: 'one' });
@@ -94,7 +94,10 @@ for (const dialect of DIALECTS) {
       expectStatus(off, 200);
       assert.equal('open_issues_count' in off.body, false);
       assert.equal('open_issues_count' in (await project(p.id)), false);
-      expectStatus(await f.api('PUT', `/projects/${p.id}`, { body: { issues_enabled: true } }), 200);
+      // So are the links to the features that are off.
+      assert.deepEqual(Object.keys(off.body._links), ['self', 'merge_requests', 'repo_branches', 'labels', 'events', 'members', 'cluster_agents']);
+      const noMrs = await f.api('PUT', `/projects/${p.id}`, { body: { issues_enabled: true, merge_requests_enabled: false } });
+      assert.deepEqual(Object.keys(noMrs.body._links), ['self', 'issues', 'repo_branches', 'labels', 'events', 'members', 'cluster_agents']);
       assert.equal(await count(p.id), 1);
     });
 

@@ -112,16 +112,16 @@ export function toProjectEntity(
   entity.snippets_enabled = row.snippets_enabled === 1;
   if (entity.issues_enabled) entity.open_issues_count = row.open_issues_count;
   entity.container_registry_image_prefix = `${urls.host()}/${row.path_with_namespace}`;
-  entity._links = {
-    self,
-    issues: `${self}/issues`,
-    merge_requests: `${self}/merge_requests`,
-    repo_branches: `${self}/repository/branches`,
-    labels: `${self}/labels`,
-    events: `${self}/events`,
-    members: `${self}/members`,
-    cluster_agents: `${self}/cluster_agents`,
-  };
+  // As GitLab's entity: the issues and merge requests links only while those features are on.
+  const links: Record<string, string> = { self };
+  if (entity.issues_enabled) links.issues = `${self}/issues`;
+  if (entity.merge_requests_enabled) links.merge_requests = `${self}/merge_requests`;
+  links.repo_branches = `${self}/repository/branches`;
+  links.labels = `${self}/labels`;
+  links.events = `${self}/events`;
+  links.members = `${self}/members`;
+  links.cluster_agents = `${self}/cluster_agents`;
+  entity._links = links;
   if (owner) entity.owner = owner;
   return entity;
 }

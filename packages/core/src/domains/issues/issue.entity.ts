@@ -58,6 +58,8 @@ export interface IssueRelations {
   downvotes: number;
   /** Weight is a Premium feature: null on lower tiers. */
   showWeight: boolean;
+  /** The caller takes part (GitLab's subscribed? without explicit subscriptions: a participant). */
+  subscribed: boolean;
 }
 
 export function toIssueEntity(row: IssueRow, rel: IssueRelations, urls: UrlBuilder): IssueEntity {
@@ -101,7 +103,7 @@ export function toIssueEntity(row: IssueRow, rel: IssueRelations, urls: UrlBuild
     },
     references: { short: `#${row.iid}`, relative: `#${row.iid}`, full: `${rel.project.path_with_namespace}#${row.iid}` },
     severity: 'UNKNOWN',
-    subscribed: false,
+    subscribed: rel.subscribed,
     moved_to_id: null,
   };
 }

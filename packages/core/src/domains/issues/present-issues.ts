@@ -7,7 +7,8 @@ import type { UserRow } from '../accounts/user.table.js';
 import { countVotesOf } from '../award-emoji/index.js';
 import { selectLabelsOfTargets } from '../labels/index.js';
 import { milestonesByIdFor } from '../milestones/index.js';
-import { countUserNotesOf } from '../notes/index.js';
+import { countUserNotesOf, noteablesInvolving } from '../notes/index.js';
+import { mentions } from '../../kernel/mentions.js';
 import { toIssueEntity, type IssueEntity } from './issue.entity.js';
 import { selectAssigneesOfIssues } from './issue.queries.js';
 import type { IssueRow } from './issue.table.js';
@@ -26,14 +27,24 @@ export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: P
   const ids = rows.map((r) => r.id);
   const projects = new Map(knownProjects.map((p) => [p.id, p]));
   const missingProjects = [...new Set(rows.map((r) => r.project_id))].filter((id) => !projects.has(id));
-  const [projectRows, assignees, labels, notes, votes, milestones] = await Promise.all([
+  const viewer = ctx.actor.user;
+  const [projectRows, assignees, labels, notes, votes, milestones, involved] = await Promise.all([
     missingProjects.length ? ctx.db.selectFrom('projects').selectAll().where('id', 'in', missingProjects).execute() : [],
     selectAssigneesOfIssues(ctx.db, ids),
     selectLabelsOfTargets(ctx.db, 'Issue', ids),
     countUserNotesOf(ctx.db, 'Issue', ids),
     countVotesOf(ctx.db, 'Issue', ids),
     milestonesByIdFor(ctx, rows.map((r) => r.milestone_id)),
+    viewer ? noteablesInvolving(ctx.db, 'Issue', ids, viewer) : new Set<number>(),
   ]);
+  // GitLab's participants: the author, the assignees, who is mentioned or wrote a note.
+  const participates = (row: IssueRow) =>
+    viewer !== null &&
+    (row.author_id === viewer.id ||
+      (assignees.get(row.id) ?? []).includes(viewer.id) ||
+      involved.has(row.id) ||
+      mentions(row.title, viewer.username) ||
+      mentions(row.description, viewer.username));
   for (const p of projectRows) projects.set(p.id, p);
   const userIds = new Set<number>();
   for (const r of rows) {
@@ -64,6 +75,7 @@ export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: P
         upvotes: votes.get(row.id)?.up ?? 0,
         downvotes: votes.get(row.id)?.down ?? 0,
         showWeight,
+        subscribed: participates(row),
       },
       ctx.urls,
     ),

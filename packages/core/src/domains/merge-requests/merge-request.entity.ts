@@ -94,6 +94,8 @@ export interface MergeRequestDetailEntity extends MergeRequestEntity {
 /** What only the single merge request shows, loaded by presentMergeRequest. */
 export interface MergeRequestDetails {
   canMerge: boolean;
+  /** The caller takes part (GitLab's subscribed? without explicit subscriptions: a participant). */
+  subscribed: boolean;
   changesCount: string | null;
   diffRefs: MergeRequestDetailEntity['diff_refs'];
   /** Null when the project has CI/CD off (the CI fields are absent). */
@@ -212,7 +214,7 @@ export function toMergeRequestDetailEntity(
   details: MergeRequestDetails,
 ): MergeRequestDetailEntity {
   // Keys in GitLab's order; the optional ones only when shown.
-  const entity = { ...toMergeRequestEntity(row, rel, urls), subscribed: false, changes_count: details.changesCount } as MergeRequestDetailEntity;
+  const entity = { ...toMergeRequestEntity(row, rel, urls), subscribed: details.subscribed, changes_count: details.changesCount } as MergeRequestDetailEntity;
   if (details.ci) {
     entity.latest_build_started_at = row.latest_build_started_at;
     entity.latest_build_finished_at = row.latest_build_finished_at;

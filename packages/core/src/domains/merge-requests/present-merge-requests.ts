@@ -6,7 +6,8 @@ import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity
 import { countVotesOf } from '../award-emoji/index.js';
 import { selectLabelsOfTargets } from '../labels/index.js';
 import { milestonesByIdFor } from '../milestones/index.js';
-import { countUserNotesOf } from '../notes/index.js';
+import { countUserNotesOf, noteablesInvolving } from '../notes/index.js';
+import { mentions } from '../../kernel/mentions.js';
 import { approvalStatusesOf } from '../approvals/merge-status.js';
 import { presentPipeline, presentPipelineBasic } from '../ci/pipeline.entity.js';
 import { headPipelineOf } from './merge-request-metrics.js';
@@ -92,14 +93,24 @@ export async function presentMergeRequest(
   options: { firstContribution?: boolean } = {},
 ): Promise<MergeRequestDetailEntity> {
   const subject = { kind: 'project', project } as const;
-  const [[relations], canMerge, diff, readPipelines, firstContribution] = await Promise.all([
+  const viewer = ctx.actor.user;
+  const [[relations], canMerge, diff, readPipelines, firstContribution, involved] = await Promise.all([
     loadRelations(ctx, [row], new Map([[project.id, project]]), { project: project.id }),
     ctx.actor.user !== null ? can(ctx, 'merge_merge_request', subject) : false,
     mergeRequestDiff(ctx.db, row),
     project.jobs_enabled === 1 ? can(ctx, 'read_pipeline', subject) : false,
     options.firstContribution ? isFirstContribution(ctx, row) : undefined,
+    viewer ? noteablesInvolving(ctx.db, 'MergeRequest', [row.id], viewer) : new Set<number>(),
   ]);
-  const details: MergeRequestDetails = { canMerge, changesCount: diff.changes_count, diffRefs: diff.diff_refs, ci: null, firstContribution };
+  // GitLab's participants: the author, assignees, reviewers, who is mentioned or wrote a note.
+  const subscribed =
+    viewer !== null &&
+    (row.author_id === viewer.id ||
+      [...relations!.assignees, ...relations!.reviewers].some((u) => u.id === viewer.id) ||
+      involved.has(row.id) ||
+      mentions(row.title, viewer.username) ||
+      mentions(row.description, viewer.username));
+  const details: MergeRequestDetails = { canMerge, subscribed, changesCount: diff.changes_count, diffRefs: diff.diff_refs, ci: null, firstContribution };
   if (project.jobs_enabled === 1) {
     const source =
       row.source_project_id === project.id ? project : await ctx.db.selectFrom('projects').selectAll().where('id', '=', row.source_project_id).executeTakeFirst();

@@ -10,7 +10,7 @@ export { findNoteable, findNote, NOTEABLE_SEGMENTS, type Noteable, type Noteable
  * For other domains: record an action as a system note, count user notes for a page of
  * noteables, drop the notes (and their reactions) of deleted noteables inside their transaction.
  */
-export { insertSystemNote, countUserNotesOf, deleteNoteableNotes } from './note.queries.js';
+export { insertSystemNote, countUserNotesOf, deleteNoteableNotes, noteablesInvolving } from './note.queries.js';
 export type { NoteEntity } from './note.entity.js';
 export type { CreateNoteInput, ListNotesInput, NoteRefInput, UpdateNoteInput } from './note.schema.js';
 export type { NoteRow } from './note.table.js';

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { mentions } from '../../kernel/mentions.js';
 import type { Database } from '../../storage/database.js';
 import { deleteAwardEmojiOf } from '../award-emoji/award-emoji.queries.js';
 import type { NewNoteRow, NoteRow } from './note.table.js';
@@ -55,6 +56,29 @@ export async function countUserNotesOf(db: Kysely<Database>, type: NoteableType,
     .groupBy('noteable_id')
     .execute();
   return new Map(rows.map((r) => [r.noteable_id, Number(r.n)]));
+}
+
+/**
+ * Of the noteables, those where the user takes part through the notes (GitLab's participants
+ * from notes): they wrote a note, or a note mentions them (`@username`).
+ */
+export async function noteablesInvolving(
+  db: Kysely<Database>,
+  type: NoteableType,
+  noteableIds: readonly number[],
+  user: { id: number; username: string },
+): Promise<Set<number>> {
+  if (noteableIds.length === 0) return new Set();
+  const like = `%@${user.username.toLowerCase()}%`;
+  const rows = await db
+    .selectFrom('notes')
+    .select(['noteable_id', 'author_id', 'body'])
+    .where('noteable_type', '=', type)
+    .where('noteable_id', 'in', noteableIds)
+    .where('system', '=', 0)
+    .where((eb) => eb.or([eb('author_id', '=', user.id), eb(sql`lower(body)`, 'like', like)]))
+    .execute();
+  return new Set(rows.filter((r) => r.author_id === user.id || mentions(r.body, user.username)).map((r) => r.noteable_id));
 }
 
 /**
