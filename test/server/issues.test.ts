@@ -84,7 +84,7 @@ for (const dialect of DIALECTS) {
         upvotes: 0, downvotes: 0, due_date: '2026-12-01', confidential: false, discussion_locked: false, issue_type: 'issue',
         web_url: `${f.url}/wi/app/-/issues/1`,
         time_stats: { time_estimate: 0, total_time_spent: 0, human_time_estimate: null, human_total_time_spent: null },
-        task_completion_status: { count: 2, completed_count: 1 }, weight: 3, has_tasks: true,
+        task_completion_status: { count: 2, completed_count: 1 }, weight: 3, has_tasks: true, task_status: '1 of 2 checklist items completed',
         _links: { self: `${api}/issues/1`, notes: `${api}/issues/1/notes`, award_emoji: `${api}/issues/1/award_emoji`, project: api },
         references: { short: '#1', relative: '#1', full: 'wi/app#1' }, severity: 'UNKNOWN', subscribed: true, moved_to_id: null,
       }, 'the outsider cannot read the project, so is not assigned; the author takes part, so is subscribed');

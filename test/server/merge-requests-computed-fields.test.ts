@@ -64,6 +64,10 @@ for (const dialect of DIALECTS) {
       expectStatus(issue, 201);
       const expected = { count: 4, completed_count: 2 };
       assert.deepEqual(issue.body.task_completion_status, expected);
+      assert.equal(issue.body.task_status, '2 of 4 checklist items completed', "the issue's task_status (GitLab's Entities::Issue)");
+      const one = await f.api('POST', `/projects/${app.id}/issues`, { token: dev.token, body: { title: 'One task', description: '- [ ] only\n' } });
+      const none = await f.api('POST', `/projects/${app.id}/issues`, { token: dev.token, body: { title: 'No tasks' } });
+      assert.deepEqual([one.body.task_status, 'task_status' in none.body], ['0 of 1 checklist item completed', false]);
       assert.deepEqual(mr.task_completion_status, expected);
       assert.deepEqual((await get(mr)).task_completion_status, expected);
       const list = await f.api('GET', `/projects/${app.id}/merge_requests?source_branch=tasks`);

@@ -23,3 +23,8 @@ export function taskCompletion(description: string | null): TaskCompletionStatus
   }
   return { count, completed_count: completed };
 }
+
+/** GitLab's Taskable#task_status: "1 of 2 checklist items completed" (the issue entity shows it when there are tasks). */
+export function taskStatus(status: TaskCompletionStatus): string {
+  return `${status.completed_count} of ${status.count} checklist item${status.count === 1 ? '' : 's'} completed`;
+}

@@ -1,5 +1,5 @@
 import type { UrlBuilder } from '../../kernel/context.js';
-import { taskCompletion, type TaskCompletionStatus } from '../../kernel/task-list.js';
+import { taskCompletion, taskStatus, type TaskCompletionStatus } from '../../kernel/task-list.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import type { UserBasicEntity } from '../accounts/user.entity.js';
 import type { MilestoneEntity } from '../milestones/index.js';
@@ -38,6 +38,8 @@ export interface IssueEntity {
   task_completion_status: TaskCompletionStatus;
   weight: number | null;
   has_tasks: boolean;
+  /** Only when the description has tasks. */
+  task_status?: string;
   _links: { self: string; notes: string; award_emoji: string; project: string };
   references: { short: string; relative: string; full: string };
   severity: string;
@@ -95,6 +97,7 @@ export function toIssueEntity(row: IssueRow, rel: IssueRelations, urls: UrlBuild
     task_completion_status: tasks,
     weight: rel.showWeight ? row.weight : null,
     has_tasks: tasks.count > 0,
+    ...(tasks.count > 0 && { task_status: taskStatus(tasks) }),
     _links: {
       self: api(`/issues/${row.iid}`),
       notes: api(`/issues/${row.iid}/notes`),
