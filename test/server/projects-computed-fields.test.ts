@@ -5,7 +5,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixedClock } from '@forgelet/core';
+import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { backfillCountersAndMetrics } from '../../packages/core/src/storage/migrations/015-counters-metrics.js';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
@@ -17,6 +17,7 @@ const NOW = '2024-06-15T12:00:00.000Z';
 for (const dialect of DIALECTS) {
   describe(`${dialect}: project fields GitLab computes`, () => {
     let f: TestForgelet;
+    let clock: ControllableClock;
     let dev: { id: number; username: string; token: string };
     let group: any;
 
@@ -41,7 +42,8 @@ for (const dialect of DIALECTS) {
     };
 
     before(async () => {
-      f = await startTestServer(dialect, { testMode: true, clock: fixedClock(NOW) });
+      clock = fixedClock(NOW);
+      f = await startTestServer(dialect, { testMode: true, clock });
       dev = await f.createUser('counterdev');
       group = await createGroup(f, f.rootToken, { name: 'Counted', path: 'counted' });
     });
@@ -145,6 +147,41 @@ for (const dialect of DIALECTS) {
       assert.equal(await count(p.id), 0);
       await backfillCountersAndMetrics(f.forge.deps.db);
       assert.equal(await count(p.id), 1);
+    });
+
+    it('last_activity_at: moved by the project\'s events (issues, merge requests, comments, pushes, milestones), at most once an hour', async () => {
+      const p = await createProject(f, f.rootToken, { name: 'busy', namespace_id: group.id });
+      await addMember(f, 'projects', p.id, dev.id, 30);
+      const activity = async () => (await project(p.id)).last_activity_at;
+      const created = p.last_activity_at;
+      const hour = 60 * 60 * 1000;
+      const at = () => clock.now().toISOString();
+      clock.advance(10 * 60 * 1000);
+      const first = await issue(p.id, { title: 'within the hour' });
+      assert.equal(await activity(), created, 'GitLab updates it at most once an hour');
+      const steps: [string, () => Promise<unknown>][] = [
+        ['issue opened', () => issue(p.id, { title: 'an hour later' })],
+        ['issue closed', () => edit(first, { state_event: 'close' })],
+        ['comment', () => f.api('POST', `/projects/${p.id}/issues/${first.iid}/notes`, { token: dev.token, body: { body: 'noted' } })],
+        ['push', () => commitFiles(f, p.id, 'main', { 'a.txt': 'a\n' })],
+        ['merge request opened', async () => {
+          await commitFiles(f, p.id, 'topic', { 'b.txt': 'b\n' }, { startBranch: 'main' });
+          clock.advance(hour);
+          return f.api('POST', `/projects/${p.id}/merge_requests`, { token: dev.token, body: { source_branch: 'topic', target_branch: 'main', title: 'Topic' } });
+        }],
+        ['milestone', () => f.api('POST', `/projects/${p.id}/milestones`, { body: { title: 'v1' } })],
+      ];
+      for (const [what, step] of steps) {
+        clock.advance(hour);
+        await step();
+        assert.equal(await activity(), at(), what);
+      }
+      // A title edit is not an event.
+      clock.advance(hour);
+      await edit(first, { title: 'renamed' });
+      assert.notEqual(await activity(), at());
+      const listed = await f.api('GET', `/groups/${group.id}/projects?order_by=last_activity_at&sort=desc&per_page=1`);
+      assert.deepEqual(listed.body.map((x: any) => x.id), [p.id], 'the most recently active project first');
     });
 
     it('readme_url: the README of the default branch, in every project shape; null without one', async () => {

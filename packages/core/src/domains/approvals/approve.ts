@@ -8,6 +8,7 @@
  * - reset_approvals: bot users (project or group access tokens) who may approve; a human or
  *   a merged merge request gets 401. 202.
  */
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import type { Ctx } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
@@ -58,7 +59,10 @@ export async function approveMergeRequest(ctx: Ctx, input: ApproveInput): Promis
   }
   if (!eligibleToApprove(state, user.id)) throw new UnauthorizedError();
   try {
-    await ctx.db.insertInto('merge_request_approvals').values({ merge_request_id: mr.id, user_id: user.id, created_at: nowIso(ctx) }).execute();
+    await ctx.db.transaction().execute(async (trx) => {
+      await trx.insertInto('merge_request_approvals').values({ merge_request_id: mr.id, user_id: user.id, created_at: nowIso(ctx) }).execute();
+      await recordProjectActivity(trx, project.id, nowIso(ctx)); // an approval is a project event
+    });
   } catch (err) {
     // A concurrent approval by the same user: already approved.
     if (isUniqueViolation(err)) throw new UnauthorizedError();

@@ -1,4 +1,5 @@
 import type { Ctx } from '../../kernel/context.js';
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import { nowIso } from '../../kernel/context.js';
 import { ForbiddenError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';
@@ -58,6 +59,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
     if (labels) await applyLabelChanges(trx, 'Issue', issue.id, labels, now);
     await replaceAssignees(trx, issue.id, assignees);
     await countOpenIssueChange(trx, null, issue);
+    await recordProjectActivity(trx, project.id, now);
     return refreshIncidentMetrics(trx, null, issue); // DORA: an incident counts on the day it opens
   });
   const [entity] = await presentIssues(ctx, [row], [project]);

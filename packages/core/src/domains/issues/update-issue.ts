@@ -1,4 +1,5 @@
 import type { Ctx } from '../../kernel/context.js';
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import { nowIso } from '../../kernel/context.js';
 import { ForbiddenError } from '../../kernel/errors.js';
 import { can, requireUser } from '../../kernel/policy.js';
@@ -63,10 +64,12 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
     if (assignees && (await replaceAssignees(trx, issue.id, assignees))) touched = true;
     if (input.state_event === 'close' && (await closeIssueById(trx, issue.id, user.id, now))) {
       await recordStateEvent(trx, { type: 'Issue', id: issue.id }, 'closed', user.id, now);
+      await recordProjectActivity(trx, project.id, now);
       touched = true;
     }
     if (input.state_event === 'reopen' && (await reopenIssueById(trx, issue.id, now))) {
       await recordStateEvent(trx, { type: 'Issue', id: issue.id }, 'reopened', user.id, now);
+      await recordProjectActivity(trx, project.id, now);
       touched = true;
     }
     if (touched) await updateIssueById(trx, issue.id, { ...set, updated_at: now });

@@ -1,4 +1,5 @@
 import type { Ctx } from '../../kernel/context.js';
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import { nowIso } from '../../kernel/context.js';
 import { ConflictError, ForbiddenError, UnprocessableError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';
@@ -90,6 +91,7 @@ export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInpu
     await replaceMergeRequestUsers(trx, 'merge_request_assignees', mr.id, assigneeIds);
     await replaceMergeRequestUsers(trx, 'merge_request_reviewers', mr.id, reviewerIds);
     if (labels) await applyLabelChanges(trx, 'MergeRequest', mr.id, labels, now);
+    await recordProjectActivity(trx, project.id, now);
     return mr;
   });
   return presentMergeRequest(ctx, row, project);

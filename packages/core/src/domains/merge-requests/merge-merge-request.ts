@@ -1,4 +1,5 @@
 import type { Ctx } from '../../kernel/context.js';
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import { nowIso } from '../../kernel/context.js';
 import { ConflictError, UnauthorizedError, UnprocessableError } from '../../kernel/errors.js';
 import { can, requireUser } from '../../kernel/policy.js';
@@ -63,6 +64,7 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
     });
     if (removable) await trx.deleteFrom('repository_refs').where('id', '=', source.id).execute();
     await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, 'merged', user.id, now);
+    await recordProjectActivity(trx, project.id, now);
     return updateMergeRequestById(trx, mr.id, { merge_commit_sha: outcome.mergeCommitSha, squash_commit_sha: outcome.squashCommitSha });
   });
   // The merge is a push to the target branch: its pipeline runs, as on GitLab.

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import type { Ctx } from '../../kernel/context.js';
 import { ConflictError } from '../../kernel/errors.js';
 import { nowIso } from '../../kernel/context.js';
@@ -101,7 +102,10 @@ export async function updateMergeRequest(ctx: Ctx, input: UpdateMergeRequestInpu
     if (labels) touched = (await applyLabelChanges(trx, 'MergeRequest', mr.id, labels, now)) || touched;
     if (!touched) return mr;
     const updated = await updateMergeRequestById(trx, mr.id, { ...set, ...change?.set, updated_at: now });
-    if (change) await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, change.event, user.id, now);
+    if (change) {
+      await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, change.event, user.id, now);
+      await recordProjectActivity(trx, project.id, now);
+    }
     return updated;
   });
   return presentMergeRequest(ctx, row, project);

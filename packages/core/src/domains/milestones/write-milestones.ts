@@ -1,4 +1,5 @@
 /** Creating, changing and deleting milestones (GitLab's Milestones::{Create,Update,Destroy}Service). */
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import type { Ctx } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
@@ -80,6 +81,7 @@ export async function createMilestone(ctx: Ctx, kind: MilestoneParentKind, input
       if (title !== '' && (await titleTaken(trx, parent, title))) addError(errors, 'title', DUPLICATE_TITLE);
       if (errors.size) throw failure('create', errors);
       const scope = parent.kind === 'project' ? `project:${parent.project.id}` : `group:${parent.group.id}`;
+      if (parent.kind === 'project') await recordProjectActivity(trx, parent.project.id, now); // a project milestone opened
       return insertMilestone(trx, {
         project_id: parent.kind === 'project' ? parent.project.id : null,
         group_id: parent.kind === 'group' ? parent.group.id : null,
@@ -123,6 +125,8 @@ export async function updateMilestone(ctx: Ctx, kind: MilestoneParentKind, input
       if (set.title && (await titleTaken(trx, parent, set.title, milestone.id))) addError(errors, 'title', DUPLICATE_TITLE);
       if (errors.size) throw failure('update', errors);
       if (Object.keys(set).length === 0) return milestone;
+      // A project milestone closed or reopened is a project event.
+      if (set.state !== undefined && parent.kind === 'project') await recordProjectActivity(trx, parent.project.id, nowIso(ctx));
       return updateMilestoneById(trx, milestone.id, { ...set, updated_at: nowIso(ctx) });
     }),
   );
@@ -134,5 +138,8 @@ export async function deleteMilestone(ctx: Ctx, kind: MilestoneParentKind, input
   const parent = await findMilestoneParent(ctx, kind, input.id, 'destroy_milestone');
   const milestone = await findMilestone(ctx, parent, input.milestone_id);
   const now = nowIso(ctx);
-  await ctx.db.transaction().execute((trx) => deleteMilestoneById(trx, milestone.id, now));
+  await ctx.db.transaction().execute(async (trx) => {
+    await deleteMilestoneById(trx, milestone.id, now);
+    if (parent.kind === 'project') await recordProjectActivity(trx, parent.project.id, now); // a project milestone destroyed
+  });
 }

@@ -1,4 +1,5 @@
 /** Notes (comments) on issues, merge requests and snippets: `/projects/:id/<noteables>/:noteable_id/notes[/:note_id]`. */
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import type { Ctx } from '../../kernel/context.js';
 import { nowIso } from '../../kernel/context.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
@@ -88,16 +89,20 @@ export async function createNote(ctx: Ctx, segment: NoteableSegment, input: Crea
   const internal = wantsInternal && (await can(ctx, INTERNAL_NOTES, subject));
   const now = nowIso(ctx);
   const createdAt = input.created_at && (await can(ctx, SET_CREATED_AT, subject)) ? input.created_at.toISOString() : now;
-  const row = await insertNote(ctx.db, {
-    project_id: noteable.project.id,
-    noteable_type: noteable.type,
-    noteable_id: noteable.id,
-    body: input.body,
-    author_id: user.id,
-    system: 0,
-    internal: internal ? 1 : 0,
-    created_at: createdAt,
-    updated_at: createdAt,
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const note = await insertNote(trx, {
+      project_id: noteable.project.id,
+      noteable_type: noteable.type,
+      noteable_id: noteable.id,
+      body: input.body,
+      author_id: user.id,
+      system: 0,
+      internal: internal ? 1 : 0,
+      created_at: createdAt,
+      updated_at: createdAt,
+    });
+    await recordProjectActivity(trx, noteable.project.id, now); // a comment is a project event
+    return note;
   });
   return presentNote(ctx, noteable, row);
 }

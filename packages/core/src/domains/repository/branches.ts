@@ -2,8 +2,9 @@
  * Branches: GitLab's `API::Branches` (list, show, HEAD, create, delete, delete merged).
  * Lists page in SQL ordered by name byte by byte; `regex` filters the names in memory first.
  */
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import { nowIso, type Ctx } from '../../kernel/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import { can } from '../../kernel/policy.js';
@@ -117,7 +118,10 @@ export async function deleteBranch(ctx: Ctx, input: BranchRefInput, options: { u
       { raw: true },
     );
   }
-  await ctx.db.deleteFrom('repository_refs').where('id', '=', branch.id).execute();
+  await ctx.db.transaction().execute(async (trx) => {
+    await trx.deleteFrom('repository_refs').where('id', '=', branch.id).execute();
+    await recordProjectActivity(trx, project.id, nowIso(ctx)); // a push removing the branch
+  });
 }
 
 /**

@@ -3,8 +3,9 @@
  * does. Name and update orders page in SQL; the version order sorts the (filtered) names in
  * memory, as SQL has no version collation, and loads the rows of one page.
  */
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import { nowIso, type Ctx } from '../../kernel/context.js';
 import { NotFoundError, PreconditionError } from '../../kernel/errors.js';
 import { clampPerPage, paginate, COUNT_LIMIT, type Page } from '../../kernel/pagination.js';
 import { bytewise, nameSearch } from './history.queries.js';
@@ -93,5 +94,6 @@ export async function deleteTag(ctx: Ctx, input: TagRefInput, options: { unmodif
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('releases').where('project_id', '=', project.id).where('tag_name', '=', row.name).execute();
     await trx.deleteFrom('repository_refs').where('id', '=', row.id).execute();
+    await recordProjectActivity(trx, project.id, nowIso(ctx)); // a push removing the tag
   });
 }

@@ -5,6 +5,7 @@
  * the branch and makes the new commit the head `sha` of open merge requests from that
  * branch, in one transaction. Validation follows `Commits::CreateService#validate!`.
  */
+import { recordProjectActivity } from '../accounts/project-activity.js';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
@@ -230,6 +231,7 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
   }
   branch = await trx.updateTable('repository_refs').set({ commit_sha: sha, updated_at: now }).where('id', '=', branch.id).returningAll().executeTakeFirstOrThrow();
   await moveMergeRequestHeads(trx, project.id, input.branch, sha, now);
+  await recordProjectActivity(trx, project.id, now); // a push
   if (empty) {
     if (project.default_branch !== input.branch) await trx.updateTable('projects').set({ default_branch: input.branch }).where('id', '=', project.id).execute();
     await protectDefaultBranch(trx, project.id, input.branch, now);
@@ -276,6 +278,7 @@ export async function createBranchIn(
   if (options.refusal) fail(options.refusal);
   const ref = await insertRef(trx, project, 'branch', name, { commitSha: start!.commit.sha, filesFrom: start!.ref }, nowIso(ctx));
   await moveMergeRequestHeads(trx, project.id, name, start!.commit.sha, nowIso(ctx));
+  await recordProjectActivity(trx, project.id, nowIso(ctx)); // a push of a new branch
   return ref;
 }
 
@@ -299,6 +302,7 @@ export async function createTagIn(
     tagger_name: user?.name,
     tagger_email: user?.email,
   });
+  await recordProjectActivity(trx, project.id, nowIso(ctx)); // a push of a new tag
   return { tag, target: start! };
 }
 

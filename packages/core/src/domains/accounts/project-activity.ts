@@ -1,0 +1,16 @@
+/**
+ * A project's `last_activity_at`, as GitLab's Event#update_project keeps it: every event of the
+ * project (an issue or merge request opened, closed, reopened or merged, a comment, a push, a
+ * milestone opened or closed) moves it to the event's time, at most once an hour (only when it
+ * is an hour old or more). Call it inside the transaction of the write.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from '../../storage/database.js';
+
+/** GitLab's Event::RESET_PROJECT_ACTIVITY_INTERVAL. */
+const RESET_INTERVAL_MS = 60 * 60 * 1000;
+
+export async function recordProjectActivity(trx: Kysely<Database>, projectId: number, at: string): Promise<void> {
+  const hourAgo = new Date(Date.parse(at) - RESET_INTERVAL_MS).toISOString();
+  await trx.updateTable('projects').set({ last_activity_at: at }).where('id', '=', projectId).where('last_activity_at', '<=', hourAgo).execute();
+}
