@@ -5,7 +5,7 @@
 // pipeline. The CLI does not depend on the SQL dialect, so this runs once, on SQLite.
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fromBufferPromise } from 'yauzl';
 import type { CommitAction } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
@@ -173,6 +173,14 @@ describe('forgelet runner end to end', { skip: DIALECTS.includes('sqlite') ? fal
 
     // job directories are removed after each job
     assert.deepEqual(existsSync(work.path) ? readdirSync(work.path) : [], []);
+
+    // what the runner said about itself reached the server: its version, platform and architecture
+    const cliVersion = (JSON.parse(readFileSync(new URL('../../packages/cli/package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    const arch = process.arch === 'x64' ? 'amd64' : process.arch;
+    const shown = await f.api('GET', `/runners/${build.runner.id}`);
+    assert.deepEqual([shown.body.version, shown.body.platform, shown.body.architecture, shown.body.status], [cliVersion, process.platform, arch, 'online']);
+    assert.match(build.runner_manager.system_id, /^s_[0-9a-f]{12}$/);
+    assert.deepEqual([build.runner_manager.version, build.runner_manager.ip_address], [cliVersion, '127.0.0.1']);
   });
 
   it('a failing script fails its job and the pipeline, and skips the later stage', async () => {

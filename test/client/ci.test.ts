@@ -28,9 +28,10 @@ for (const dialect of DIALECTS) {
     it('runners, pipelines and jobs end to end, with a runner speaking the protocol', async () => {
       const runner = await api.runners.create({ runner_type: 'project_type', project_id: project.id, description: 'client', tag_list: 'a,b' });
       assert.match(runner.token, /^glrt-/);
-      await api.runners.verify(runner.token);
+      await api.runners.verify(runner.token, 's_client00000');
       const shown = await api.runners.show(runner.id);
       assert.deepEqual([shown.description, shown.tag_list, shown.runner_type], ['client', ['a', 'b'], 'project_type']);
+      assert.deepEqual((await api.runners.managers(runner.id)).map((m) => [m.system_id, m.ip_address, m.contacted_at]), [['s_client00000', '127.0.0.1', null]]);
       assert.deepEqual((await api.runners.allForProject(project.path_with_namespace).toArray()).map((r) => r.id), [runner.id]);
 
       const { fetch, sent } = recordingFetch();
@@ -46,6 +47,9 @@ for (const dialect of DIALECTS) {
       assert.equal((await api.pipelines.latest(project.id)).id, p.id);
 
       const job = await requestJob(f, runner.token);
+      // the job request named no system_id: the runner's `<legacy>` process, with the version it sent
+      assert.deepEqual((await api.runners.managers(runner.id)).map((m) => [m.system_id, m.version]), [['s_client00000', null], ['<legacy>', '17.0.0']]);
+      assert.equal((await api.runners.show(runner.id)).version, '17.0.0');
       const asJob = new Forgelet({ url: f.url, jobToken: job.token });
       const current = await asJob.jobs.current();
       assert.deepEqual([current.id, current.name, current.status], [job.id, 'build', 'running']);

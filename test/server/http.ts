@@ -19,6 +19,8 @@ export interface RawOptions {
   body?: string | Buffer;
   /** Send the body in chunks with `Transfer-Encoding: chunked` (no Content-Length). */
   chunked?: boolean;
+  /** The client's address (e.g. another loopback address, 127.0.0.2). */
+  localAddress?: string;
 }
 
 /** One request to `base + path` (path is sent verbatim, encoded as given). */
@@ -31,7 +33,8 @@ export function rawRequest(base: string, method: string, path: string, options: 
   }
   return new Promise((resolve, reject) => {
     let answered = false;
-    const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {
+    const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    const req = request({ host, port: url.port, method, path, headers, localAddress: options.localAddress }, (res) => {
       answered = true;
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));

@@ -175,7 +175,7 @@ export {
   createPipeline, presentPipeline, presentPipelineBasic, parseCiConfig, parseDuration, processPipeline, resolveJobToken, projectRunnersToken,
   listPipelines, getPipeline, getLatestPipeline, createPipelineFromApi, cancelPipeline, retryPipeline, deletePipeline, listPipelineVariables, listPipelineJobs,
   listProjectJobs, getJob, cancelJob, retryJob, playJob, getJobTrace, currentJob,
-  createUserRunner, registerRunner, verifyRunner, unregisterRunner, getRunner, listProjectRunners,
+  createUserRunner, registerRunner, verifyRunner, unregisterRunner, getRunner, listRunnerManagers, listProjectRunners,
 } from './domains/ci/index.js';
 
 // job artifacts: archive, single files and tree reads, keep, delete, expiry in the worker

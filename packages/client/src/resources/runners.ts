@@ -4,6 +4,7 @@ import type {
   RegisterRunnerInput,
   RunnerDetailsEntity,
   RunnerEntity,
+  RunnerManagerEntity,
   RunnerRegistrationEntity,
 } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
@@ -28,6 +29,11 @@ export class Runners {
     return this.requester.get(endpoint`runners/${runnerId}`);
   }
 
+  /** The runner's processes (by `system_id`), each with the version, platform and address it last reported. */
+  managers(runnerId: number): Promise<RunnerManagerEntity[]> {
+    return this.requester.get(endpoint`runners/${runnerId}/managers`);
+  }
+
   /** Runners that may run the project's jobs: its own, its groups', the instance's (Maintainers). */
   allForProject(projectId: ResourceId, params: ListProjectRunnersParams = {}): Paginated<RunnerEntity> {
     return new Paginated(this.requester, endpoint`projects/${projectId}/runners`, params);
@@ -38,9 +44,9 @@ export class Runners {
     return this.requester.post('runners', params);
   }
 
-  /** Resolves when the runner token is valid (403 otherwise). */
-  async verify(token: string): Promise<void> {
-    await this.requester.post('runners/verify', { token });
+  /** Resolves when the runner token is valid (403 otherwise); `systemId` names the runner process. */
+  async verify(token: string, systemId?: string): Promise<void> {
+    await this.requester.post('runners/verify', systemId === undefined ? { token } : { token, system_id: systemId });
   }
 
   /** The runner of the token removes itself. */

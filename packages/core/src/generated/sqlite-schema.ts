@@ -20,7 +20,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "014-bulk-imports",
     "015-counters-metrics",
     "016-package-versions",
-    "017-secret-keys"
+    "017-secret-keys",
+    "020-runner-managers-epic-issues"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -124,7 +125,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE UNIQUE INDEX \"release_links_name\" on \"release_links\" (\"release_id\", \"name\")",
     "CREATE UNIQUE INDEX \"release_links_url\" on \"release_links\" (\"release_id\", \"url\")",
     "CREATE UNIQUE INDEX \"release_links_filepath\" on \"release_links\" (\"release_id\", \"filepath\")",
-    "CREATE TABLE \"ci_runners\" (\"id\" integer primary key autoincrement, \"runner_type\" text not null, \"token_digest\" text not null, \"token_prefix\" text not null, \"description\" text default '' not null, \"paused\" integer default 0 not null, \"locked\" integer default 0 not null, \"run_untagged\" integer default 1 not null, \"tag_list\" text default '[]' not null, \"access_level\" text default 'not_protected' not null, \"maximum_timeout\" integer, \"maintenance_note\" text, \"registration_type\" text default 'authenticated_user' not null, \"creator_id\" integer references \"users\" (\"id\") on delete set null, \"contacted_at\" text, \"created_at\" text not null)",
+    "CREATE TABLE \"ci_runners\" (\"id\" integer primary key autoincrement, \"runner_type\" text not null, \"token_digest\" text not null, \"token_prefix\" text not null, \"description\" text default '' not null, \"paused\" integer default 0 not null, \"locked\" integer default 0 not null, \"run_untagged\" integer default 1 not null, \"tag_list\" text default '[]' not null, \"access_level\" text default 'not_protected' not null, \"maximum_timeout\" integer, \"maintenance_note\" text, \"registration_type\" text default 'authenticated_user' not null, \"creator_id\" integer references \"users\" (\"id\") on delete set null, \"contacted_at\" text, \"created_at\" text not null, \"name\" text)",
     "CREATE UNIQUE INDEX \"ci_runners_token\" on \"ci_runners\" (\"token_digest\")",
     "CREATE TABLE \"ci_runner_scopes\" (\"id\" integer primary key autoincrement, \"runner_id\" integer not null references \"ci_runners\" (\"id\") on delete cascade, \"project_id\" integer references \"projects\" (\"id\") on delete cascade, \"namespace_id\" integer references \"namespaces\" (\"id\") on delete cascade)",
     "CREATE INDEX \"ci_runner_scopes_runner\" on \"ci_runner_scopes\" (\"runner_id\")",
@@ -148,7 +149,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"ci_pipelines_parent\" on \"ci_pipelines\" (\"parent_pipeline_id\")",
     "CREATE TABLE \"ci_pipeline_variables\" (\"id\" integer primary key autoincrement, \"pipeline_id\" integer not null references \"ci_pipelines\" (\"id\") on delete cascade, \"key\" text not null, \"value_encrypted\" text not null, \"variable_type\" text default 'env_var' not null)",
     "CREATE INDEX \"ci_pipeline_variables_pipeline\" on \"ci_pipeline_variables\" (\"pipeline_id\", \"key\")",
-    "CREATE TABLE \"ci_jobs\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"pipeline_id\" integer not null references \"ci_pipelines\" (\"id\") on delete cascade, \"name\" text not null, \"stage\" text not null, \"stage_idx\" integer not null, \"status\" text not null, \"when\" text default 'on_success' not null, \"allow_failure\" integer default 0 not null, \"ref\" text not null, \"tag\" integer default 0 not null, \"definition\" text not null, \"user_id\" integer references \"users\" (\"id\") on delete set null, \"runner_id\" integer references \"ci_runners\" (\"id\") on delete set null, \"token_digest\" text, \"retried\" integer default 0 not null, \"failure_reason\" text, \"coverage\" real, \"environment_name\" text, \"queued_at\" text, \"started_at\" text, \"finished_at\" text, \"erased_at\" text, \"created_at\" text not null, \"updated_at\" text not null)",
+    "CREATE TABLE \"ci_jobs\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"pipeline_id\" integer not null references \"ci_pipelines\" (\"id\") on delete cascade, \"name\" text not null, \"stage\" text not null, \"stage_idx\" integer not null, \"status\" text not null, \"when\" text default 'on_success' not null, \"allow_failure\" integer default 0 not null, \"ref\" text not null, \"tag\" integer default 0 not null, \"definition\" text not null, \"user_id\" integer references \"users\" (\"id\") on delete set null, \"runner_id\" integer references \"ci_runners\" (\"id\") on delete set null, \"token_digest\" text, \"retried\" integer default 0 not null, \"failure_reason\" text, \"coverage\" real, \"environment_name\" text, \"queued_at\" text, \"started_at\" text, \"finished_at\" text, \"erased_at\" text, \"created_at\" text not null, \"updated_at\" text not null, \"runner_manager_id\" integer)",
     "CREATE INDEX \"ci_jobs_pipeline\" on \"ci_jobs\" (\"pipeline_id\", \"stage_idx\", \"id\")",
     "CREATE INDEX \"ci_jobs_project\" on \"ci_jobs\" (\"project_id\", \"id\")",
     "CREATE INDEX \"ci_jobs_pending\" on \"ci_jobs\" (\"status\", \"id\")",
@@ -268,6 +269,12 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE UNIQUE INDEX \"bulk_import_source_ids_key\" on \"bulk_import_source_ids\" (\"entity_id\", \"relation\", \"source_id\")",
     "CREATE TABLE \"bulk_import_exports\" (\"id\" integer primary key autoincrement, \"owner_kind\" text not null, \"owner_id\" integer not null, \"relation\" text not null, \"status\" integer not null, \"user_id\" integer references \"users\" (\"id\") on delete set null, \"created_at\" text not null, \"updated_at\" text not null)",
     "CREATE UNIQUE INDEX \"bulk_import_exports_owner\" on \"bulk_import_exports\" (\"owner_kind\", \"owner_id\", \"relation\")",
-    "CREATE TABLE \"secret_keys\" (\"key_id\" text primary key, \"created_at\" text not null, \"retired_at\" text)"
+    "CREATE TABLE \"secret_keys\" (\"key_id\" text primary key, \"created_at\" text not null, \"retired_at\" text)",
+    "CREATE TABLE \"ci_runner_managers\" (\"id\" integer primary key autoincrement, \"runner_id\" integer not null references \"ci_runners\" (\"id\") on delete cascade, \"system_xid\" text not null, \"version\" text, \"revision\" text, \"platform\" text, \"architecture\" text, \"ip_address\" text, \"contacted_at\" text, \"created_at\" text not null)",
+    "CREATE UNIQUE INDEX \"ci_runner_managers_runner_system\" on \"ci_runner_managers\" (\"runner_id\", \"system_xid\")",
+    "CREATE INDEX \"ci_jobs_runner_manager\" on \"ci_jobs\" (\"runner_manager_id\", \"status\")",
+    "CREATE TABLE \"epic_issues\" (\"id\" integer primary key autoincrement, \"epic_id\" integer not null references \"epics\" (\"id\") on delete cascade, \"issue_id\" integer not null references \"issues\" (\"id\") on delete cascade, \"relative_position\" integer, \"created_at\" text not null, \"updated_at\" text not null)",
+    "CREATE UNIQUE INDEX \"epic_issues_issue\" on \"epic_issues\" (\"issue_id\")",
+    "CREATE INDEX \"epic_issues_epic\" on \"epic_issues\" (\"epic_id\", \"relative_position\", \"id\")"
   ]
 };

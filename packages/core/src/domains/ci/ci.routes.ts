@@ -19,6 +19,7 @@ import {
   RunnerTokenInput,
   UpdateJobInput,
   UploadArtifactInput,
+  VerifyRunnerInput,
 } from './ci.schema.js';
 import {
   cancelJob,
@@ -42,7 +43,7 @@ import {
   retryPipeline,
 } from './pipelines.js';
 import { patchTrace, requestJob, runnerDownloadArtifacts, updateJob, uploadArtifacts } from './runner-api.js';
-import { createUserRunner, getRunner, listProjectRunners, registerRunner, unregisterRunner, verifyRunner } from './runners.js';
+import { createUserRunner, getRunner, listProjectRunners, listRunnerManagers, registerRunner, unregisterRunner, verifyRunner } from './runners.js';
 
 function download(file: ArtifactDownload): Reply {
   const name = file.filename.replace(/["\\\r\n]/g, '_');
@@ -109,6 +110,8 @@ export const ciRoutes: Route[] = [
     async (ctx, input) => created(await createUserRunner(ctx, input))),
   route('GET', '/runners/:id', { auth: 'required', params: RunnerRefInput, tag: runners, summary: 'Get a runner' },
     async (ctx, input) => ok(await getRunner(ctx, input))),
+  route('GET', '/runners/:id/managers', { auth: 'required', params: RunnerRefInput, tag: runners, summary: "A runner's managers: each process with what it last reported" },
+    async (ctx, input) => ok(await listRunnerManagers(ctx, input))),
   route('GET', '/projects/:id/runners', { auth: 'required', params: ListProjectRunnersInput, tag: runners, summary: 'Runners available to a project (Maintainers)' },
     async (ctx, input) => paged(await listProjectRunners(ctx, input))),
 
@@ -120,17 +123,17 @@ export const ciRoutes: Route[] = [
       await unregisterRunner(ctx, input.token);
       return noContent();
     }),
-  route('POST', '/runners/verify', { auth: 'none', params: RunnerTokenInput, tag: runners, summary: 'Check a runner token' },
-    async (ctx, input) => {
-      await verifyRunner(ctx, input.token);
+  route('POST', '/runners/verify', { auth: 'none', params: VerifyRunnerInput, tag: runners, summary: 'Check a runner token' },
+    async (ctx, input, req) => {
+      await verifyRunner(ctx, input, req.ip);
       return text('200', 'text/plain');
     }),
   route('POST', '/jobs/request', { auth: 'none', params: RequestJobInput, tag: runners, summary: 'A runner asks for a job (201 with the job, 204 when none)' },
-    async (ctx, input) => requestJob(ctx, input)),
+    async (ctx, input, req) => requestJob(ctx, input, req.ip)),
   route('PUT', '/jobs/:id', { auth: 'none', params: UpdateJobInput, tag: runners, summary: 'A runner reports the state of its job' },
-    async (ctx, input, req) => updateJob(ctx, input, req.headers)),
+    async (ctx, input, req) => updateJob(ctx, input, req)),
   route('PATCH', '/jobs/:id/trace', { auth: 'none', rawBody: true, params: JobTraceInput, tag: runners, summary: 'A runner appends to the log of its job (Content-Range)' },
-    async (ctx, input, req) => patchTrace(ctx, input, req.headers, req.body)),
+    async (ctx, input, req) => patchTrace(ctx, input, req)),
   route('POST', '/jobs/:id/artifacts', { auth: 'none', params: UploadArtifactInput, tag: runners, summary: 'A runner uploads the artifacts of its job (multipart `file`)' },
     async (ctx, input, req) => uploadArtifacts(ctx, input, req.headers)),
   route('GET', '/jobs/:id/artifacts', { auth: 'none', params: RunnerDownloadArtifactInput, tag: runners, summary: 'A runner downloads the artifacts a job depends on' },

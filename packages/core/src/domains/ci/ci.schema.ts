@@ -95,13 +95,27 @@ export const CreateRunnerInput = params({
 });
 export type CreateRunnerInput = InferShape<typeof CreateRunnerInput.shape>;
 
+/** What a runner says about itself (`info`); GitLab keeps these and drops the rest (`features`, …). */
+const runnerInfo = p.object({
+  name: p.string().optional(),
+  version: p.string().optional(),
+  revision: p.string().optional(),
+  platform: p.string().optional(),
+  architecture: p.string().optional(),
+  executor: p.string().optional(),
+  features: p.json().optional(),
+  config: p.json().optional(),
+});
+export type RunnerInfoInput = InferShape<typeof runnerInfo.shape>;
+
 export const RegisterRunnerInput = params(
   {
     token: p.string(),
     description: p.string().optional(),
     maintainer_note: p.string().optional(),
     maintenance_note: p.string().optional(),
-    info: p.json().optional(),
+    /** Only `name` is kept at registration: the rest comes with each job request. */
+    info: p.object({ name: p.string().optional() }).optional(),
     active: p.boolean().optional(),
     paused: p.boolean().optional(),
     locked: p.boolean().optional(),
@@ -117,10 +131,13 @@ export type RegisterRunnerInput = InferShape<typeof RegisterRunnerInput.shape>;
 export const RunnerTokenInput = params({ token: p.string() });
 export type RunnerTokenInput = InferShape<typeof RunnerTokenInput.shape>;
 
+export const VerifyRunnerInput = params({ token: p.string(), system_id: p.string().optional() });
+export type VerifyRunnerInput = InferShape<typeof VerifyRunnerInput.shape>;
+
 export const RequestJobInput = params({
   token: p.string(),
   last_update: p.string().optional(),
-  info: p.json().optional(),
+  info: runnerInfo.optional(),
   session: p.json().optional(),
   system_id: p.string().optional(),
   job_age: p.integer().optional(),

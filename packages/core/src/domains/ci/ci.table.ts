@@ -17,10 +17,29 @@ export interface CiRunnerTable {
   maintenance_note: string | null;
   registration_type: Generated<string>; // authenticated_user | registration_token
   creator_id: number | null;
+  /** `info[name]` at registration. */
+  name: string | null;
   contacted_at: string | null;
   created_at: string;
 }
 export type CiRunnerRow = Selectable<CiRunnerTable>;
+
+/** A runner process (GitLab's runner manager), told apart by the `system_id` it sends. */
+export interface CiRunnerManagerTable {
+  id: Generated<number>;
+  runner_id: number;
+  /** The runner's `system_id`, or `<legacy>` when it sends none. */
+  system_xid: string;
+  version: string | null;
+  revision: string | null;
+  platform: string | null;
+  architecture: string | null;
+  /** The address the runner last contacted the server from. */
+  ip_address: string | null;
+  contacted_at: string | null;
+  created_at: string;
+}
+export type CiRunnerManagerRow = Selectable<CiRunnerManagerTable>;
 
 /** Which projects or groups a project or group runner serves. */
 export interface CiRunnerScopeTable {
@@ -93,6 +112,8 @@ export interface CiJobTable {
   definition: string;
   user_id: number | null;
   runner_id: number | null;
+  /** The runner manager (process) that took the job. */
+  runner_manager_id: number | null;
   /** Digest of the CI job token; set while the job runs, cleared when it finishes. */
   token_digest: string | null;
   retried: Generated<number>;
@@ -155,6 +176,7 @@ export type CiArtifactEntryRow = Selectable<CiArtifactEntryTable>;
 declare module '../../storage/database.js' {
   interface Database {
     ci_runners: CiRunnerTable;
+    ci_runner_managers: CiRunnerManagerTable;
     ci_runner_scopes: CiRunnerScopeTable;
     ci_registration_tokens: CiRegistrationTokenTable;
     ci_pipelines: CiPipelineTable;

@@ -17,7 +17,8 @@ export { compositeStatus, nextStatusOf, AVAILABLE_STATUSES, COMPLETED_STATUSES, 
 export { processPipeline } from './process-pipeline.js';
 export { createWorkloadIn, type WorkloadInput } from './workload.js';
 export { resolveJobToken } from './job-token.js';
-export { projectRunnersToken, runnerByToken } from './runners.js';
+export { projectRunnersToken } from './runners.js';
+export { runnerByToken } from './runner-managers.js';
 export { readTrace, archiveOf } from './jobs.js';
 export {
   listPipelines,
@@ -32,10 +33,10 @@ export {
   type PipelineVariableEntity,
 } from './pipelines.js';
 export { listProjectJobs, getJob, cancelJob, retryJob, playJob, getJobTrace, currentJob } from './jobs.js';
-export { createUserRunner, registerRunner, verifyRunner, unregisterRunner, getRunner, listProjectRunners } from './runners.js';
+export { createUserRunner, registerRunner, verifyRunner, unregisterRunner, getRunner, listRunnerManagers, listProjectRunners } from './runners.js';
 export type { PipelineBasicEntity, PipelineListEntity, PipelineEntity, DetailedStatusEntity } from './pipeline.entity.js';
 export type { JobEntity, JobArtifactEntity } from './job.entity.js';
-export type { RunnerEntity, RunnerDetailsEntity, RunnerRegistrationEntity } from './runner.entity.js';
+export type { RunnerEntity, RunnerDetailsEntity, RunnerManagerEntity, RunnerRegistrationEntity } from './runner.entity.js';
 export type {
   ListPipelinesInput,
   PipelineRefInput,
@@ -48,7 +49,9 @@ export type {
   PlayJobInput,
   CreateRunnerInput,
   RegisterRunnerInput,
+  VerifyRunnerInput,
+  RunnerInfoInput,
   ListProjectRunnersInput,
   RunnerRefInput,
 } from './ci.schema.js';
-export type { CiPipelineRow, CiJobRow, CiRunnerRow, CiJobArtifactRow } from './ci.table.js';
+export type { CiPipelineRow, CiJobRow, CiRunnerRow, CiRunnerManagerRow, CiJobArtifactRow } from './ci.table.js';

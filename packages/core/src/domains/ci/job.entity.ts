@@ -6,7 +6,7 @@ import { presentCommit, type CommitEntity } from '../repository/commit.entity.js
 import type { CiJobArtifactRow, CiJobRow, CiPipelineRow } from './ci.table.js';
 import type { CiJobDefinition } from './ci-config.js';
 import { presentPipelineBasic, usersById, type PipelineBasicEntity } from './pipeline.entity.js';
-import { presentRunners, type RunnerEntity } from './runner.entity.js';
+import { presentRunnerManagers, presentRunners, type RunnerEntity, type RunnerManagerEntity } from './runner.entity.js';
 
 export interface JobArtifactEntity {
   file_type: string;
@@ -39,7 +39,8 @@ export interface JobEntity {
   artifacts_file?: { filename: string; size: number };
   artifacts: JobArtifactEntity[];
   runner: RunnerEntity | null;
-  runner_manager: null;
+  /** The runner process that took the job (GitLab's `Entities::Ci::RunnerManager`). */
+  runner_manager: RunnerManagerEntity | null;
   artifacts_expire_at: string | null;
   archived: boolean;
   tag_list: string[];
@@ -65,11 +66,13 @@ export async function presentJobs(ctx: Ctx, project: ProjectRow, rows: CiJobRow[
   if (!rows.length) return [];
   const pipelineIds = [...new Set(rows.map((r) => r.pipeline_id))];
   const runnerIds = [...new Set(rows.map((r) => r.runner_id).filter((i): i is number => i !== null))];
+  const managerIds = [...new Set(rows.map((r) => r.runner_manager_id).filter((i): i is number => i !== null))];
   const jobIds = rows.map((r) => r.id);
-  const [pipelines, users, runners, artifacts] = await Promise.all([
+  const [pipelines, users, runners, managers, artifacts] = await Promise.all([
     ctx.db.selectFrom('ci_pipelines').selectAll().where('id', 'in', pipelineIds).execute(),
     usersById(ctx, rows.map((r) => r.user_id)),
     runnerIds.length ? ctx.db.selectFrom('ci_runners').selectAll().where('id', 'in', runnerIds).execute() : Promise.resolve([]),
+    managerIds.length ? ctx.db.selectFrom('ci_runner_managers').selectAll().where('id', 'in', managerIds).execute() : Promise.resolve([]),
     ctx.db.selectFrom('ci_job_artifacts').selectAll().where('job_id', 'in', jobIds).orderBy('id').execute(),
   ]);
   const pipelineById = new Map(pipelines.map((p) => [p.id, p as CiPipelineRow]));
@@ -78,7 +81,9 @@ export async function presentJobs(ctx: Ctx, project: ProjectRow, rows: CiJobRow[
     ? await ctx.db.selectFrom('repository_commits').selectAll().where('project_id', '=', project.id).where('sha', 'in', shas).execute()
     : [];
   const commitBySha = new Map(commits.map((c) => [c.sha, c]));
-  const runnerEntities = new Map((await presentRunners(ctx, runners)).map((r) => [r.id, r]));
+  const [runnerList, managerList] = await Promise.all([presentRunners(ctx, runners), presentRunnerManagers(ctx, managers)]);
+  const runnerEntities = new Map(runnerList.map((r) => [r.id, r]));
+  const managerEntities = new Map(managerList.map((m) => [m.id, m]));
   const artifactsByJob = new Map<number, CiJobArtifactRow[]>();
   for (const a of artifacts) {
     const list = artifactsByJob.get(a.job_id) ?? [];
@@ -115,7 +120,7 @@ export async function presentJobs(ctx: Ctx, project: ProjectRow, rows: CiJobRow[
       project: { ci_job_token_scope_enabled: false },
       artifacts: own.map((a) => ({ file_type: a.file_type, size: a.size, filename: a.file_name, file_format: a.file_format })),
       runner: row.runner_id !== null ? (runnerEntities.get(row.runner_id) ?? null) : null,
-      runner_manager: null,
+      runner_manager: row.runner_manager_id !== null ? (managerEntities.get(row.runner_manager_id) ?? null) : null,
       artifacts_expire_at: archive?.expire_at ?? null,
       archived: false,
       tag_list: [...parseDefinition(row).tags].sort(),

@@ -9,11 +9,11 @@ import { nowIso } from '../../kernel/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { digestToken, randomToken } from '../../kernel/ids.js';
 import type { UploadedFile } from '../../kernel/params.js';
-import type { Reply } from '../../kernel/route.js';
+import type { Reply, RouteRequest } from '../../kernel/route.js';
 import { checkZipArchive, insertArchiveIndex } from '../artifacts/archive-index.js';
 import { ZipRejectedError } from '../artifacts/zip.js';
 import { isProtectedBranch } from '../repository/protection.js';
-import type { CiJobRow, CiRunnerRow } from './ci.table.js';
+import type { CiJobRow, CiRunnerManagerRow, CiRunnerRow } from './ci.table.js';
 import type { RequestJobInput, RunnerDownloadArtifactInput, UpdateJobInput, UploadArtifactInput } from './ci.schema.js';
 import { expiryFrom } from './durations.js';
 import { finishJob } from './job-actions.js';
@@ -21,7 +21,8 @@ import { parseDefinition } from './job.entity.js';
 import { buildJobPayload, loadPayloadContext } from './job-payload.js';
 import { archiveOf, streamArtifact, type ArtifactDownload } from './jobs.js';
 import { lockPipeline, processPipeline } from './process-pipeline.js';
-import { authenticateRunner, groupTraversalsOf } from './runners.js';
+import { authenticateRunner, heartbeatRunnerManager } from './runner-managers.js';
+import { groupTraversalsOf } from './runners.js';
 
 export const JOB_TOKEN_PREFIX = 'glcbt-';
 const BATCH = 50;
@@ -81,8 +82,8 @@ async function candidateJobs(ctx: Ctx, runner: CiRunnerRow, afterId: number, tra
 }
 
 /** POST /jobs/request: 201 with a job the runner now owns, or 204 when there is none. */
-export async function requestJob(ctx: Ctx, input: RequestJobInput): Promise<Reply> {
-  const runner = await authenticateRunner(ctx, input.token);
+export async function requestJob(ctx: Ctx, input: RequestJobInput, ip: string): Promise<Reply> {
+  const { runner, manager } = await authenticateRunner(ctx, input.token, { ip, systemId: input.system_id, info: input.info });
   if (runner.paused === 1) return { kind: 'empty', status: 204, headers: lastUpdateHeader() };
   const traversals = runner.runner_type === 'group_type' ? await groupTraversalsOf(ctx.db, runner.id) : [];
   let afterId = 0;
@@ -93,7 +94,7 @@ export async function requestJob(ctx: Ctx, input: RequestJobInput): Promise<Repl
     for (const job of batch) {
       if (!tagsMatch(runner, parseDefinition(job).tags)) continue;
       if (runner.access_level === 'ref_protected' && (job.tag === 1 || !(await isProtectedBranch(ctx.db, job.project_id, job.ref)))) continue;
-      const claimed = await claimJob(ctx, runner, job);
+      const claimed = await claimJob(ctx, runner, manager, job);
       if (claimed) {
         const payload = await buildJobPayload(ctx, await loadPayloadContext(ctx, claimed.job, claimed.token, runner));
         return { kind: 'json', status: 201, body: payload };
@@ -108,14 +109,14 @@ export async function requestJob(ctx: Ctx, input: RequestJobInput): Promise<Repl
  * Takes the job for the runner: a conditional UPDATE on `status = 'pending'`, so two runners
  * never get the same job; the pipeline's status follows in the same transaction.
  */
-async function claimJob(ctx: Ctx, runner: CiRunnerRow, job: CiJobRow): Promise<{ job: CiJobRow; token: string } | null> {
+async function claimJob(ctx: Ctx, runner: CiRunnerRow, manager: CiRunnerManagerRow, job: CiJobRow): Promise<{ job: CiJobRow; token: string } | null> {
   const token = randomToken(JOB_TOKEN_PREFIX, 24);
   const now = nowIso(ctx);
   return ctx.db.transaction().execute(async (trx) => {
     await lockPipeline(trx, job.pipeline_id);
     const done = await trx
       .updateTable('ci_jobs')
-      .set({ status: 'running', runner_id: runner.id, token_digest: digestToken(token), started_at: now, updated_at: now })
+      .set({ status: 'running', runner_id: runner.id, runner_manager_id: manager.id, token_digest: digestToken(token), started_at: now, updated_at: now })
       .where('id', '=', job.id)
       .where('status', '=', 'pending')
       .where('runner_id', 'is', null)
@@ -133,13 +134,25 @@ function jobForbidden(job: CiJobRow, reason: string): ForbiddenError {
   return err;
 }
 
-/** GitLab's `authenticate_job!`: the job exists, the token is its own, and (by default) it runs. */
-async function authenticateJob(ctx: Ctx, id: number, token: string | undefined, options: { notRunning?: string } = {}): Promise<CiJobRow> {
+/**
+ * GitLab's `authenticate_job!`: the job exists, the token is its own, and (by default) it runs.
+ * Only the runner's own reports (`heartbeat` from the address they came from) count as a
+ * contact: uploads run inside the job's environment, whose address is not the runner's.
+ */
+async function authenticateJob(
+  ctx: Ctx,
+  id: number,
+  token: string | undefined,
+  options: { notRunning?: string; heartbeatFrom?: string } = {},
+): Promise<CiJobRow> {
   const job = await ctx.db.selectFrom('ci_jobs').selectAll().where('id', '=', id).executeTakeFirst();
   if (!job || !token || job.token_digest === null || job.token_digest !== digestToken(token)) throw new ForbiddenError();
   if (job.erased_at !== null) throw new ForbiddenError('Job has been erased!');
   if (job.status !== 'running') throw jobForbidden(job, options.notRunning ?? 'Job is not running');
-  if (job.runner_id !== null) await ctx.db.updateTable('ci_runners').set({ contacted_at: nowIso(ctx) }).where('id', '=', job.runner_id).execute();
+  if (options.heartbeatFrom !== undefined) {
+    if (job.runner_id !== null) await ctx.db.updateTable('ci_runners').set({ contacted_at: nowIso(ctx) }).where('id', '=', job.runner_id).execute();
+    if (job.runner_manager_id !== null) await heartbeatRunnerManager(ctx, job.runner_manager_id, { ip: options.heartbeatFrom }, { updateContactedAt: true });
+  }
   return job;
 }
 
@@ -148,8 +161,8 @@ function jobTokenOf(input: { token?: string }, headers: Record<string, string | 
 }
 
 /** PUT /jobs/:id: the runner reports the job running, succeeded or failed. */
-export async function updateJob(ctx: Ctx, input: UpdateJobInput, headers: Record<string, string | undefined>): Promise<Reply> {
-  const job = await authenticateJob(ctx, input.id, jobTokenOf(input, headers));
+export async function updateJob(ctx: Ctx, input: UpdateJobInput, req: Pick<RouteRequest, 'headers' | 'ip'>): Promise<Reply> {
+  const job = await authenticateJob(ctx, input.id, jobTokenOf(input, req.headers), { heartbeatFrom: req.ip });
   const reply = (status: number): Reply => ({
     kind: 'text',
     status,
@@ -215,14 +228,10 @@ function maskToken(data: Buffer, token: string): Buffer {
  * PATCH /jobs/:id/trace: appends the body at the `Content-Range` start, which must be the log's
  * current length (else 416 with the length in `Range`); 202 with `Range: 0-<length>`.
  */
-export async function patchTrace(
-  ctx: Ctx,
-  input: { id: number; token?: string },
-  headers: Record<string, string | undefined>,
-  body: AsyncIterable<Uint8Array> | undefined,
-): Promise<Reply> {
+export async function patchTrace(ctx: Ctx, input: { id: number; token?: string }, req: Pick<RouteRequest, 'headers' | 'ip' | 'body'>): Promise<Reply> {
+  const { headers, body } = req;
   const token = jobTokenOf(input, headers);
-  const job = await authenticateJob(ctx, input.id, token);
+  const job = await authenticateJob(ctx, input.id, token, { heartbeatFrom: req.ip });
   const range = headers['content-range'];
   if (range === undefined) throw new BadRequestError('400 Missing header Content-Range', { raw: true });
   const m = /^(?:bytes\s+)?(\d+)-(\d+)?/.exec(range.trim());

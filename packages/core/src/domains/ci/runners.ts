@@ -15,28 +15,22 @@ import { can, traversalIds } from '../../kernel/policy.js';
 import { selectGroupByRef, selectProjectByRef } from '../accounts/lookup.js';
 import type { ProjectRow } from '../accounts/project.table.js';
 import type { CiRunnerRow, RunnerType } from './ci.table.js';
-import type { CreateRunnerInput, ListProjectRunnersInput, RegisterRunnerInput, RunnerRefInput } from './ci.schema.js';
+import type { CreateRunnerInput, ListProjectRunnersInput, RegisterRunnerInput, RunnerRefInput, VerifyRunnerInput } from './ci.schema.js';
+import { authenticateRunner, runnerByToken } from './runner-managers.js';
 import { findCiProject } from './ci-access.js';
-import { presentRunnerDetails, presentRunners, type RunnerDetailsEntity, type RunnerEntity, type RunnerRegistrationEntity } from './runner.entity.js';
+import {
+  presentRunnerDetails,
+  presentRunnerManagers,
+  presentRunners,
+  type RunnerDetailsEntity,
+  type RunnerEntity,
+  type RunnerManagerEntity,
+  type RunnerRegistrationEntity,
+} from './runner.entity.js';
 
 export const RUNNER_TOKEN_PREFIX = 'glrt-';
 export const REGISTRATION_TOKEN_PREFIX = 'GR1348941';
 const MIN_TIMEOUT = 600;
-
-/** The runner a token belongs to, or undefined. */
-export async function runnerByToken(db: Deps['db'], token: string | undefined): Promise<CiRunnerRow | undefined> {
-  if (!token) return undefined;
-  return db.selectFrom('ci_runners').selectAll().where('token_digest', '=', digestToken(token)).executeTakeFirst();
-}
-
-/** 403 unless the token is a runner's (GitLab's `authenticate_runner!`); records the contact. */
-export async function authenticateRunner(ctx: Pick<Ctx, 'db' | 'clock'>, token: string | undefined): Promise<CiRunnerRow> {
-  const runner = await runnerByToken(ctx.db, token);
-  if (!runner) throw new ForbiddenError();
-  const now = nowIso(ctx);
-  await ctx.db.updateTable('ci_runners').set({ contacted_at: now }).where('id', '=', runner.id).execute();
-  return { ...runner, contacted_at: now };
-}
 
 /**
  * The project's registration token (`runners_token`), created on first use. Safe under
@@ -81,6 +75,8 @@ export async function projectRunnersToken(deps: Pick<Deps, 'db' | 'secrets' | 'c
 
 interface RunnerAttributes {
   description?: string;
+  /** `info[name]` at registration. */
+  name?: string;
   maintenance_note?: string;
   paused?: boolean;
   locked?: boolean;
@@ -125,6 +121,7 @@ async function insertRunner(
         access_level: attributes.access_level ?? 'not_protected',
         maximum_timeout: attributes.maximum_timeout ?? null,
         maintenance_note: attributes.maintenance_note ?? null,
+        name: attributes.name ?? null,
         registration_type: options.registration,
         creator_id: options.creatorId,
         created_at: now,
@@ -180,6 +177,7 @@ export async function registerRunner(ctx: Ctx, input: RegisterRunnerInput): Prom
   if (!registration) throw new ForbiddenError();
   const attributes: RunnerAttributes = {
     description: input.description,
+    name: input.info?.name,
     maintenance_note: input.maintenance_note ?? input.maintainer_note,
     paused: input.paused ?? (input.active === undefined ? undefined : !input.active),
     locked: input.locked,
@@ -195,14 +193,18 @@ export async function registerRunner(ctx: Ctx, input: RegisterRunnerInput): Prom
   return { id: runner.id, token, token_expires_at: null };
 }
 
-/** POST /runners/verify: 403 unless the token is a runner's. */
-export async function verifyRunner(ctx: Ctx, token: string): Promise<void> {
-  await authenticateRunner(ctx, token);
+/**
+ * POST /runners/verify: 403 unless the token is a runner's. A runner created in the UI or API
+ * (`glrt-` token) counts as contacted only once it asks for jobs.
+ */
+export async function verifyRunner(ctx: Ctx, input: VerifyRunnerInput, ip: string): Promise<void> {
+  await authenticateRunner(ctx, input.token, { ip, systemId: input.system_id, updateContactedAt: !input.token.startsWith(RUNNER_TOKEN_PREFIX) });
 }
 
 /** DELETE /runners: the runner of the token removes itself. */
 export async function unregisterRunner(ctx: Ctx, token: string): Promise<void> {
-  const runner = await authenticateRunner(ctx, token);
+  const runner = await runnerByToken(ctx.db, token);
+  if (!runner) throw new ForbiddenError();
   await ctx.db.deleteFrom('ci_runners').where('id', '=', runner.id).execute();
 }
 
@@ -223,13 +225,26 @@ async function canReadRunner(ctx: Ctx, runner: CiRunnerRow): Promise<boolean> {
   return false;
 }
 
-/** GET /runners/:id: instance runners for anyone signed in; others for who may manage them. */
-export async function getRunner(ctx: Ctx, input: RunnerRefInput): Promise<RunnerDetailsEntity> {
-  const runner = await ctx.db.selectFrom('ci_runners').selectAll().where('id', '=', input.id).executeTakeFirst();
+/** GitLab's `authenticate_show_runner!`: instance runners for anyone signed in; others for who may manage them. */
+async function findShownRunner(ctx: Ctx, id: number): Promise<{ runner: CiRunnerRow; manage: boolean }> {
+  const runner = await ctx.db.selectFrom('ci_runners').selectAll().where('id', '=', id).executeTakeFirst();
   if (!runner) throw new NotFoundError('Runner');
   const manage = await canReadRunner(ctx, runner);
   if (runner.runner_type !== 'instance_type' && !manage) throw new ForbiddenError('No access granted');
+  return { runner, manage };
+}
+
+/** GET /runners/:id */
+export async function getRunner(ctx: Ctx, input: RunnerRefInput): Promise<RunnerDetailsEntity> {
+  const { runner, manage } = await findShownRunner(ctx, input.id);
   return presentRunnerDetails(ctx, runner, { showNote: manage });
+}
+
+/** GET /runners/:id/managers: every process of the runner (not paginated, as in GitLab). */
+export async function listRunnerManagers(ctx: Ctx, input: RunnerRefInput): Promise<RunnerManagerEntity[]> {
+  const { runner } = await findShownRunner(ctx, input.id);
+  const managers = await ctx.db.selectFrom('ci_runner_managers').selectAll().where('runner_id', '=', runner.id).orderBy('id').execute();
+  return presentRunnerManagers(ctx, managers);
 }
 
 /** GET /projects/:id/runners (Maintainers): the project's, its groups' and the instance's runners. */

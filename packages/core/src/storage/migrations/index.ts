@@ -20,6 +20,7 @@ import * as m014bi from './014-bulk-imports.js';
 import * as m015cm from './015-counters-metrics.js';
 import * as m016pv from './016-package-versions.js';
 import * as m017sk from './017-secret-keys.js';
+import * as m020re from './020-runner-managers-epic-issues.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -42,6 +43,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '015-counters-metrics': m015cm,
   '016-package-versions': m016pv,
   '017-secret-keys': m017sk,
+  '020-runner-managers-epic-issues': m020re,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
