@@ -60,7 +60,7 @@ export type { Credentials } from './domains/accounts/index.js';
 export {
   listUsers, getUser, currentUser, createUser, updateUser, deleteUser,
   listGroups, listSubgroups, listDescendantGroups, getGroup, createGroup, updateGroup, deleteGroup,
-  listProjects, listGroupProjects, getProject, createProject, updateProject, deleteProject,
+  listProjects, listGroupProjects, getProject, createProject, updateProject, deleteProject, listProjectUsers,
   listMembers, listAllMembers, getMember, addMember, editMember, removeMember,
   createPersonalAccessToken, listPersonalAccessTokens, getPersonalAccessToken, revokePersonalAccessToken, rotatePersonalAccessToken,
   createResourceAccessToken, listResourceAccessTokens, getResourceAccessToken, revokeResourceAccessToken, rotateResourceAccessToken,

@@ -1,4 +1,4 @@
-import type { CreateProjectInput, ListProjectsInput, ProjectEntity, ProjectSimpleEntity, UpdateProjectInput } from '@forgelet/core';
+import type { CreateProjectInput, ListProjectsInput, ListProjectUsersInput, ProjectEntity, ProjectSimpleEntity, UpdateProjectInput, UserBasicEntity } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
 import { Paginated } from '../infrastructure/paginated.js';
 import type { AtLeastOne, ListParams, ResourceId } from '../infrastructure/params.js';
@@ -9,6 +9,7 @@ export type ListProjectsParams = ListParams<ListProjectsInput>;
 export type CreateProjectParams = Omit<CreateProjectInput, 'namespace_id' | 'name' | 'path'> &
   AtLeastOne<Pick<CreateProjectInput, 'name' | 'path'>> & { namespace_id?: ResourceId };
 export type EditProjectParams = Omit<UpdateProjectInput, 'id'>;
+export type ListProjectUsersParams = ListParams<ListProjectUsersInput>;
 
 /** `/projects`. */
 export class Projects {
@@ -25,6 +26,11 @@ export class Projects {
   /** With the caller's `permissions`. */
   show(id: ResourceId): Promise<ProjectEntity> {
     return this.requester.get(endpoint`projects/${id}`);
+  }
+
+  /** Users with access to the project (its and its groups' members); `search`, `skip_users`. */
+  users(id: ResourceId, params: ListProjectUsersParams = {}): Paginated<UserBasicEntity> {
+    return new Paginated(this.requester, endpoint`projects/${id}/users`, params);
   }
 
   /** In the caller's namespace, or in `namespace_id` (a group id or path). Needs `name` or `path`. */

@@ -15,6 +15,7 @@ export type { PersonalAccessTokenEntity, ResourceAccessTokenEntity } from './tok
 export type { CreateUserInput, UpdateUserInput, ListUsersInput } from './users.js';
 export type { CreateGroupInput, UpdateGroupInput, ListGroupsInput, ListSubgroupsInput } from './groups.js';
 export type { CreateProjectInput, UpdateProjectInput, ListProjectsInput, ListGroupProjectsInput } from './projects.js';
+export type { ListProjectUsersInput } from './project-users.js';
 export type { AddMemberInput, EditMemberInput, ListMembersInput } from './members.js';
 export type { CreatePersonalAccessTokenInput, ListPersonalAccessTokensInput, CreateResourceAccessTokenInput } from './tokens.js';
 export type { UserRow } from './user.table.js';
@@ -23,6 +24,7 @@ export type { NamespaceRow } from './namespace.table.js';
 export { listUsers, getUser, currentUser, createUser, updateUser, deleteUser } from './users.js';
 export { listGroups, listSubgroups, listDescendantGroups, getGroup, createGroup, updateGroup, deleteGroup } from './groups.js';
 export { listProjects, listGroupProjects, getProject, createProject, updateProject, deleteProject } from './projects.js';
+export { listProjectUsers } from './project-users.js';
 export { listMembers, listAllMembers, getMember, addMember, editMember, removeMember } from './members.js';
 export {
   createPersonalAccessToken, listPersonalAccessTokens, getPersonalAccessToken, revokePersonalAccessToken, rotatePersonalAccessToken,

@@ -11,7 +11,8 @@ import type { NamespaceRow } from '../accounts/namespace.table.js';
 import { visibleGroupsFilter, visibleProjectsFilter } from '../accounts/visibility.queries.js';
 import { findMilestoneParent, projectGroupIds, type MilestoneParent } from './find-milestone.js';
 import type { MilestoneEntity } from './milestone.entity.js';
-import { fuzzyMatch, withinTimeframe } from './milestone-filters.js';
+import { fuzzyMatch } from '../../kernel/sql-pattern.js';
+import { withinTimeframe } from './milestone-filters.js';
 import type { ListGroupMilestonesInput, ListMilestonesInput, ListProjectMilestonesInput } from './milestone.schema.js';
 import { presentMilestones } from './present-milestones.js';
 
