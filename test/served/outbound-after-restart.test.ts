@@ -16,13 +16,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { DIALECTS, createTestDatabaseUrl, type Dialect } from '../support/databases.js';
 import { startServed, until, type ServedForgelet } from '../support/served.js';
+import { callbackReceiver } from '../support/receiver.js';
 
 const SIGNING = `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -54,15 +53,8 @@ for (const { label, dialect, node, skip } of suites) {
     let db: { url: string; drop(): Promise<void> };
     let source: ServedForgelet;
     let dest: ServedForgelet;
-    const hits: { headers: IncomingHttpHeaders; body: string }[] = [];
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c) => chunks.push(c));
-      req.on('end', () => {
-        hits.push({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-        res.end('ok');
-      });
-    });
+    const receiver = callbackReceiver();
+    const hits = receiver.hits;
 
     before(async () => {
       dataDir = mkdtempSync(join(tmpdir(), 'forgelet-restart-'));
@@ -75,11 +67,11 @@ for (const { label, dialect, node, skip } of suites) {
       await first.stop();
       dest = await startServed(dialect, { dataDir, databaseUrl: db.url, testMode: false, node });
       source = await startServed(dialect, { testMode: false, node });
-      await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+      await receiver.start();
     });
     after(async () => {
       await Promise.all([dest?.stop(), source?.stop()]);
-      await new Promise<void>((r) => receiver.close(() => r()));
+      await receiver.close();
       await db.drop();
       rmSync(dataDir, { recursive: true, force: true });
     });
@@ -119,9 +111,8 @@ for (const { label, dialect, node, skip } of suites) {
     });
 
     it('delivers a signed flow callback to a local receiver', async () => {
-      const port = (receiver.address() as AddressInfo).port;
       const hook = await dest.api('POST', '/ai/agent_workflows/flow_callbacks', {
-        body: { url: `http://127.0.0.1:${port}/hook`, name: 'recv', signing_token: SIGNING, token: 'svc' },
+        body: { url: receiver.url('/hook'), name: 'recv', signing_token: SIGNING, token: 'svc' },
       });
       assert.equal(hook.status, 201, hook.text);
       const project = await dest.api('POST', '/projects', { body: { name: 'hooks' } });

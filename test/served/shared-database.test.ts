@@ -7,13 +7,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 import { startServed, until, type ServedForgelet } from '../support/served.js';
 import { exceptionEvent } from '../server/error-tracking.helpers.js';
+import { callbackReceiver } from '../support/receiver.js';
 
 const T0 = '2030-03-04T10:00:00.000Z';
 const CI = 'build:\n  script: echo built\n';
@@ -104,19 +103,11 @@ for (const dialect of DIALECTS) {
     });
 
     it('a flow callback is delivered once, sealed by one process and opened by whichever delivers it', async () => {
-      const hits: string[] = [];
-      const receiver = createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on('data', (c) => chunks.push(c));
-        req.on('end', () => {
-          hits.push(Buffer.concat(chunks).toString('utf8'));
-          res.end('ok');
-        });
-      });
-      await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+      const receiver = callbackReceiver();
+      const hits = receiver.hits;
+      await receiver.start();
       try {
-        const port = (receiver.address() as AddressInfo).port;
-        const hook = ok(await a.api('POST', '/ai/agent_workflows/flow_callbacks', { body: { url: `http://127.0.0.1:${port}/hook`, name: 'shared', token: 'svc' } }), 201);
+        const hook = ok(await a.api('POST', '/ai/agent_workflows/flow_callbacks', { body: { url: receiver.url('/hook'), name: 'shared', token: 'svc' } }), 201);
         const flows = [];
         for (let i = 0; i < 3; i++) {
           const via = i % 2 ? b : a;
@@ -125,10 +116,10 @@ for (const dialect of DIALECTS) {
         await Promise.all([a.runDue(), b.runDue(), a.runDue(), b.runDue()]);
         await until('three deliveries', async () => hits.length >= 3);
         await new Promise((r) => setTimeout(r, 2500));
-        const ids = hits.map((h) => JSON.parse(h).data.id).sort((x, y) => x - y);
+        const ids = hits.map((h) => JSON.parse(h.body).data.id).sort((x, y) => x - y);
         assert.deepEqual(ids, flows.map((f) => f.id).sort((x, y) => x - y));
       } finally {
-        await new Promise<void>((r) => receiver.close(() => r()));
+        await receiver.close();
       }
     });
 

@@ -14,6 +14,7 @@ type Register = (program: Command, io: CliIo) => void;
  */
 const OTHER_COMMANDS: (() => Promise<Register>)[] = [
   () => import('./commands/init.js').then((m) => m.registerInitCommand),
+  () => import('./commands/secret-key.js').then((m) => m.registerSecretKeyCommands),
   () => import('./commands/token.js').then((m) => m.registerTokenCommands),
   () => import('./commands/iterations.js').then((m) => m.registerIterationCommands),
   () => import('./commands/imports.js').then((m) => m.registerImportCommands),

@@ -30,14 +30,17 @@ export function isLive(out: OutputStream, json: boolean | undefined): boolean {
   return !json && out.isTTY === true;
 }
 
+/** What a progress bar counts: bytes (shown as KiB, MiB …) or items (plain counts). */
+export type ProgressUnit = 'bytes' | 'items';
+
 /** A progress bar on one line, redrawn at most every `everyMs`; `finish` draws the last frame. */
 export class ProgressLine {
   private last = 0;
   private drawn = false;
 
   /** Opens the bar (loading Ink first when it is shown). */
-  static async open(out: OutputStream, enabled: boolean, label: string, total: number | null, everyMs = 100): Promise<ProgressLine> {
-    return new ProgressLine(out, enabled ? await loadRender() : null, label, total, everyMs);
+  static async open(out: OutputStream, enabled: boolean, label: string, total: number | null, everyMs = 100, unit: ProgressUnit = 'bytes'): Promise<ProgressLine> {
+    return new ProgressLine(out, enabled ? await loadRender() : null, label, total, everyMs, unit);
   }
 
   private constructor(
@@ -45,11 +48,14 @@ export class ProgressLine {
     /** Null when nothing is shown (not a terminal, or --json). */
     private readonly render: RenderModule | null,
     private readonly label: string,
-    private readonly total: number | null,
+    private total: number | null,
     private readonly everyMs: number,
+    private readonly unit: ProgressUnit,
   ) {}
 
-  update(done: number): void {
+  /** `total` when it became known after the bar was opened. */
+  update(done: number, total?: number): void {
+    if (total !== undefined) this.total = total;
     if (!this.render) return;
     const now = Date.now();
     if (this.drawn && now - this.last < this.everyMs) return;
@@ -70,7 +76,7 @@ export class ProgressLine {
   }
 
   private draw(render: RenderModule, done: number): void {
-    this.out.write(`${ERASE}${render.renderProgress(this.label, done, this.total, this.out.columns)}`);
+    this.out.write(`${ERASE}${render.renderProgress(this.label, done, this.total, this.out.columns, this.unit)}`);
     this.drawn = true;
   }
 }
