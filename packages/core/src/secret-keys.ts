@@ -114,15 +114,16 @@ export async function rotateSecrets(database: { db: Kysely<Database>; dialect: D
         if (database.dialect === 'postgres') batch = batch.forUpdate();
         const rows = (await batch.execute()) as { id: number; sealed: string }[];
         if (!rows.length) break;
-        for (const row of rows) {
-          let plain: string;
+        const resealed = rows.map((row) => {
           try {
-            plain = box.decrypt(row.sealed);
+            return sql`(cast(${row.id} as integer), ${box.encrypt(box.decrypt(row.sealed))})`;
           } catch (err) {
             throw new Error(`${col.table}.${col.column} of id ${row.id}: ${(err as Error).message}`);
           }
-          await any.updateTable(col.table).set({ [col.column]: box.encrypt(plain) }).where('id', '=', row.id).execute();
-        }
+        });
+        // One statement per batch (VALUES columns are column1, column2 on both dialects).
+        await sql`update ${sql.table(col.table)} set ${sql.ref(col.column)} = v.column2
+          from (values ${sql.join(resealed)}) as v where ${sql.ref(`${col.table}.id`)} = v.column1`.execute(trx);
         after = rows[rows.length - 1]!.id;
         reencrypted += rows.length;
         done += rows.length;
