@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus } from './http.js';
-import { authorize } from '../../packages/core/src/kernel/policy.js';
+import { authorize } from '../../packages/core/src/access/policy.js';
 import type { Actor } from '@forgelet/core';
 
 type User = { id: number; username: string; token: string };

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { commitFiles } from '../support/repository.js';
-import { can, CUSTOM_ROLE_ABILITIES, type Ability } from '../../packages/core/src/kernel/policy.js';
+import { can, CUSTOM_ROLE_ABILITIES, type Ability } from '../../packages/core/src/access/policy.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus, insertIssueAndMergeRequest } from './http.js';
 import { commitCi, createRunner } from './ci-support.js';
 import { buildZip, bytesOf, runPipeline } from './artifacts-support.js';

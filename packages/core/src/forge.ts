@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControllableClock, systemClock, type Clock } from './kernel/clock.js';
-import { contextFor, type Actor, type Ctx, type Deps, type ForgeConfig, type UrlBuilder } from './kernel/context.js';
+import { contextFor, type Actor, type Ctx, type Deps, type ForgeConfig, type UrlBuilder } from './access/context.js';
 import { createEgress, type Egress } from './kernel/egress.js';
 import { createSecretBox, type KeySource, type SecretBox } from './kernel/secrets.js';
 import type { Route } from './kernel/route.js';
@@ -14,7 +14,7 @@ import { migrateToLatest } from './storage/migrations/index.js';
 import { withStartupLock } from './storage/startup-lock.js';
 import { checkSecretKey } from './secret-keys.js';
 import { Queue } from './storage/queue.js';
-import { bootstrapRoot, type BootstrapResult } from './bootstrap.js';
+import { bootstrapRoot, type BootstrapResult } from './domains/accounts/bootstrap.js';
 import {
   authenticate,
   checkScopes,
@@ -47,7 +47,7 @@ import { approvalsRoutes, registerApprovalJobs } from './domains/approvals/index
 import { pipelineSchedulesRoutes, registerPipelineScheduleJobs } from './domains/pipeline-schedules/index.js';
 import { createTestHarnessRoutes } from './domains/test-harness/index.js';
 import { jobTokenScopeRoutes } from './domains/job-token-scope/index.js';
-import { applicationSettingsRoutes } from './domains/application-settings/application-settings.js';
+import { applicationSettingsRoutes } from './domains/application-settings/index.js';
 import { closeIngestBuffer, errorTrackingRoutes, registerErrorTrackingJobs } from './domains/error-tracking/index.js';
 import { packagesRoutes } from './domains/packages/index.js';
 import { deliveryRoutes, registerDelivery } from './domains/delivery/index.js';

@@ -1,14 +1,14 @@
 /** @forgelet/core: all domain logic behind injected storage, clock, blobs, secrets and egress. */
 export { createForge, createUrlBuilder, DEFAULT_LIMITS, type Forge, type ForgeOptions } from './forge.js';
-export { bootstrapRoot, ROOT_TOKEN_SCOPES, type BootstrapResult } from './bootstrap.js';
+export { bootstrapRoot, ROOT_TOKEN_SCOPES, type BootstrapResult } from './domains/accounts/bootstrap.js';
 export {
   checkSecretKey, rotateSecrets, sealedKeyIds, SecretKeyMismatchError,
   type RotationColumnReport, type RotationOptions, type RotationReport,
 } from './secret-keys.js';
-export { FORGELET_VERSION, GITLAB_COMPATIBLE_VERSION } from './version.js';
+export { FORGELET_VERSION, GITLAB_COMPATIBLE_VERSION } from './kernel/version.js';
 
 export { ControllableClock, fixedClock, systemClock, type Clock } from './kernel/clock.js';
-export { ANONYMOUS, contextFor, type Actor, type Ctx, type Deps, type ForgeConfig, type UrlBuilder } from './kernel/context.js';
+export { ANONYMOUS, contextFor, type Actor, type Ctx, type Deps, type ForgeConfig, type UrlBuilder } from './access/context.js';
 export { classifyAddress, createEgress, egressRefusal, EgressRefusedError, isNonPublicAddress, parseAddress, formatAddress, type Egress, type EgressOptions, type NonPublicKind, type ResolvedAddress } from './kernel/egress.js';
 export {
   BadRequestError,
@@ -154,11 +154,12 @@ export {
   listGroupRoles, createGroupRole, updateGroupRole, deleteGroupRole, toMemberRoleEntity, ROLE_BASE_LEVELS, MAX_ROLES_PER_GROUP,
   type MemberRoleEntity, type CreateRoleInput, type UpdateRoleInput,
 } from './domains/member-roles/index.js';
-export { CUSTOM_ROLE_ABILITIES, CUSTOM_PERMISSIONS, type CustomPermission } from './kernel/policy.js';
+export { CUSTOM_ROLE_ABILITIES, CUSTOM_PERMISSIONS, type CustomPermission } from './access/policy.js';
 
 // job token scope and instance settings
-export { jobTokenAllowed, type JobTokenScopeEntity } from './domains/job-token-scope/index.js';
-export { applicationSetting, readApplicationSettings, type ApplicationSettings } from './domains/application-settings/application-settings.js';
+export { type JobTokenScopeEntity } from './domains/job-token-scope/index.js';
+export { jobTokenAllowed } from './access/job-token-scope.js';
+export { applicationSetting, readApplicationSettings, type ApplicationSettings } from './access/application-settings.js';
 
 // error tracking
 export type * from './domains/error-tracking/index.js';

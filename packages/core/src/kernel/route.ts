@@ -4,10 +4,17 @@
  * collected table, and the OpenAPI document and the client come from the same declarations.
  */
 import type { Readable } from 'node:stream';
-import type { Ctx } from './context.js';
 import type { ResponseDecl } from './openapi.js';
 import type { Page } from './pagination.js';
 import { params as declareParams, type InferShape, type ObjectField, type Shape } from './params.js';
+
+/**
+ * What a handler receives. The kernel knows nothing of it: the access layer, which defines the
+ * request context (dependencies and actor), fills it in by augmentation (access/context.ts), so
+ * routes are typed against the real context without the kernel importing from above.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface RouteContext {}
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'HEAD';
 
@@ -79,14 +86,14 @@ export interface Route<S extends Shape = Shape> extends RouteOptions<S> {
   method: Method;
   path: string;
   params: ObjectField<S>;
-  handler: (ctx: Ctx, params: InferShape<S>, req: RouteRequest) => Promise<Reply>;
+  handler: (ctx: RouteContext, params: InferShape<S>, req: RouteRequest) => Promise<Reply>;
 }
 
 export function route<S extends Shape = {}>(
   method: Method,
   path: string,
   options: RouteOptions<S>,
-  handler: (ctx: Ctx, params: InferShape<S>, req: RouteRequest) => Promise<Reply>,
+  handler: (ctx: RouteContext, params: InferShape<S>, req: RouteRequest) => Promise<Reply>,
 ): Route<Shape> {
   const params = options.params ?? (declareParams({}) as unknown as ObjectField<S>);
   return { ...options, method, path, params, handler } as unknown as Route<Shape>;

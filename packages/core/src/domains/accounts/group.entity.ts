@@ -1,5 +1,5 @@
-import type { UrlBuilder } from '../../kernel/context.js';
-import type { NamespaceRow } from './namespace.table.js';
+import type { UrlBuilder } from '../../access/context.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
 
 export interface GroupEntity {
   id: number;

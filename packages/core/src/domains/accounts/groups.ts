@@ -1,22 +1,22 @@
 /** Groups and subgroups: `/groups`, `/groups/:id`, `/groups/:id/subgroups`, `/groups/:id/descendant_groups`. */
 import { sql, type Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { isoDate } from '../../kernel/clock.js';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../../kernel/errors.js';
-import { OWNER } from '../../kernel/access.js';
+import { OWNER } from '../../access/levels.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { authorize, requireUser } from '../../kernel/policy.js';
+import { authorize, requireUser } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import { bool } from '../../storage/dialect.js';
 import { toGroupEntity, type GroupEntity } from './group.entity.js';
-import { findGroup, selectNamespaceById } from './lookup.js';
+import { findGroup, selectNamespaceById } from '../../access/lookup.js';
 import { insertMember } from './member.queries.js';
 import { checkPath, rethrowPathTaken } from './paths.js';
 import { retireResourceTokens } from './tokens.js';
-import type { NamespaceRow } from './namespace.table.js';
-import { groupMembershipFilter, visibleGroupsFilter } from './visibility.queries.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import { groupMembershipFilter, visibleGroupsFilter } from '../../access/visibility.queries.js';
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
 const VISIBILITY_RANK: Record<string, number> = { private: 0, internal: 10, public: 20 };

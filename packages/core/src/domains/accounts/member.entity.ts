@@ -1,9 +1,9 @@
-import type { UrlBuilder } from '../../kernel/context.js';
+import type { UrlBuilder } from '../../access/context.js';
 import { toMemberRoleEntity, type MemberRoleEntity } from '../member-roles/member-role.entity.js';
 import type { MemberRoleRow } from '../member-roles/member-role.table.js';
-import type { MemberRow } from './member.table.js';
-import { toUserBasicEntity, type UserBasicEntity } from './user.entity.js';
-import type { UserRow } from './user.table.js';
+import type { MemberRow } from '../../access/member.table.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
+import type { UserRow } from '../../access/user.table.js';
 
 export interface MemberEntity extends UserBasicEntity {
   access_level: number;

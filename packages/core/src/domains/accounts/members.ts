@@ -3,22 +3,22 @@
  * direct lists, `/members/all` with inherited memberships, add, edit, remove.
  */
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
-import { ACCESS_LEVEL_NAMES, OWNER } from '../../kernel/access.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
+import { ACCESS_LEVEL_NAMES, OWNER } from '../../access/levels.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { accessLevel, authorize, traversalIds } from '../../kernel/policy.js';
+import { accessLevel, authorize, traversalIds } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
 import { memberRolesByIds, roleAssignmentErrors } from '../member-roles/member-roles.js';
-import { findGroup, findProject, findUser, selectNamespaceById } from './lookup.js';
+import { findGroup, findProject, findUser, selectNamespaceById } from '../../access/lookup.js';
 import { toMemberEntity, type MemberEntity } from './member.entity.js';
 import { insertMember } from './member.queries.js';
-import type { MemberRow } from './member.table.js';
-import type { NamespaceRow } from './namespace.table.js';
-import type { ProjectRow } from './project.table.js';
+import type { MemberRow } from '../../access/member.table.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 
 export type SourceKind = 'projects' | 'groups';
 

@@ -2,12 +2,12 @@
  * `POST /projects/:id/archive` and `/unarchive` (GitLab's `archive_project` ability: Owners,
  * or a custom role with `archive_project`). Answers 201 with the project, as GitLab does.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { p, params } from '../../kernel/params.js';
-import { authorize } from '../../kernel/policy.js';
+import { authorize } from '../../access/policy.js';
 import { created, route, type Route } from '../../kernel/route.js';
-import { findProject } from './lookup.js';
+import { findProject } from '../../access/lookup.js';
 import type { ProjectEntity } from './project.entity.js';
 import { getProject } from './projects.js';
 

@@ -4,14 +4,14 @@
  * groups, Guest and up, memberships not expired), as basic users, paginated in the database.
  */
 import { sql, type SqlBool } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { GUEST } from '../../kernel/access.js';
+import type { Ctx } from '../../access/context.js';
+import { GUEST } from '../../access/levels.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { traversalIds } from '../../kernel/policy.js';
+import { traversalIds } from '../../access/policy.js';
 import { fuzzyMatch } from '../../kernel/sql-pattern.js';
-import { findProject, selectNamespaceById } from './lookup.js';
-import { toUserBasicEntity, type UserBasicEntity } from './user.entity.js';
+import { findProject, selectNamespaceById } from '../../access/lookup.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 
 export const ListProjectUsersInput = params({
   id: p.string(),

@@ -1,9 +1,9 @@
-import type { Ctx, UrlBuilder } from '../../kernel/context.js';
+import type { Ctx, UrlBuilder } from '../../access/context.js';
 import { readmePathsOf } from '../repository/readme.js';
 import { toNamespaceEntity, type NamespaceEntity } from './group.entity.js';
-import type { NamespaceRow } from './namespace.table.js';
-import type { ProjectRow } from './project.table.js';
-import type { UserBasicEntity } from './user.entity.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import type { UserBasicEntity } from '../../access/user.entity.js';
 
 /** GitLab's BasicProjectDetails (`simple=true`). */
 export interface ProjectSimpleEntity {

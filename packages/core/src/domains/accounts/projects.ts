@@ -1,28 +1,28 @@
 /** Projects: `/projects`, `/projects/:id`, `/groups/:id/projects`. */
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { isoDate } from '../../kernel/clock.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
-import { GUEST, MAINTAINER, OWNER } from '../../kernel/access.js';
+import { GUEST, MAINTAINER, OWNER } from '../../access/levels.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { accessLevel, authorize, can, memberLevels, namespaceOf, requireUser } from '../../kernel/policy.js';
+import { accessLevel, authorize, can, memberLevels, namespaceOf, requireUser } from '../../access/policy.js';
 import { projectRunnersToken } from '../ci/runners.js';
 import { bool } from '../../storage/dialect.js';
 import { preparedQuery } from '../../storage/prepared.js';
-import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from './lookup.js';
+import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from '../../access/lookup.js';
 import { retireResourceTokens } from './tokens.js';
 import { insertMember } from './member.queries.js';
 import { checkPath, rethrowPathTaken } from './paths.js';
-import type { NamespaceRow } from './namespace.table.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
 import { presentSimpleProjects, toProjectEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
 import { readmePathOf, readmePathsOf } from '../repository/readme.js';
 import { recordCommitIn } from '../repository/write-commit.js';
-import type { ProjectRow } from './project.table.js';
-import { toUserBasicEntity } from './user.entity.js';
-import { projectMembershipFilter, projectMembershipScope, visibleProjectsFilter } from './visibility.queries.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { toUserBasicEntity } from '../../access/user.entity.js';
+import { projectMembershipFilter, projectMembershipScope, visibleProjectsFilter } from '../../access/visibility.queries.js';
 
 const VISIBILITY = ['private', 'internal', 'public'] as const;
 const VISIBILITY_RANK: Record<string, number> = { private: 0, internal: 10, public: 20 };

@@ -1,4 +1,4 @@
-import type { AccessTokenRow } from './access-token.table.js';
+import type { AccessTokenRow } from '../../access/access-token.table.js';
 
 export interface PersonalAccessTokenEntity {
   id: number;

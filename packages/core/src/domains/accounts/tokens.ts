@@ -4,16 +4,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { digestToken, randomToken } from '../../kernel/ids.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { MAX_DB_INTEGER, p, params, type InferShape } from '../../kernel/params.js';
-import { accessLevel, authorize, requireAdmin, requireUser, type Subject } from '../../kernel/policy.js';
+import { accessLevel, authorize, requireAdmin, requireUser, type Subject } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import type { AccessTokenRow } from './access-token.table.js';
-import { findGroup, findProject, findUser } from './lookup.js';
+import type { AccessTokenRow } from '../../access/access-token.table.js';
+import { findGroup, findProject, findUser } from '../../access/lookup.js';
 import { insertUserWithNamespace } from './user.queries.js';
 import { insertMember } from './member.queries.js';
 import {

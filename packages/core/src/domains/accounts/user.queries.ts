@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import type { NewUserRow, UserRow } from './user.table.js';
+import type { NewUserRow, UserRow } from '../../access/user.table.js';
 
 /** Inserts a user and its personal namespace (same transaction: pass `trx`). */
 export async function insertUserWithNamespace(

@@ -1,17 +1,17 @@
 /** Users: `/users`, `/users/:id`, `/user`. */
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ConflictError, ForbiddenError } from '../../kernel/errors.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { requireAdmin, requireUser } from '../../kernel/policy.js';
+import { requireAdmin, requireUser } from '../../access/policy.js';
 import { bool, isUniqueViolation } from '../../storage/dialect.js';
-import { findUser } from './lookup.js';
+import { findUser } from '../../access/lookup.js';
 import { insertUserWithNamespace } from './user.queries.js';
-import { hashPassword, storePasswordDigest } from './passwords.js';
-import { toUserDetailEntity, toUserEntity, type UserDetailEntity, type UserEntity } from './user.entity.js';
-import type { UserRow } from './user.table.js';
+import { hashPassword, storePasswordDigest } from '../../access/passwords.js';
+import { toUserDetailEntity, toUserEntity, type UserDetailEntity, type UserEntity } from '../../access/user.entity.js';
+import type { UserRow } from '../../access/user.table.js';
 
 const USERNAME = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]*$/;
 

@@ -2,10 +2,10 @@
  * GitLab's `ApprovalState` entity (what `/approvals`, `/approve` and `/unapprove` answer) and
  * `MergeRequestApprovalState` (`/approval_state`).
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { toGroupEntity, type GroupEntity } from '../accounts/group.entity.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import type { ApprovalState, WrappedRule } from './approval-state.js';
 import { isOverridden, loadRules, presentRule, visibleGroupIds, type ApprovalRuleEntity, type LoadedRule } from './rules.js';
 

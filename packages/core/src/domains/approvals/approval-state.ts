@@ -16,12 +16,12 @@
  *   approvals_left (CONVENTIONS §3.8).
  */
 import { sql, type Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { GUEST } from '../../kernel/access.js';
-import { accessLevel, can } from '../../kernel/policy.js';
+import type { Ctx } from '../../access/context.js';
+import { GUEST } from '../../access/levels.js';
+import { accessLevel, can } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { MergeRequestRow } from '../merge-requests/merge-request.table.js';
 import type { MergeRequestApprovalRow } from './approvals.table.js';
 import {

@@ -9,15 +9,15 @@
  *   a merged merge request gets 401. 202.
  */
 import { recordProjectActivity } from '../accounts/project-activity.js';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
-import { requireUser } from '../../kernel/policy.js';
+import { requireUser } from '../../access/policy.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
-import { verifyUserPassword } from '../accounts/passwords.js';
+import { verifyUserPassword } from '../../access/passwords.js';
 import { findMergeRequest } from '../merge-requests/find-merge-request.js';
 import type { MergeRequestRow } from '../merge-requests/merge-request.table.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import {
   presentApprovalState,
   presentMergeRequestApprovalState,

@@ -5,12 +5,12 @@
  * request has rules of its own they replace the project's in its approval state.
  * `approval_project_rule_id` copies a project rule's name, users and groups.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { can } from '../../kernel/policy.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { can } from '../../access/policy.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { findMergeRequest } from '../merge-requests/find-merge-request.js';
 import type { MergeRequestRow } from '../merge-requests/merge-request.table.js';
 import { mayApprove } from './approval-state.js';

@@ -2,7 +2,7 @@
  * What the merge request domain needs of approvals: whether merge requests are approved
  * (for `detailed_merge_status` and for merging) and whether a push is still being processed.
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import type { MergeRequestRow } from '../merge-requests/merge-request.table.js';
 import { approvalStatesOf, type SyncStatus } from './approval-state.js';
 

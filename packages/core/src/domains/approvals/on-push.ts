@@ -9,7 +9,7 @@
  *   push (the spec's automation guidance: wait until it is neither before approving).
  */
 import type { Kysely } from 'kysely';
-import type { Deps } from '../../kernel/context.js';
+import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import { settingsOfProjects } from './settings.js';
 

@@ -8,14 +8,14 @@
  * are refused here (after the model's own `report_type` presence check). With
  * `applies_to_all_protected_branches` the `protected_branch_ids` are ignored.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, can } from '../../kernel/policy.js';
+import { authorize, can } from '../../access/policy.js';
 import { bool } from '../../storage/dialect.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { CreateProjectRuleInput, ListRulesInput, ProjectRuleRefInput, UpdateProjectRuleInput } from './approvals.schema.js';
 import type { ApprovalRuleType } from './approvals.table.js';
 import {

@@ -6,12 +6,12 @@
  * `{"message":{"field":["..."]}}`.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { MINIMAL_ACCESS } from '../../kernel/access.js';
+import type { Ctx } from '../../access/context.js';
+import { MINIMAL_ACCESS } from '../../access/levels.js';
 import { BadRequestError } from '../../kernel/errors.js';
-import { canRead, namespaceOf, traversalIds } from '../../kernel/policy.js';
+import { canRead, namespaceOf, traversalIds } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { ApprovalRuleRow, ApprovalRuleType } from './approvals.table.js';
 
 type Db = Kysely<Database>;

@@ -4,14 +4,14 @@
  * the rule endpoints and the approval state.
  */
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { MINIMAL_ACCESS } from '../../kernel/access.js';
-import { canRead } from '../../kernel/policy.js';
+import type { Ctx } from '../../access/context.js';
+import { MINIMAL_ACCESS } from '../../access/levels.js';
+import { canRead } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import { toGroupEntity, type GroupEntity } from '../accounts/group.entity.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
+import type { UserRow } from '../../access/user.table.js';
 import { loadAccessEntries, type ProtectedRefAccessEntity } from '../protected-branches/protected-branch.entity.js';
 import { branchPatternMatches } from '../repository/refs.js';
 import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/repository.table.js';

@@ -5,13 +5,13 @@
  * `require_reauthentication_to_approve` (one setting, either name sets it).
  */
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
-import { authorize } from '../../kernel/policy.js';
+import { authorize } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import { bool } from '../../storage/dialect.js';
-import { findProject } from '../accounts/lookup.js';
+import { findProject } from '../../access/lookup.js';
 import type { ProjectRefInput, UpdateApprovalSettingsInput } from './approvals.schema.js';
 import type { ProjectApprovalSettingsRow } from './approvals.table.js';
 

@@ -6,9 +6,9 @@
  * pipelines follow their root pipeline.
  */
 import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { CiJobArtifactRow, CiJobRow, CiPipelineRow } from '../ci/ci.table.js';
 
 /** The job log is never an erasable artifact. */

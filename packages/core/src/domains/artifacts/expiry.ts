@@ -11,7 +11,7 @@
  * expire; the next upload starts it again.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Deps } from '../../kernel/context.js';
+import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Queue } from '../../storage/queue.js';

@@ -2,10 +2,10 @@
  * Keeping and deleting artifacts (GitLab's keep, `Ci::JobArtifacts::DeleteService` and
  * `Ci::JobArtifacts::DeleteProjectArtifactsService`). Job logs are never touched.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
-import { authorize } from '../../kernel/policy.js';
+import { authorize } from '../../access/policy.js';
 import { findCiProject, findJob } from '../ci/ci-access.js';
 import { presentJobs, type JobEntity } from '../ci/job.entity.js';
 import { availableArchive, pipelineUnlockedSql, TRACE } from './artifact-access.js';

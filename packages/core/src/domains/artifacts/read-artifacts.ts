@@ -7,13 +7,13 @@
  */
 import { Readable } from 'node:stream';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize } from '../../kernel/policy.js';
+import { authorize } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import type { DialectName } from '../../storage/dialect.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { findCiProject, findJob } from '../ci/ci-access.js';
 import type { CiArtifactEntryRow, CiJobArtifactRow } from '../ci/ci.table.js';
 import { availableArchive, latestBuildWithArtifacts, refHasPipelines } from './artifact-access.js';

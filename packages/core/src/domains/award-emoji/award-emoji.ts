@@ -3,12 +3,12 @@
  * `lib/api/award_emoji.rb`). Reading needs only the awardable to be readable; awarding a
  * signed-in user who can read it; removing the reaction's author or an admin.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { NotFoundError, PreconditionError, UnauthorizedError } from '../../kernel/errors.js';
 import { paginate, paginationParams, type Page, type PageRequest } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { requireUser } from '../../kernel/policy.js';
+import { requireUser } from '../../access/policy.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
 import { findNote, findNoteable, type NoteableSegment } from '../notes/find-note.js';
 import { toAwardEmojiEntity, type AwardEmojiEntity } from './award-emoji.entity.js';

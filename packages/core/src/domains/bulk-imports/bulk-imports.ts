@@ -1,10 +1,10 @@
 /** The migration API: start (with source checks), lists, one migration or entity, failures, cancel. */
 import { sql } from 'kysely';
-import { nowIso, type Ctx } from '../../kernel/context.js';
+import { nowIso, type Ctx } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnavailableError, UnprocessableError } from '../../kernel/errors.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { authorize, requireUser } from '../../kernel/policy.js';
+import { authorize, requireUser } from '../../access/policy.js';
 import { enqueueEntity } from './engine.js';
 import type { BulkImportEntityRow, BulkImportRow } from './bulk-import.table.js';
 import { pipelinesOf } from './pipelines.js';

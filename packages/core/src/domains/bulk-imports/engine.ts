@@ -5,7 +5,7 @@
  * so a crash repeats at most the step in flight and never writes a row twice.
  */
 import { sql, type Kysely } from 'kysely';
-import { contextFor, nowIso, type Ctx, type Deps } from '../../kernel/context.js';
+import { contextFor, nowIso, type Ctx, type Deps } from '../../access/context.js';
 import { DomainError } from '../../kernel/errors.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Database } from '../../storage/database.js';

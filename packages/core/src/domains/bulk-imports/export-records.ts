@@ -7,7 +7,7 @@
  * A few fields GitLab does not export are added where Forgelet migrates more (schedule
  * `variables`, cadence `duration_in_weeks`, iteration `sequence`): a GitLab destination ignores them.
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 
 const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, public: 20 };
 /** GitLab's integer project/subgroup creation levels. */

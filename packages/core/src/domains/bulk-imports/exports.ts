@@ -10,13 +10,13 @@
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { p, params } from '../../kernel/params.js';
-import { authorize } from '../../kernel/policy.js';
+import { authorize } from '../../access/policy.js';
 import { accepted, ok, route, type Reply, type Route } from '../../kernel/route.js';
-import { nowIso } from '../../kernel/context.js';
-import { findGroup, findProject } from '../accounts/lookup.js';
+import { nowIso } from '../../access/context.js';
+import { findGroup, findProject } from '../../access/lookup.js';
 import { gitlabRecords, selfRecord } from './export-records.js';
 
 /** GitLab's group relations Forgelet exports (`self` is the group's attributes). */

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Deps } from '../../kernel/context.js';
+import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import type { BulkImportEntityRow } from './bulk-import.table.js';
 import { isPrereleaseVersion, normalizeVersion, versionSortKey } from '../packages/index.js';

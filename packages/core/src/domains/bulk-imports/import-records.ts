@@ -4,7 +4,7 @@
  * SourceUsers), iids kept when free, labels by title, emoji, notes and state events carried along.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Deps } from '../../kernel/context.js';
+import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import { countOpenIssueChange } from '../issues/index.js';
 import type { BulkImportEntityRow } from './bulk-import.table.js';

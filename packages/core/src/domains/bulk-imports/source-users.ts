@@ -6,9 +6,9 @@
  * go to the importing user, with the original author's name noted in the text.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Deps } from '../../kernel/context.js';
+import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { UserRow } from '../../access/user.table.js';
 import type { SourceClient } from './source-client.js';
 
 /** Keys that reference a user by source id, anywhere in a record. */

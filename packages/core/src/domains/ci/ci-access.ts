@@ -1,9 +1,9 @@
 /** Lookups every CI route shares: the project (visible, CI enabled, ability held), a pipeline, a job. */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors.js';
-import { authorize, type ProjectAbility } from '../../kernel/policy.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { authorize, type ProjectAbility } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { CiJobRow, CiPipelineRow } from './ci.table.js';
 
 /** The project of a CI route: 404 when invisible, 403 without the abilities or with CI/CD disabled. */

@@ -4,12 +4,12 @@
  * pipeline, its variables (encrypted) and its jobs in one transaction, processed so the first
  * jobs are pending. Used by `POST /projects/:id/pipeline` and by pipeline schedules.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';
-import { authorize, can } from '../../kernel/policy.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { authorize, can } from '../../access/policy.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { canUpdateBranch } from '../repository/protection.js';
 import { readFileOnRef, selectBranch, selectCommit, selectTag } from '../repository/refs.js';
 import type { RepositoryCommitRow, RepositoryRefRow } from '../repository/repository.table.js';

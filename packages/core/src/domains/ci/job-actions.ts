@@ -1,7 +1,7 @@
 /** Changing jobs: retry (new rows, the old ones `retried`), cancel and play, each followed by processing. */
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import type { CiJobRow, CiPipelineRow } from './ci.table.js';
 import { lockPipeline, processPipeline } from './process-pipeline.js';

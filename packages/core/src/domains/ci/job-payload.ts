@@ -4,16 +4,16 @@
  * file's and the pipeline's, the steps, the image, the artifacts to upload and the jobs whose
  * artifacts to download first.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { traversalIds } from '../../kernel/policy.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { Ctx } from '../../access/context.js';
+import { traversalIds } from '../../access/policy.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import type { UserRow } from '../../access/user.table.js';
 import { isProtectedBranch } from '../repository/protection.js';
 import type { RepositoryCommitRow } from '../repository/repository.table.js';
 import type { CiJobRow, CiPipelineRow, CiRunnerRow } from './ci.table.js';
 import type { CiJobDefinition } from './ci-config.js';
-import { GITLAB_COMPATIBLE_VERSION } from '../../version.js';
+import { GITLAB_COMPATIBLE_VERSION } from '../../kernel/version.js';
 import { jobWebUrl, parseDefinition } from './job.entity.js';
 import { archiveOf } from './jobs.js';
 import { pipelineWebUrl } from './pipeline.entity.js';

@@ -2,9 +2,9 @@
  * CI job tokens (`glcbt-`): stored as a digest on the job, valid only while the job runs. The
  * token acts as the user who started the pipeline, on the routes that accept job tokens.
  */
-import type { Actor, Deps } from '../../kernel/context.js';
+import type { Actor, Deps } from '../../access/context.js';
 import { digestToken } from '../../kernel/ids.js';
-import type { JobTokenResolver } from '../accounts/authenticate.js';
+import type { JobTokenResolver } from '../../access/authenticate.js';
 
 export const resolveJobToken: JobTokenResolver = async (deps: Deps, token: string): Promise<Actor | null> => {
   const job = await deps.db

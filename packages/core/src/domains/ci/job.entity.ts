@@ -1,7 +1,7 @@
 /** Jobs in GitLab's JSON shapes (`Entities::Ci::JobBasic`, `Entities::Ci::Job`). */
-import type { Ctx } from '../../kernel/context.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { toUserEntity, type UserEntity } from '../accounts/user.entity.js';
+import type { Ctx } from '../../access/context.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { toUserEntity, type UserEntity } from '../../access/user.entity.js';
 import { presentCommit, type CommitEntity } from '../repository/commit.entity.js';
 import type { CiJobArtifactRow, CiJobRow, CiPipelineRow } from './ci.table.js';
 import type { CiJobDefinition } from './ci-config.js';

@@ -1,12 +1,12 @@
 /** The job endpoints (GitLab's lib/api/ci/jobs.rb) and the archive download of lib/api/ci/job_artifacts.rb. */
 import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize } from '../../kernel/policy.js';
+import { authorize } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { CiJobArtifactRow, CiJobRow } from './ci.table.js';
 import type { CancelJobInput, JobRefInput, ListProjectJobsInput, PlayJobInput } from './ci.schema.js';
 import { findCiProject, findJob } from './ci-access.js';

@@ -1,8 +1,8 @@
 /** Pipelines in GitLab's JSON shapes (`Entities::Ci::PipelineBasic`, `Pipeline`, `PipelineWithMetadata`). */
-import type { Ctx } from '../../kernel/context.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { Ctx } from '../../access/context.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
+import type { UserRow } from '../../access/user.table.js';
 import type { CiPipelineRow } from './ci.table.js';
 
 /** `Ci::PipelineBasic` (lists of schedules' pipelines, `last_pipeline`, a job's `pipeline`). */

@@ -1,12 +1,12 @@
 /** The pipeline endpoints (GitLab's lib/api/ci/pipelines.rb). */
 import { WORKLOAD_SOURCES } from './workload.js';
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { ForbiddenError, ValidationError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, can } from '../../kernel/policy.js';
-import { findProject } from '../accounts/lookup.js';
+import { authorize, can } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
 import { resolveRevision } from '../repository/refs.js';
 import type {
   CreatePipelineRequest,

@@ -5,9 +5,9 @@
  * (`[ci skip]` / `[skip ci]`). A refusal (no permission to run pipelines on the ref) leaves
  * the push alone, as in GitLab; a broken CI file gives a failed pipeline naming the error.
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { DomainError } from '../../kernel/errors.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { readFileOnRef, selectBranch, selectTag } from '../repository/refs.js';
 import { CI_CONFIG_PATH, createPipeline } from './create-pipeline.js';
 

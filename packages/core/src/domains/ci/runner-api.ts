@@ -4,8 +4,8 @@
  * uploads artifacts with the job's token, valid only while the job runs.
  */
 import { randomBytes } from 'node:crypto';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { digestToken, randomToken } from '../../kernel/ids.js';
 import type { UploadedFile } from '../../kernel/params.js';

@@ -6,8 +6,8 @@
  * the runner's details and its jobs show them (GitLab's `authenticate_runner!`, `heartbeat`).
  */
 import type { Kysely } from 'kysely';
-import type { Ctx, Deps } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx, Deps } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { ForbiddenError } from '../../kernel/errors.js';
 import { digestToken } from '../../kernel/ids.js';
 import type { Database } from '../../storage/database.js';

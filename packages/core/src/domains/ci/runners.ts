@@ -6,14 +6,14 @@
  * since maintainers see it again as the project's `runners_token`.
  */
 import { preparedQuery } from '../../storage/prepared.js';
-import type { Ctx, Deps } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx, Deps } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
 import { digestToken, randomToken } from '../../kernel/ids.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { can, traversalIds } from '../../kernel/policy.js';
-import { selectGroupByRef, selectProjectByRef } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { can, traversalIds } from '../../access/policy.js';
+import { selectGroupByRef, selectProjectByRef } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { CiRunnerRow, RunnerType } from './ci.table.js';
 import type { CreateRunnerInput, ListProjectRunnersInput, RegisterRunnerInput, RunnerRefInput, VerifyRunnerInput } from './ci.schema.js';
 import { authenticateRunner, runnerByToken } from './runner-managers.js';

@@ -4,10 +4,10 @@
  * is pending at once, so any runner serving the project can take it through `POST /jobs/request`.
  */
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import { nextIid } from '../../kernel/ids.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { selectBranch } from '../repository/refs.js';
 import type { CiJobDefinition } from './ci-config.js';
 import type { CiJobRow, CiPipelineRow } from './ci.table.js';

@@ -3,10 +3,10 @@
  * (`Entities::EnvironmentBasic`, `Entities::Environment`, `Entities::Deployment`, EE's
  * `DeploymentExtended`, `Entities::ProtectedEnvironment`).
  */
-import type { Ctx } from '../../kernel/context.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { Ctx } from '../../access/context.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/project.entity.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import type { CiJobRow } from '../ci/ci.table.js';
 import { presentJobs, type JobEntity } from '../ci/job.entity.js';
 import type { ApprovalRuleRow, DeployAccessLevelRow, DeploymentApprovalRow, DeploymentRow, EnvironmentRow, ProtectedEnvironmentRow } from './delivery.table.js';

@@ -9,13 +9,13 @@
  * (see ci-hook.ts).
  */
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, can, requireUser } from '../../kernel/policy.js';
+import { authorize, can, requireUser } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { lockPipeline, processPipeline } from '../ci/process-pipeline.js';
 import type { MergeRequestEntity } from '../merge-requests/merge-request.entity.js';
 import { presentMergeRequests } from '../merge-requests/present-merge-requests.js';

@@ -18,12 +18,12 @@
  * max(Σ deployments, 1).
  */
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, UnauthorizedError } from '../../kernel/errors.js';
-import { can } from '../../kernel/policy.js';
+import { can } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
-import { findGroup, findProject } from '../accounts/lookup.js';
+import { findGroup, findProject } from '../../access/lookup.js';
 import type { IssueRow } from '../issues/issue.table.js';
 import type { DoraMetricsInput } from './delivery.schema.js';
 import { ENVIRONMENT_TIERS } from './delivery.table.js';

@@ -1,11 +1,11 @@
 /** The environments API (GitLab's lib/api/environments.rb). */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, type ProjectAbility } from '../../kernel/policy.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { authorize, type ProjectAbility } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { presentEnvironments, type EnvironmentEntity } from './delivery.entity.js';
 import type { CreateEnvironmentInput, EnvironmentRefInput, ListEnvironmentsInput, StopEnvironmentInput, UpdateEnvironmentInput } from './delivery.schema.js';
 import type { EnvironmentRow, EnvironmentUpdate } from './delivery.table.js';

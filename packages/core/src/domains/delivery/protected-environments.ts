@@ -10,15 +10,15 @@
  * its subgroups, or not exactly one of the three keys are dropped before saving; the model
  * then needs at least one deploy access level (422 otherwise).
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, traversalIds } from '../../kernel/policy.js';
+import { authorize, traversalIds } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
-import { MAINTAINER } from '../../kernel/access.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import { findGroup } from '../accounts/lookup.js';
+import { MAINTAINER } from '../../access/levels.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import { findGroup } from '../../access/lookup.js';
 import { presentProtectedEnvironments, type ProtectedEnvironmentEntity } from './delivery.entity.js';
 import type {
   GroupProtectedEnvironmentRefInput,

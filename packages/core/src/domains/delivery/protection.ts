@@ -6,13 +6,13 @@
  * does. Protected environments are a Premium feature: below it nothing is protected.
  */
 import type { Kysely } from 'kysely';
-import { GUEST } from '../../kernel/access.js';
-import type { Deps, ForgeConfig } from '../../kernel/context.js';
-import { traversalIds } from '../../kernel/policy.js';
+import { GUEST } from '../../access/levels.js';
+import type { Deps, ForgeConfig } from '../../access/context.js';
+import { traversalIds } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import type { UserRow } from '../../access/user.table.js';
 import type { ApprovalRuleRow, DeployAccessLevelRow, DeploymentApprovalRow, ProtectedEnvironmentRow } from './delivery.table.js';
 
 type Db = Kysely<Database>;

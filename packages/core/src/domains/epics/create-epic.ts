@@ -1,10 +1,10 @@
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';
-import { authorize, can, requireUser } from '../../kernel/policy.js';
+import { authorize, can, requireUser } from '../../access/policy.js';
 import { bool } from '../../storage/dialect.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
 import { applyLabelChanges } from '../labels/index.js';
 import type { EpicEntity } from './epic.entity.js';
 import { checkEpicFields, epicLabelChanges, normalizeColor, resolveParent } from './epic-fields.js';

@@ -1,9 +1,9 @@
 /** Checks and conversions shared by creating and updating epics. */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
-import { can, traversalIds } from '../../kernel/policy.js';
+import { can, traversalIds } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
 import { normalizeLabelTitles, type LabelChanges } from '../labels/index.js';
 import { EPIC_LINKS_TIER, findReadableEpicById } from './find-epic.js';
 import type { EpicRow } from './epic.table.js';

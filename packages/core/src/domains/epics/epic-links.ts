@@ -4,10 +4,10 @@
  * Ultimate (403), and the parent is `authorize!`d (403, also for an unknown iid). Changing
  * the tree needs Guest on the parent's group (`admin_epic_relation`).
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { ConflictError, NotFoundError, UnprocessableError } from '../../kernel/errors.js';
-import { authorize, can, namespaceOf, requireUser } from '../../kernel/policy.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
+import { authorize, can, namespaceOf, requireUser } from '../../access/policy.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
 import { toLinkedEpicEntity, type EpicEntity, type LinkedEpicEntity } from './epic.entity.js';
 import { checkEpicFields, NO_MATCHING_EPIC } from './epic-fields.js';
 import { selectChildren, selectEpicById, selectIdsWithChildren, updateEpicById } from './epic.queries.js';

@@ -1,6 +1,6 @@
-import type { UrlBuilder } from '../../kernel/context.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import type { UserBasicEntity } from '../accounts/user.entity.js';
+import type { UrlBuilder } from '../../access/context.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import type { UserBasicEntity } from '../../access/user.entity.js';
 import type { EpicRow } from './epic.table.js';
 
 /** GitLab's `EE::API::Entities::Epic` (`ee/lib/api/entities/epic.rb`). */

@@ -1,9 +1,9 @@
 /** Listing, reading and deleting group epics (GitLab's `ee/lib/api/epics.rb`). */
 import { sql, type SqlBool } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, can, canRead } from '../../kernel/policy.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
+import { authorize, can, canRead } from '../../access/policy.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
 import { normalizeLabelTitles } from '../labels/index.js';
 import type { EpicEntity } from './epic.entity.js';
 import { deleteEpicById } from './epic.queries.js';

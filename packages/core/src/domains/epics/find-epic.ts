@@ -3,12 +3,12 @@
  * can't see it), then checks the license (403), then `authorize!(:read_epic, epic)`, which
  * answers 403 for an unknown iid as for an epic the caller may not read.
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { ForbiddenError } from '../../kernel/errors.js';
-import { can, canRead, namespaceOf } from '../../kernel/policy.js';
+import { can, canRead, namespaceOf } from '../../access/policy.js';
 import { requireTier, type Tier } from '../../kernel/tiers.js';
-import { findGroup } from '../accounts/lookup.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
+import { findGroup } from '../../access/lookup.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
 import { selectEpicById, selectEpicByIid } from './epic.queries.js';
 import type { EpicRow } from './epic.table.js';
 

@@ -1,7 +1,7 @@
 /** Turns epic rows into entities with a fixed number of queries. */
-import type { Ctx } from '../../kernel/context.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
+import type { Ctx } from '../../access/context.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import { selectLabelsOfTargets } from '../labels/label-links.js';
 import { toEpicEntity, type EpicEntity } from './epic.entity.js';
 import type { EpicRow } from './epic.table.js';

@@ -1,7 +1,7 @@
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
-import { authorize, can, requireUser } from '../../kernel/policy.js';
+import { authorize, can, requireUser } from '../../access/policy.js';
 import { bool } from '../../storage/dialect.js';
 import { applyLabelChanges } from '../labels/index.js';
 import { recordStateEvent } from '../state-events/index.js';

@@ -9,11 +9,11 @@
  * as Sentry answers (`{}` for an envelope without an event). Events go to the write-behind
  * buffer; the answer does not wait for the database.
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, isDomainError, NotFoundError, TooLargeError } from '../../kernel/errors.js';
 import { ok, type Reply, type RouteRequest } from '../../kernel/route.js';
 import { preparedQuery } from '../../storage/prepared.js';
-import { selectProjectByRef } from '../accounts/lookup.js';
+import { selectProjectByRef } from '../../access/lookup.js';
 import type { CollectorInput } from './error-tracking.schema.js';
 import { EnvelopeParseError, keyOfAuthHeader, keyOfDsn, parseEnvelope, parseStoreBody, type Envelope } from './envelope.js';
 import { ingestBufferOf, type PendingEvent, type PendingSession } from './ingest-writer.js';

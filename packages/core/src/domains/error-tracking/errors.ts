@@ -4,13 +4,13 @@
  * up. Every read first writes what the ingest buffer holds, so it sees every accepted event.
  */
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { ConflictError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, requireUser, type ProjectAbility } from '../../kernel/policy.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { findProject } from '../accounts/lookup.js';
+import { authorize, requireUser, type ProjectAbility } from '../../access/policy.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { findProject } from '../../access/lookup.js';
 import { createIssue, type IssueEntity } from '../issues/index.js';
 import type { ErrorRefInput, ErrorStatus, ListErrorEventsInput, ListErrorsInput, ListSessionsInput, UpdateErrorInput } from './error-tracking.schema.js';
 import type { ErrorTrackingErrorRow, ErrorTrackingEventRow } from './error-tracking.table.js';

@@ -5,7 +5,7 @@
  * run never holds a long lock.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Deps } from '../../kernel/context.js';
+import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import { ingestBufferOf, PURGE_JOB } from './ingest-writer.js';
 

@@ -5,14 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import type { Ctx, UrlBuilder } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx, UrlBuilder } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, requireUser } from '../../kernel/policy.js';
+import { authorize, requireUser } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { findProject } from '../accounts/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { findProject } from '../../access/lookup.js';
 import type { ClientKeyRefInput, ListClientKeysInput, PatchSettingsInput, ProjectRefInput, PutSettingsInput } from './error-tracking.schema.js';
 import type { ErrorTrackingClientKeyRow, ErrorTrackingSettingRow } from './error-tracking.table.js';
 import { schedulePurgeJob } from './ingest-writer.js';

@@ -8,13 +8,13 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
-import type { Ctx, Deps } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx, Deps } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { egressRefusal } from '../../kernel/egress.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnprocessableError } from '../../kernel/errors.js';
 import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
 import type { InferShape } from '../../kernel/params.js';
-import { requireAdmin, requireUser } from '../../kernel/policy.js';
+import { requireAdmin, requireUser } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import type { CreateCallbackInput } from './flows.schema.js';
 import type { AiFlowCallbackDeliveryRow, AiFlowCallbackRow, AiFlowRow } from './flows.table.js';

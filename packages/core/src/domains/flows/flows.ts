@@ -5,18 +5,18 @@
  * takes through the runner API with a token limited to the flow's privileges.
  */
 import type { Kysely } from 'kysely';
-import type { Ctx, ForgeConfig } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx, ForgeConfig } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { digestToken, randomToken } from '../../kernel/ids.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import type { InferShape } from '../../kernel/params.js';
-import { authorize, requireUser } from '../../kernel/policy.js';
+import { authorize, requireUser } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import { isPostgres } from '../../storage/migrations/helpers.js';
-import { findGroup, findProject } from '../accounts/lookup.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { findGroup, findProject } from '../../access/lookup.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { lockPipeline, processPipeline } from '../ci/process-pipeline.js';
 import { CANCELABLE_STATUSES, COMPLETED_STATUSES } from '../ci/status.js';
 import { createWorkloadIn } from '../ci/workload.js';

@@ -1,12 +1,12 @@
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { recordProjectActivity } from '../accounts/project-activity.js';
-import { nowIso } from '../../kernel/context.js';
+import { nowIso } from '../../access/context.js';
 import { ForbiddenError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';
-import { authorize, can, requireUser } from '../../kernel/policy.js';
+import { authorize, can, requireUser } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { bool } from '../../storage/dialect.js';
-import { findProject } from '../accounts/lookup.js';
+import { findProject } from '../../access/lookup.js';
 import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
 import { milestoneIdToAssign } from '../milestones/index.js';
 import type { IssueEntity } from './issue.entity.js';

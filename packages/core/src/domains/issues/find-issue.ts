@@ -1,9 +1,9 @@
 /** The issue lookup every work-item route shares (notes, reactions, state events use it). */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
-import { authorize, can } from '../../kernel/policy.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { authorize, can } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { IssueRow } from './issue.table.js';
 
 /** May the actor see this (possibly confidential) issue? Reporters, the author and assignees may. */

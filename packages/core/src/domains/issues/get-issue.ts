@@ -1,4 +1,4 @@
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { findIssue } from './find-issue.js';
 import type { IssueEntity } from './issue.entity.js';
 import { presentIssues } from './present-issues.js';

@@ -1,10 +1,10 @@
 /** Rules shared by creating and updating issues: model validation and assignees. */
-import type { Ctx } from '../../kernel/context.js';
-import { contextFor } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { contextFor } from '../../access/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
-import { canRead } from '../../kernel/policy.js';
+import { canRead } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 
 const MAX_TITLE = 255;
 const MAX_DESCRIPTION = 1_048_576;

@@ -1,7 +1,7 @@
-import type { UrlBuilder } from '../../kernel/context.js';
+import type { UrlBuilder } from '../../access/context.js';
 import { taskCompletion, taskStatus, type TaskCompletionStatus } from '../../kernel/task-list.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import type { UserBasicEntity } from '../accounts/user.entity.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import type { UserBasicEntity } from '../../access/user.entity.js';
 import type { MilestoneEntity } from '../milestones/index.js';
 import type { IssueRow } from './issue.table.js';
 

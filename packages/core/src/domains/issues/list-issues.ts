@@ -4,17 +4,17 @@
  * decided in SQL.
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import { REPORTER } from '../../kernel/access.js';
+import { REPORTER } from '../../access/levels.js';
 import { isoDate } from '../../kernel/clock.js';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { UnauthorizedError } from '../../kernel/errors.js';
 import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
-import { authorize, can } from '../../kernel/policy.js';
+import { authorize, can } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import { findGroup, findProject } from '../accounts/lookup.js';
-import { projectMembershipFilter, visibleProjectsFilter } from '../accounts/visibility.queries.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { findGroup, findProject } from '../../access/lookup.js';
+import { projectMembershipFilter, visibleProjectsFilter } from '../../access/visibility.queries.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { normalizeLabelTitles } from '../labels/index.js';
 import { milestoneFilter } from '../milestones/index.js';
 import type { IssueRow } from './issue.table.js';

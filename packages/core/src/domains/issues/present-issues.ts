@@ -1,9 +1,9 @@
 /** Turns a page of issue rows into entities with a fixed number of queries, whatever the page size. */
-import type { Ctx, UrlBuilder } from '../../kernel/context.js';
+import type { Ctx, UrlBuilder } from '../../access/context.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
+import type { UserRow } from '../../access/user.table.js';
 import { countVotesOf } from '../award-emoji/index.js';
 import { selectLabelsOfTargets } from '../labels/index.js';
 import { milestonesByIdFor } from '../milestones/index.js';

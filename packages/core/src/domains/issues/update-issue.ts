@@ -1,8 +1,8 @@
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { recordProjectActivity } from '../accounts/project-activity.js';
-import { nowIso } from '../../kernel/context.js';
+import { nowIso } from '../../access/context.js';
 import { ForbiddenError } from '../../kernel/errors.js';
-import { can, requireUser } from '../../kernel/policy.js';
+import { can, requireUser } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { bool } from '../../storage/dialect.js';
 import { applyLabelChanges, labelChangesOf, type LabelChanges } from '../labels/index.js';

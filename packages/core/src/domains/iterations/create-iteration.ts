@@ -1,5 +1,5 @@
 import { isoDate } from '../../kernel/clock.js';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';
 import { findIterationGroup } from './iteration-access.js';

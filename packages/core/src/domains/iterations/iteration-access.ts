@@ -1,9 +1,9 @@
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { ForbiddenError } from '../../kernel/errors.js';
-import { authorize, type Ability } from '../../kernel/policy.js';
+import { authorize, type Ability } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import { findGroup } from '../accounts/lookup.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import { findGroup } from '../../access/lookup.js';
 
 /**
  * The group for an iteration endpoint: 404 when the caller can't read it, then 403 when

@@ -1,13 +1,13 @@
 /** Forgelet's REST extension for iteration cadences (GitLab manages them in GraphQL only). */
 import type { Kysely } from 'kysely';
 import { isoDate } from '../../kernel/clock.js';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import type { Database } from '../../storage/database.js';
 import { bool } from '../../storage/dialect.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
 import { findIterationGroup } from './iteration-access.js';
 import { toIterationCadenceEntity, type IterationCadenceEntity } from './iteration.entity.js';
 import {

@@ -1,4 +1,4 @@
-import type { UrlBuilder } from '../../kernel/context.js';
+import type { UrlBuilder } from '../../access/context.js';
 import type { IterationCadenceRow, IterationRow } from './iteration.table.js';
 
 /** GitLab's `state_enum`: the state is computed from the dates and today's date, never stored. */

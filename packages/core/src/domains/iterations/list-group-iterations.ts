@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import { isoDate } from '../../kernel/clock.js';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { traversalIds } from '../../kernel/policy.js';
-import { visibleGroupsFilter } from '../accounts/visibility.queries.js';
+import { traversalIds } from '../../access/policy.js';
+import { visibleGroupsFilter } from '../../access/visibility.queries.js';
 import { findIterationGroup } from './iteration-access.js';
 import { toIterationEntity, type IterationEntity } from './iteration.entity.js';
 import type { ListGroupIterationsInput } from './iteration.schema.js';

@@ -6,7 +6,7 @@
  */
 import type { Kysely } from 'kysely';
 import { isoDate } from '../../kernel/clock.js';
-import type { Deps } from '../../kernel/context.js';
+import type { Deps } from '../../access/context.js';
 import { nextIid } from '../../kernel/ids.js';
 import type { Database } from '../../storage/database.js';
 import type { Queue } from '../../storage/queue.js';

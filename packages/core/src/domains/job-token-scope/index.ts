@@ -1,4 +1,4 @@
-/** CI/CD job token scope: inbound allowlists of projects and groups, and the job-token check. */
+/** CI/CD job token scope: inbound allowlists of projects and groups, managed here; the check itself is access/job-token-scope.ts. */
 export { jobTokenScopeRoutes } from './job-token-scope.routes.js';
 export {
   getJobTokenScope,
@@ -9,7 +9,5 @@ export {
   removeProjectFromAllowlist,
   addGroupToAllowlist,
   removeGroupFromAllowlist,
-  jobTokenAllowed,
-  checkJobTokenScope,
   type JobTokenScopeEntity,
 } from './job-token-scope.js';

@@ -3,18 +3,19 @@
  * of projects and groups), and the check every job-token request goes through.
  */
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { authorize, canRead, traversalIds } from '../../kernel/policy.js';
+import { authorize, canRead, traversalIds } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/project.entity.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
-import { applicationSetting } from '../application-settings/application-settings.js';
+import { inboundEnforced, settingsOf } from '../../access/job-token-scope.js';
+import { applicationSetting } from '../../access/application-settings.js';
 
 export const ProjectRefInput = params({ id: p.string() });
 export const PatchScopeInput = params({ id: p.string(), enabled: p.boolean() });
@@ -27,17 +28,6 @@ export const RemoveGroupInput = params({ id: p.string(), target_group_id: p.inte
 export interface JobTokenScopeEntity {
   inbound_enabled: boolean;
   outbound_enabled: boolean;
-}
-
-async function settingsOf(db: Kysely<Database>, projectId: number): Promise<{ inbound: boolean; outbound: boolean }> {
-  const row = await db.selectFrom('ci_job_token_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
-  return { inbound: row ? row.inbound_enabled === 1 : true, outbound: row ? row.outbound_enabled === 1 : false };
-}
-
-/** The inbound setting as it applies: the instance setting forces it on. */
-async function inboundEnforced(db: Kysely<Database>, projectId: number): Promise<boolean> {
-  if (await applicationSetting(db, 'enforce_ci_inbound_job_token_scope_enabled')) return true;
-  return (await settingsOf(db, projectId)).inbound;
 }
 
 async function managedProject(ctx: Ctx, ref: string): Promise<ProjectRow> {
@@ -147,43 +137,4 @@ export async function removeGroupFromAllowlist(ctx: Ctx, input: InferShape<typeo
     .where('target_group_id', '=', input.target_group_id)
     .executeTakeFirst();
   if (Number(removed.numDeletedRows) === 0) throw new NotFoundError(null, { exact: 'Target group is not in the job token scope' });
-}
-
-/**
- * May a job of `sourceProjectId` act on `target` with its job token? Yes when it is the same
- * project, when the target's inbound scope is off (and the instance does not enforce it), when
- * the target's allowlist names the source project, or a group containing it.
- */
-export async function jobTokenAllowed(db: Kysely<Database>, sourceProjectId: number, target: ProjectRow): Promise<boolean> {
-  if (sourceProjectId === target.id) return true;
-  if (!(await inboundEnforced(db, target.id))) return true;
-  const link = await db
-    .selectFrom('ci_job_token_project_links')
-    .select('id')
-    .where('source_project_id', '=', target.id)
-    .where('target_project_id', '=', sourceProjectId)
-    .executeTakeFirst();
-  if (link) return true;
-  const source = await db
-    .selectFrom('projects')
-    .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
-    .select(['namespaces.traversal', 'namespaces.kind'])
-    .where('projects.id', '=', sourceProjectId)
-    .executeTakeFirst();
-  if (!source || source.kind !== 'group') return false;
-  const groupIds = traversalIds(source.traversal);
-  if (!groupIds.length) return false;
-  const viaGroup = await db
-    .selectFrom('ci_job_token_group_links')
-    .select('id')
-    .where('source_project_id', '=', target.id)
-    .where('target_group_id', 'in', groupIds)
-    .executeTakeFirst();
-  return Boolean(viaGroup);
-}
-
-/** Throws GitLab's 403 when the job token of `source` may not act on `target`. */
-export async function checkJobTokenScope(db: Kysely<Database>, source: { id: number; path_with_namespace: string }, target: ProjectRow): Promise<void> {
-  if (await jobTokenAllowed(db, source.id, target)) return;
-  throw new ForbiddenError(`Authentication by CI/CD job token not allowed from ${source.path_with_namespace} to ${target.path_with_namespace}.`);
 }

@@ -1,9 +1,9 @@
 /** Resolving the group or project of a label route, and a label by id or title inside it. */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { MAX_DB_INTEGER } from '../../kernel/params.js';
-import { authorize, namespaceOf } from '../../kernel/policy.js';
-import { findGroup, findProject } from '../accounts/lookup.js';
+import { authorize, namespaceOf } from '../../access/policy.js';
+import { findGroup, findProject } from '../../access/lookup.js';
 import { labelScopeCondition, type LabelParent, type LabelScopeOptions } from './label.queries.js';
 import type { LabelRow } from './label.table.js';
 

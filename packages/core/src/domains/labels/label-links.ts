@@ -6,10 +6,10 @@
  * of the epic's group.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { namespaceOf, traversalIds } from '../../kernel/policy.js';
+import type { Ctx } from '../../access/context.js';
+import { namespaceOf, traversalIds } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { LabelRow } from './label.table.js';
 
 export type LabelTargetType = 'Issue' | 'MergeRequest' | 'Epic';

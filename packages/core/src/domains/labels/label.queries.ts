@@ -3,12 +3,12 @@
  * LabelsFinder), the keyword search, and per-page subscription and usage counts.
  */
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
-import { REPORTER } from '../../kernel/access.js';
+import { REPORTER } from '../../access/levels.js';
 import { isoDate } from '../../kernel/clock.js';
-import type { Ctx } from '../../kernel/context.js';
-import { canRead, namespaceOf, traversalIds, type Subject } from '../../kernel/policy.js';
+import type { Ctx } from '../../access/context.js';
+import { canRead, namespaceOf, traversalIds, type Subject } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import { projectMembershipFilter, visibleGroupsFilter, visibleProjectsFilter } from '../accounts/visibility.queries.js';
+import { projectMembershipFilter, visibleGroupsFilter, visibleProjectsFilter } from '../../access/visibility.queries.js';
 import type { LabelCounts } from './label.entity.js';
 
 /** Where labels are listed, created and changed: a group or a project (the policy's subject). */

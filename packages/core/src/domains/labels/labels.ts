@@ -1,6 +1,6 @@
 /** Reading labels: lists (GitLab's LabelsFinder, paged in SQL) and single labels of groups and projects. */
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import { AVAILABLE_LABELS, findLabel, findLabelParent } from './find-label.js';
 import { toLabelEntity, type LabelEntity, type ProjectLabelEntity } from './label.entity.js';

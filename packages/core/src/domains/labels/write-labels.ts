@@ -3,10 +3,10 @@
  * project labels alike. Model problems answer 400 `{"message":{"field":[…]}}` and nothing is
  * written; a title the parent already sees answers 409 `Label already exists`.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ConflictError, NotModifiedError, PreconditionError } from '../../kernel/errors.js';
-import { authorize, namespaceOf, requireUser } from '../../kernel/policy.js';
+import { authorize, namespaceOf, requireUser } from '../../access/policy.js';
 import { bool, isUniqueViolation } from '../../storage/dialect.js';
 import { AVAILABLE_LABELS, findLabel, findLabelParent, OWN_LABELS, type LabelParentKind } from './find-label.js';
 import { DEFAULT_LABEL_COLOR } from './label-links.js';

@@ -1,4 +1,4 @@
-import { CUSTOM_PERMISSIONS, type CustomPermission } from '../../kernel/policy.js';
+import { CUSTOM_PERMISSIONS, type CustomPermission } from '../../access/policy.js';
 import type { MemberRoleRow } from './member-role.table.js';
 
 /** GitLab's `API::Entities::MemberRole`: every permission flag present, false unless enabled. */

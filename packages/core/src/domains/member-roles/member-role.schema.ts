@@ -1,4 +1,4 @@
-import { CUSTOM_PERMISSIONS, type CustomPermission } from '../../kernel/policy.js';
+import { CUSTOM_PERMISSIONS, type CustomPermission } from '../../access/policy.js';
 import { p, params, type Field, type InferShape } from '../../kernel/params.js';
 
 /** Base levels a custom role may build on: Guest, Planner, Reporter, Security Manager, Developer, Maintainer, Owner. */

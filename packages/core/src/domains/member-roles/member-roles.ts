@@ -1,17 +1,17 @@
 /**
  * Custom member roles (Ultimate): a base access level plus permission flags, for the instance
  * (administrators) or for a top-level group (its Owners). What the flags allow is decided in
- * kernel/policy.ts (`CUSTOM_ROLE_ABILITIES`); roles are assigned through the members API.
+ * access/policy.ts (`CUSTOM_ROLE_ABILITIES`); roles are assigned through the members API.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
-import { ACCESS_LEVEL_NAMES } from '../../kernel/access.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
+import { ACCESS_LEVEL_NAMES } from '../../access/levels.js';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
-import { authorize, CUSTOM_PERMISSIONS, requireAdmin, traversalIds, type CustomPermission } from '../../kernel/policy.js';
+import { authorize, CUSTOM_PERMISSIONS, requireAdmin, traversalIds, type CustomPermission } from '../../access/policy.js';
 import { requireTier } from '../../kernel/tiers.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
-import { findGroup } from '../accounts/lookup.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
+import { findGroup } from '../../access/lookup.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
 import { enabledPermissions, toMemberRoleEntity, type MemberRoleEntity } from './member-role.entity.js';
 import type { CreateRoleInput, UpdateRoleInput } from './member-role.schema.js';
 import type { MemberRoleRow } from './member-role.table.js';

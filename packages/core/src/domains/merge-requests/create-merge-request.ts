@@ -1,12 +1,12 @@
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { recordProjectActivity } from '../accounts/project-activity.js';
-import { nowIso } from '../../kernel/context.js';
+import { nowIso } from '../../access/context.js';
 import { ConflictError, ForbiddenError, UnprocessableError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';
-import { authorize, canRead, requireUser } from '../../kernel/policy.js';
+import { authorize, canRead, requireUser } from '../../access/policy.js';
 import { bool } from '../../storage/dialect.js';
-import { findProject, selectProjectByRef } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { findProject, selectProjectByRef } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
 import { milestoneIdToAssign } from '../milestones/index.js';
 import type { MergeRequestDetailEntity } from './merge-request.entity.js';

@@ -1,9 +1,9 @@
 /** The merge request lookup every work-item route shares. */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
-import { authorize } from '../../kernel/policy.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { authorize } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { MergeRequestRow } from './merge-request.table.js';
 
 /** `/projects/:id/merge_requests/:merge_request_iid`: 404 `Merge Request Not Found` when missing. */

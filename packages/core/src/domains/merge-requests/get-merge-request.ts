@@ -1,5 +1,5 @@
-import type { Ctx } from '../../kernel/context.js';
-import { authorize } from '../../kernel/policy.js';
+import type { Ctx } from '../../access/context.js';
+import { authorize } from '../../access/policy.js';
 import { deleteAwardEmojiOf } from '../award-emoji/index.js';
 import { deleteTargetLabelLinks } from '../labels/index.js';
 import { deleteNoteableNotes } from '../notes/index.js';

@@ -1,16 +1,16 @@
 /** The three merge request lists: a project's, a group's (with subgroups), and the caller's. */
 import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely';
-import { REPORTER } from '../../kernel/access.js';
+import { REPORTER } from '../../access/levels.js';
 import { isoDate } from '../../kernel/clock.js';
-import type { Actor, Ctx } from '../../kernel/context.js';
+import type { Actor, Ctx } from '../../access/context.js';
 import { ForbiddenError, UnauthorizedError } from '../../kernel/errors.js';
 import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
-import { authorize, can } from '../../kernel/policy.js';
+import { authorize, can } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import { findGroup, findProject } from '../accounts/lookup.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { projectMembershipFilter } from '../accounts/visibility.queries.js';
+import { findGroup, findProject } from '../../access/lookup.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { projectMembershipFilter } from '../../access/visibility.queries.js';
 import { milestoneFilter } from '../milestones/index.js';
 import type { MergeRequestEntity } from './merge-request.entity.js';
 import type {

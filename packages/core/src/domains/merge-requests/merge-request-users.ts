@@ -1,11 +1,11 @@
 /** Assignees and reviewers: who may be named, and how many. */
 import { sql } from 'kysely';
-import { REPORTER } from '../../kernel/access.js';
+import { REPORTER } from '../../access/levels.js';
 import { isoDate } from '../../kernel/clock.js';
-import type { Ctx } from '../../kernel/context.js';
-import { namespaceOf, traversalIds } from '../../kernel/policy.js';
+import type { Ctx } from '../../access/context.js';
+import { namespaceOf, traversalIds } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 
 /**
  * The users of `ids` that may be assigned to (or review) a merge request of the project:

@@ -1,8 +1,8 @@
 /** GitLab's MergeRequestBasic (lists) and MergeRequest (one merge request) entities. */
-import type { UrlBuilder } from '../../kernel/context.js';
+import type { UrlBuilder } from '../../access/context.js';
 import { taskCompletion, type TaskCompletionStatus } from '../../kernel/task-list.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import type { UserBasicEntity } from '../accounts/user.entity.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import type { UserBasicEntity } from '../../access/user.entity.js';
 import type { PipelineBasicEntity, PipelineEntity } from '../ci/pipeline.entity.js';
 import type { MilestoneEntity } from '../milestones/index.js';
 import type { MergeRequestRow } from './merge-request.table.js';

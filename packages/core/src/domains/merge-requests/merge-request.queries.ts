@@ -1,7 +1,7 @@
 /** The queries of the merge request tables. Writers take the caller's transaction. */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { UserRow } from '../../access/user.table.js';
 import type { MergeRequestRow, MergeRequestUpdate, NewMergeRequestRow } from './merge-request.table.js';
 
 export type MergeRequestUserTableName = 'merge_request_assignees' | 'merge_request_reviewers';

@@ -1,8 +1,8 @@
 /** Builds merge request entities for a page with one query per relation, never one per row. */
-import type { Ctx } from '../../kernel/context.js';
-import { can } from '../../kernel/policy.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
+import type { Ctx } from '../../access/context.js';
+import { can } from '../../access/policy.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import { countVotesOf } from '../award-emoji/index.js';
 import { selectLabelsOfTargets } from '../labels/index.js';
 import { milestonesByIdFor } from '../milestones/index.js';

@@ -10,9 +10,9 @@
  * source whose last commit the source's history contains is deleted (the source removed it).
  */
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import {
   ancestryCte,
   insertCommitRow,

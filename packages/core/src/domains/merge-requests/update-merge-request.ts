@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import { recordProjectActivity } from '../accounts/project-activity.js';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { ConflictError } from '../../kernel/errors.js';
-import { nowIso } from '../../kernel/context.js';
-import { authorize, requireUser } from '../../kernel/policy.js';
+import { nowIso } from '../../access/context.js';
+import { authorize, requireUser } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import { bool } from '../../storage/dialect.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
 import { milestoneIdToAssign } from '../milestones/index.js';
 import { recordStateEvent } from '../state-events/index.js';

@@ -1,9 +1,9 @@
 /** Where a milestone lives (a group or a project) and the lookups every milestone route shares. */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
-import { authorize, namespaceOf, traversalIds, type Ability, type Subject } from '../../kernel/policy.js';
-import { findGroup, findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { authorize, namespaceOf, traversalIds, type Ability, type Subject } from '../../access/policy.js';
+import { findGroup, findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { selectMilestoneOf } from './milestone.queries.js';
 import type { MilestoneRow } from './milestone.table.js';
 

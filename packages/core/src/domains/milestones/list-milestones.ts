@@ -4,11 +4,11 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { isoDate } from '../../kernel/clock.js';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { traversalIds } from '../../kernel/policy.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import { visibleGroupsFilter, visibleProjectsFilter } from '../accounts/visibility.queries.js';
+import { traversalIds } from '../../access/policy.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import { visibleGroupsFilter, visibleProjectsFilter } from '../../access/visibility.queries.js';
 import { findMilestoneParent, projectGroupIds, type MilestoneParent } from './find-milestone.js';
 import type { MilestoneEntity } from './milestone.entity.js';
 import { fuzzyMatch } from '../../kernel/sql-pattern.js';

@@ -1,5 +1,5 @@
 /** A milestone's issues, merge requests and burndown events. */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { DomainError, type ErrorBody } from '../../kernel/errors.js';
 import type { Page } from '../../kernel/pagination.js';
 import { tierAtLeast } from '../../kernel/tiers.js';

@@ -1,5 +1,5 @@
 /** GitLab's `Entities::Milestone`: lists, single milestones, and the `milestone` of issues and merge requests. */
-import type { UrlBuilder } from '../../kernel/context.js';
+import type { UrlBuilder } from '../../access/context.js';
 import type { MilestoneRow } from './milestone.table.js';
 
 /** A project milestone carries `project_id`, a group milestone `group_id` (GitLab exposes only the one that is set). */

@@ -1,6 +1,6 @@
 /** Milestone entities for a page (or for the issues and merge requests of a page) in two queries at most. */
 import { isoDate } from '../../kernel/clock.js';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { toMilestoneEntity, type MilestoneEntity } from './milestone.entity.js';
 import { selectMilestonesByIds } from './milestone.queries.js';
 import type { MilestoneRow } from './milestone.table.js';

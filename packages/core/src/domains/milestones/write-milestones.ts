@@ -1,7 +1,7 @@
 /** Creating, changing and deleting milestones (GitLab's Milestones::{Create,Update,Destroy}Service). */
 import { recordProjectActivity } from '../accounts/project-activity.js';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';
 import type { Kysely } from 'kysely';

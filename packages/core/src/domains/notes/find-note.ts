@@ -1,8 +1,8 @@
 /** Noteables (issues, merge requests, snippets) and their notes, as the notes and reaction routes address them. */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
-import { can } from '../../kernel/policy.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { can } from '../../access/policy.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { findIssue } from '../issues/find-issue.js';
 import { findMergeRequest } from '../merge-requests/find-merge-request.js';
 import { findSnippet } from '../snippets/find-snippet.js';

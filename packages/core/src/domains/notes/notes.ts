@@ -1,11 +1,11 @@
 /** Notes (comments) on issues, merge requests and snippets: `/projects/:id/<noteables>/:noteable_id/notes[/:note_id]`. */
 import { recordProjectActivity } from '../accounts/project-activity.js';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, can, requireUser, type Ability, type Subject } from '../../kernel/policy.js';
-import type { UserRow } from '../accounts/user.table.js';
+import { authorize, can, requireUser, type Ability, type Subject } from '../../access/policy.js';
+import type { UserRow } from '../../access/user.table.js';
 import { findNote, findNoteable, type Noteable, type NoteableSegment } from './find-note.js';
 import { toNoteEntity, type NoteEntity } from './note.entity.js';
 import { deleteNoteById, insertNote, selectNoteableNotes, updateNoteById } from './note.queries.js';

@@ -5,14 +5,14 @@
  * Group feeds read only packages of the projects in the group the caller may read packages of.
  */
 import { sql, type ExpressionBuilder, type Expression, type SqlBool } from 'kysely';
-import { REPORTER } from '../../kernel/access.js';
-import type { Ctx } from '../../kernel/context.js';
+import { REPORTER } from '../../access/levels.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError, UnauthorizedError, type DomainError } from '../../kernel/errors.js';
-import { authorize, can, canRead, type ProjectAbility } from '../../kernel/policy.js';
-import { selectGroupByRef, selectProjectByRef } from '../accounts/lookup.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { projectMembershipFilter } from '../accounts/visibility.queries.js';
+import { authorize, can, canRead, type ProjectAbility } from '../../access/policy.js';
+import { selectGroupByRef, selectProjectByRef } from '../../access/lookup.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { projectMembershipFilter } from '../../access/visibility.queries.js';
 import type { Database } from '../../storage/database.js';
 
 export const PACKAGES_REALM = 'Basic realm="GitLab Packages Registry"';

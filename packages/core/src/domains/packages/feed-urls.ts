@@ -3,7 +3,7 @@
  * group, id or path, `nuget` or `pkgfeed`), so a client configured with either spelling keeps
  * using it; package content always lives under the owning project's prefix.
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import type { RouteRequest } from '../../kernel/route.js';
 
 /** The path segment real clients use (`nuget`) and the spec's name for it. */

@@ -4,8 +4,8 @@
  */
 import { sql } from 'kysely';
 import type { Readable } from 'node:stream';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import type { RouteRequest } from '../../kernel/route.js';
 import { existingGroup, existingProject, feedGroup, feedProject, scopeFilter, type FeedScope } from './feed-access.js';

@@ -1,5 +1,5 @@
 /** GitLab's package and package file entities (the generic `/packages` API). */
-import type { UrlBuilder } from '../../kernel/context.js';
+import type { UrlBuilder } from '../../access/context.js';
 import type { PackageFileRow, PackageRow } from './packages.table.js';
 
 export interface PackageTagEntity {

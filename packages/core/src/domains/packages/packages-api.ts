@@ -4,14 +4,14 @@
  * Standard API authentication; lists paginate in SQL.
  */
 import { sql } from 'kysely';
-import { REPORTER } from '../../kernel/access.js';
-import type { Ctx } from '../../kernel/context.js';
+import { REPORTER } from '../../access/levels.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, can } from '../../kernel/policy.js';
-import { findGroup, findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { projectMembershipFilter } from '../accounts/visibility.queries.js';
+import { authorize, can } from '../../access/policy.js';
+import { findGroup, findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { projectMembershipFilter } from '../../access/visibility.queries.js';
 import { destroyPackage } from './feed.js';
 import { presentPackage, presentPackageFile, presentPackageVersion, type PackageDetailsEntity, type PackageEntity, type PackageFileEntity } from './package.entity.js';
 import type { ListGroupPackagesInput, ListPackagesInput, PackageRefInput, PackageFilesInput } from './packages.schema.js';

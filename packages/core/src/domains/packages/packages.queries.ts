@@ -1,8 +1,8 @@
 /** The package domain's SQL: lookups by name and version, files, settings. */
 import type { Kysely } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
-import { traversalIds } from '../../kernel/policy.js';
+import { traversalIds } from '../../access/policy.js';
 import type { FeedScope } from './feed-access.js';
 import { scopeFilter } from './feed-access.js';
 import { normalizeVersion } from './nuget-version.js';

@@ -4,11 +4,11 @@
  * by group Maintainers and up. A project's packages follow the settings of its nearest group
  * that has them; defaults otherwise (duplicates allowed, symbol server on).
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
-import { authorize } from '../../kernel/policy.js';
-import { findGroup } from '../accounts/lookup.js';
+import { authorize } from '../../access/policy.js';
+import { findGroup } from '../../access/lookup.js';
 import { selectSettingsRow, settingsOf, type PackageSettings } from './packages.queries.js';
 
 export type PackageSettingsEntity = PackageSettings;

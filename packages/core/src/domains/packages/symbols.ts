@@ -4,13 +4,13 @@
  * is what a debugger proves it knows. The `.pdb` is streamed out of its symbol package.
  */
 import type { Readable } from 'node:stream';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { openZipEntry } from '../artifacts/zip.js';
 import { existingGroup, existingProject } from './feed-access.js';
 import type { FeedOwner } from './feed.js';
 import { selectSettingsRow, settingsForProject, settingsOf } from './packages.queries.js';
-import { traversalIds } from '../../kernel/policy.js';
+import { traversalIds } from '../../access/policy.js';
 
 const CHECKSUM_RE = /SHA256:([a-f0-9]{64})/gi;
 

@@ -6,8 +6,8 @@
  * it. Anything refused leaves nothing behind: the server deletes unclaimed uploads.
  */
 import { randomBytes } from 'node:crypto';
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import type { UploadedFile } from '../../kernel/params.js';
 import type { RouteRequest } from '../../kernel/route.js';
@@ -19,7 +19,7 @@ import { invalidPackage, readPackageArchive, type NuspecMetadata } from './nuspe
 import { pdbIdentity } from './pdb.js';
 import { FILE_PACKAGE, FILE_SYMBOLS, NUGET, selectPackageVersion, settingsForProject, type PackageSettings } from './packages.queries.js';
 import type { PackageRow } from './packages.table.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 
 /** GitLab's default `nuget_max_file_size`. */
 export const MAX_PACKAGE_BYTES = 500 * 1024 * 1024;

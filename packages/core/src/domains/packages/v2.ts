@@ -8,9 +8,9 @@
  * paged in SQL with `$skip`/`$top`.
  */
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { ValidationError } from '../../kernel/errors.js';
-import { can } from '../../kernel/policy.js';
+import { can } from '../../access/policy.js';
 import type { RouteRequest } from '../../kernel/route.js';
 import { existingGroup, existingProject, feedProject } from './feed-access.js';
 import { enc, feedUrls, packageContentUrl } from './feed-urls.js';
@@ -19,7 +19,7 @@ import { formatVersion, isValidPackageName, normalizeVersion } from './nuget-ver
 import type { NuspecDependencyGroup } from './nuspec.js';
 import { INSTALLABLE, NUGET } from './packages.queries.js';
 import type { PackageRow } from './packages.table.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 
 export const XML_TYPE = 'application/xml; charset=utf-8';
 const DECL = '<?xml version="1.0" encoding="UTF-8"?>';

@@ -3,12 +3,12 @@
  * Every save recomputes `next_run_at` (GitLab's `before_save :set_next_run_at`) and moves the
  * schedule's run job to it in the same transaction.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ValidationError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { requireUser } from '../../kernel/policy.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { requireUser } from '../../access/policy.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { selectBranch, selectTag } from '../repository/refs.js';
 import { isValidCron, resolveTimeZone } from './cron.js';
 import type { PipelineScheduleDetailsEntity, PipelineScheduleEntity } from './pipeline-schedule.entity.js';

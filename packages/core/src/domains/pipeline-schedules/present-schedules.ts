@@ -1,7 +1,7 @@
 /** Turning schedule rows into GitLab's JSON, with owners, inputs and last pipelines loaded per page. */
-import type { Ctx } from '../../kernel/context.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
+import type { Ctx } from '../../access/context.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import { presentSchedulePipelines } from './schedule-pipelines.js';
 import {
   toInputEntity,

@@ -14,13 +14,13 @@
  * caller, leaving `next_run_at` alone (GitLab's RunPipelineScheduleWorker without `scheduling`).
  */
 import { sql, type Kysely } from 'kysely';
-import { contextFor, type Deps } from '../../kernel/context.js';
+import { contextFor, type Deps } from '../../access/context.js';
 import { isDomainError } from '../../kernel/errors.js';
-import { can } from '../../kernel/policy.js';
+import { can } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import type { Queue } from '../../storage/queue.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import type { UserRow } from '../../access/user.table.js';
 import { createPipeline } from '../ci/create-pipeline.js';
 import { nextRunAt, type ScheduleTiming } from './cron.js';
 import { PLAY_JOB, playJobKey, RUN_JOB, runJobKey, selectScheduleById } from './pipeline-schedule.queries.js';

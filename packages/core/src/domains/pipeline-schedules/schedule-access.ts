@@ -12,11 +12,11 @@
  * - a custom role with `admin_cicd_variables` (the policy's `admin_pipeline_schedule_variables`)
  *   sees and manages the variables of every schedule, whoever owns it, and nothing else of it.
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { ForbiddenError, NotFoundError } from '../../kernel/errors.js';
-import { authorize, can, type ProjectAbility } from '../../kernel/policy.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { authorize, can, type ProjectAbility } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { canOnBranch } from '../repository/protection.js';
 import { selectTag } from '../repository/refs.js';
 import { selectScheduleOf } from './pipeline-schedule.queries.js';

@@ -3,10 +3,10 @@
  * schedule created, filtered as GitLab's `Ci::PipelinesFinder` does for the parameters this
  * route declares, paginated in SQL.
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { can } from '../../kernel/policy.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { can } from '../../access/policy.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { CiPipelineRow } from '../ci/ci.table.js';
 import { presentPipelineBasic } from '../ci/pipeline.entity.js';
 import { applyPipelineScope } from '../ci/pipeline-scope.js';

@@ -2,10 +2,10 @@
  * Variables of a pipeline schedule (`…/pipeline_schedules/:id/variables[/:key]`). Values are
  * encrypted at rest and passed to the pipelines the schedule creates.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { toVariableEntity, type ScheduleVariableEntity } from './pipeline-schedule.entity.js';
 import { deleteVariableById, insertVariable, selectVariable, updateVariableById } from './pipeline-schedule.queries.js';
 import type { CreateScheduleVariableInput, ScheduleVariableRefInput, UpdateScheduleVariableInput } from './pipeline-schedule.schema.js';

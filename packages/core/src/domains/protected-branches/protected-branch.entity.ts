@@ -1,5 +1,5 @@
 /** GitLab's `Entities::ProtectedBranch` and `Entities::ProtectedRefAccess` (with the EE fields). */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/repository.table.js';
 
 export interface ProtectedRefAccessEntity {

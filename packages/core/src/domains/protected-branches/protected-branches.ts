@@ -5,16 +5,16 @@
  */
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import { isoDate } from '../../kernel/clock.js';
-import { nowIso, type Ctx } from '../../kernel/context.js';
-import { MAINTAINER } from '../../kernel/access.js';
+import { nowIso, type Ctx } from '../../access/context.js';
+import { MAINTAINER } from '../../access/levels.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnprocessableError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, namespaceOf, traversalIds } from '../../kernel/policy.js';
+import { authorize, namespaceOf, traversalIds } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { canUnprotectRule } from '../repository/protection.js';
 import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/repository.table.js';
 import { presentProtectedBranch, presentProtectedBranches, type ProtectedBranchEntity } from './protected-branch.entity.js';

@@ -4,14 +4,14 @@
  * paginated query.
  */
 import { isoDate } from '../../kernel/clock.js';
-import type { Ctx } from '../../kernel/context.js';
-import { GUEST } from '../../kernel/access.js';
+import type { Ctx } from '../../access/context.js';
+import { GUEST } from '../../access/levels.js';
 import { ForbiddenError, UnauthorizedError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { accessLevel } from '../../kernel/policy.js';
-import { findGroup } from '../accounts/lookup.js';
-import type { NamespaceRow } from '../accounts/namespace.table.js';
-import { visibleProjectsFilter } from '../accounts/visibility.queries.js';
+import { accessLevel } from '../../access/policy.js';
+import { findGroup } from '../../access/lookup.js';
+import type { NamespaceRow } from '../../access/namespace.table.js';
+import { visibleProjectsFilter } from '../../access/visibility.queries.js';
 import { presentBasicRelease, presentReleases, projectViewsFor, type BasicReleaseEntity, type ReleaseEntity } from './release.entity.js';
 import type { ListGroupReleasesInput } from './release.schema.js';
 

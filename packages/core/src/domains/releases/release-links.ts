@@ -3,13 +3,13 @@
  * Destroy}Service): read by whoever reads releases, written by Developers. Model errors answer
  * 400 with the full messages, `{"message":["Name has already been taken"]}`.
  */
-import { nowIso, type Ctx } from '../../kernel/context.js';
+import { nowIso, type Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize } from '../../kernel/policy.js';
+import { authorize } from '../../access/policy.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { filepathOf, linkErrors, type LinkFields, type LinkSiblings } from './release-link.rules.js';
 import { presentLink, type ReleaseLinkEntity } from './release.entity.js';
 import { selectLinks, selectRelease } from './release.queries.js';

@@ -4,10 +4,10 @@
  * Callers who may not read the code (Guests of private projects) see no tag, commit, sources
  * or evidence, and the name `Release-<id>`, as GitLab shows them.
  */
-import type { Ctx } from '../../kernel/context.js';
-import { can } from '../../kernel/policy.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { Ctx } from '../../access/context.js';
+import { can } from '../../access/policy.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { presentCommit, type CommitEntity } from '../repository/commit.entity.js';
 import { renderDescription } from '../labels/label-format.js';
 import { presentMilestones } from '../milestones/present-milestones.js';

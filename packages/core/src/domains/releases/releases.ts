@@ -4,16 +4,16 @@
  * asset links and milestones in the same transaction.
  */
 import type { Kysely } from 'kysely';
-import { nowIso, type Ctx } from '../../kernel/context.js';
+import { nowIso, type Ctx } from '../../access/context.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, namespaceOf } from '../../kernel/policy.js';
+import { authorize, namespaceOf } from '../../access/policy.js';
 import type { Reply } from '../../kernel/route.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { resolveRevision, selectTag } from '../repository/refs.js';
 import { createTagIn, validRefName } from '../repository/write-commit.js';
 import { filepathOf, invalidLinkType, linkErrors, type LinkFields } from './release-link.rules.js';

@@ -1,6 +1,6 @@
 /** GitLab's `API::Entities::Branch`. */
-import type { Ctx } from '../../kernel/context.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { Ctx } from '../../access/context.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { presentCommit, type CommitEntity } from './commit.entity.js';
 import { ancestorsAmong } from './history.queries.js';
 import { loadBranchRules } from './protection.js';

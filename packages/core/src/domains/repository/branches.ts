@@ -4,11 +4,11 @@
  */
 import { recordProjectActivity } from '../accounts/project-activity.js';
 import { sql } from 'kysely';
-import { nowIso, type Ctx } from '../../kernel/context.js';
+import { nowIso, type Ctx } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { can } from '../../kernel/policy.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { can } from '../../access/policy.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { presentBranch, presentBranches, type BranchEntity } from './branch.entity.js';
 import type { BranchRefInput, CreateBranchInput, ListBranchesInput } from './branches.schema.js';
 import { ancestryCte, bytewise, nameSearch } from './history.queries.js';

@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { BadRequestError } from '../../kernel/errors.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { gitBlobSha, readFileOnRef, type FileAtRef } from './refs.js';
 import type { CommitStats } from './commit.entity.js';
 import type { CommitChangeKind, RepositoryRefRow } from './repository.table.js';

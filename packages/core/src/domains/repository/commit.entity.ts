@@ -1,6 +1,6 @@
 /** Commits in GitLab's JSON shapes (`API::Entities::Commit`, `CommitDetail`). */
-import type { UrlBuilder } from '../../kernel/context.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { UrlBuilder } from '../../access/context.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { RepositoryCommitRow } from './repository.table.js';
 
 export interface CommitEntity {

@@ -4,10 +4,10 @@
  * totals, only whether a next page exists.
  */
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
 import { clampPerPage, paginate, type Page } from '../../kernel/pagination.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { CommitAction } from './commit-actions.js';
 import { presentCommit, presentCommitDetail, type CommitDetailEntity, type CommitEntity, type CommitStats, type CommitWithStatsEntity } from './commit.entity.js';
 import type { CommitRefsInput, CreateCommitInput, GetCommitInput, ListCommitsInput } from './commits.schema.js';

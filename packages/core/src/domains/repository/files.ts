@@ -4,9 +4,9 @@
  * no readable files (404 `File Not Found`). Writes are one-action commits.
  */
 import { createHash } from 'node:crypto';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { CommitActionName } from './commit-actions.js';
 import type { DeleteFileInput, GetFileInput, RawFileInput, WriteFileInput } from './files.schema.js';
 import { canOnBranch } from './protection.js';

@@ -5,10 +5,10 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import type { Ctx } from '../../kernel/context.js';
-import { ADMIN, DEVELOPER, NO_ACCESS } from '../../kernel/access.js';
-import { accessLevel, can, namespaceOf } from '../../kernel/policy.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { Ctx } from '../../access/context.js';
+import { ADMIN, DEVELOPER, NO_ACCESS } from '../../access/levels.js';
+import { accessLevel, can, namespaceOf } from '../../access/policy.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { branchPatternMatches } from './refs.js';
 import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from './repository.table.js';
 

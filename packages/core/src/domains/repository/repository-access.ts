@@ -1,8 +1,8 @@
 /** The project lookups every repository route starts with: reading code, pushing code. */
-import type { Ctx } from '../../kernel/context.js';
-import { authorize } from '../../kernel/policy.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { Ctx } from '../../access/context.js';
+import { authorize } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 
 /** GitLab's `authorize_read_code!`: 404 for who can't see the project, 403 for a Guest of a private one. */
 export async function findCodeProject(ctx: Ctx, ref: string): Promise<ProjectRow> {

@@ -1,7 +1,7 @@
 /** GitLab's `API::Entities::Tag` (and its `TagRelease`). */
 import { createHash } from 'node:crypto';
-import type { Ctx } from '../../kernel/context.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import type { Ctx } from '../../access/context.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { commitsBySha } from './branch.entity.js';
 import { presentCommit, type CommitEntity } from './commit.entity.js';
 import type { RepositoryRefRow } from './repository.table.js';

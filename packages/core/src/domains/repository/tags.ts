@@ -5,7 +5,7 @@
  */
 import { recordProjectActivity } from '../accounts/project-activity.js';
 import { sql } from 'kysely';
-import { nowIso, type Ctx } from '../../kernel/context.js';
+import { nowIso, type Ctx } from '../../access/context.js';
 import { NotFoundError, PreconditionError } from '../../kernel/errors.js';
 import { clampPerPage, paginate, COUNT_LIMIT, type Page } from '../../kernel/pagination.js';
 import { bytewise, nameSearch } from './history.queries.js';

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { clampPerPage, paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';

@@ -1,10 +1,10 @@
 /** The project snippet lookup shared by snippets, notes and reactions. */
-import { GUEST } from '../../kernel/access.js';
-import type { Ctx } from '../../kernel/context.js';
+import { GUEST } from '../../access/levels.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
-import { accessLevel, authorize } from '../../kernel/policy.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
+import { accessLevel, authorize } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { selectSnippetById } from './snippet.queries.js';
 import type { SnippetRow } from './snippet.table.js';
 

@@ -1,7 +1,7 @@
-import type { UrlBuilder } from '../../kernel/context.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { UrlBuilder } from '../../access/context.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
+import type { UserRow } from '../../access/user.table.js';
 import type { SnippetRow } from './snippet.table.js';
 
 export interface SnippetFileEntity {

@@ -1,12 +1,12 @@
 /** Project snippets: `/projects/:id/snippets[/:snippet_id[/raw]]`. */
-import type { Ctx } from '../../kernel/context.js';
-import { nowIso } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
+import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, ValidationError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
-import { authorize, can, requireUser } from '../../kernel/policy.js';
-import { findProject } from '../accounts/lookup.js';
-import type { ProjectRow } from '../accounts/project.table.js';
-import type { UserRow } from '../accounts/user.table.js';
+import { authorize, can, requireUser } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import type { UserRow } from '../../access/user.table.js';
 import { deleteAwardEmojiOf } from '../award-emoji/index.js';
 import { deleteNoteableNotes } from '../notes/index.js';
 import { readableSnippet, readableSnippetVisibilities } from './find-snippet.js';

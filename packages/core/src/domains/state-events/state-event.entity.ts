@@ -1,6 +1,6 @@
-import type { UrlBuilder } from '../../kernel/context.js';
-import { toUserBasicEntity, type UserBasicEntity } from '../accounts/user.entity.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { UrlBuilder } from '../../access/context.js';
+import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
+import type { UserRow } from '../../access/user.table.js';
 import type { ResourceStateEventRow } from './state-event.table.js';
 
 export type StateEventResourceType = 'Issue' | 'MergeRequest' | 'Epic';

@@ -3,12 +3,12 @@
  * epics (GitLab's `lib/api/resource_state_events.rb`). GitLab authenticates every call, then
  * reads follow the issue, merge request and epic read rules.
  */
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { paginate, paginationParams, type Page, type PageRequest } from '../../kernel/pagination.js';
 import { params, type InferShape } from '../../kernel/params.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
-import { findGroup } from '../accounts/lookup.js';
+import { findGroup } from '../../access/lookup.js';
 import { canReadEpic, EPICS_TIER } from '../epics/find-epic.js';
 import { findIssue } from '../issues/find-issue.js';
 import { findMergeRequest } from '../merge-requests/find-merge-request.js';

@@ -1,7 +1,7 @@
 /** `GET /openapi.json`: the OpenAPI 3.1 document of every route, built once per forge and cached. */
 import { buildOpenApi } from '../../kernel/openapi.js';
 import { route, text, type Route } from '../../kernel/route.js';
-import { FORGELET_VERSION, GITLAB_COMPATIBLE_VERSION } from '../../version.js';
+import { FORGELET_VERSION, GITLAB_COMPATIBLE_VERSION } from '../../kernel/version.js';
 
 /** The route serving the document of `routes()` (read on first request, so late additions are included). */
 export function createOpenApiRoutes(routes: () => readonly Route[]): Route[] {

@@ -1,6 +1,6 @@
-import type { Ctx } from '../../kernel/context.js';
+import type { Ctx } from '../../access/context.js';
 import { ok, route } from '../../kernel/route.js';
-import { FORGELET_VERSION, GITLAB_COMPATIBLE_VERSION } from '../../version.js';
+import { FORGELET_VERSION, GITLAB_COMPATIBLE_VERSION } from '../../kernel/version.js';
 
 /** GitLab's version answer; migration sources are checked with it. */
 function versionInfo(ctx: Ctx) {

@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { ControllableClock } from '../../kernel/clock.js';
-import type { Deps } from '../../kernel/context.js';
+import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import { SnapshotStore } from '../../storage/snapshots.js';
 

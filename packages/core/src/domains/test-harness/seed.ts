@@ -18,8 +18,8 @@
  */
 import { sql } from 'kysely';
 import { isScalar, parseDocument, visit } from 'yaml';
-import type { Ctx, Deps } from '../../kernel/context.js';
-import { contextFor } from '../../kernel/context.js';
+import type { Ctx, Deps } from '../../access/context.js';
+import { contextFor } from '../../access/context.js';
 import { BadRequestError, isDomainError, STATUS_BY_CODE, type DomainError } from '../../kernel/errors.js';
 import { digestToken } from '../../kernel/ids.js';
 import { parseParams } from '../../kernel/params.js';
@@ -27,7 +27,7 @@ import type { Method, Route } from '../../kernel/route.js';
 import type { Database } from '../../storage/database.js';
 import type { Kysely } from 'kysely';
 import { insertTokenWithValue, TOKEN_SCOPES } from '../accounts/tokens.js';
-import type { UserRow } from '../accounts/user.table.js';
+import type { UserRow } from '../../access/user.table.js';
 import { DEFAULT_LABEL_COLOR } from '../labels/label-links.js';
 import { normalizeVersion } from '../packages/nuget-version.js';
 import { packageSpec, SeedPackageError, writeSeedPackage } from './seed-packages.js';

@@ -3,8 +3,8 @@
  * user alone, with its tokens kept). See storage/snapshots.ts for how each dialect copies.
  */
 import { sql } from 'kysely';
-import { bootstrapRoot } from '../../bootstrap.js';
-import type { Deps } from '../../kernel/context.js';
+import { bootstrapRoot } from '../accounts/bootstrap.js';
+import type { Deps } from '../../access/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
 import { SNAPSHOT_NAME, type SnapshotInfo } from '../../storage/snapshots.js';
 import { recountOpenIssues } from '../issues/index.js';

@@ -16,7 +16,7 @@ export type MemberRow = Selectable<MemberTable>;
 export type NewMemberRow = Insertable<MemberTable>;
 
 // This domain's tables in the database schema (storage/database.ts).
-declare module '../../storage/database.js' {
+declare module '../storage/database.js' {
   interface Database {
     members: MemberTable;
   }

@@ -5,15 +5,15 @@
  * 404 when the actor cannot even see the subject (existence hidden) and 403 when it can
  * see it but lacks the ability.
  */
-import type { NamespaceRow } from '../domains/accounts/namespace.table.js';
-import type { ProjectRow } from '../domains/accounts/project.table.js';
-import { DEVELOPER, GUEST, MAINTAINER, NO_ACCESS, OWNER, REPORTER } from './access.js';
+import type { NamespaceRow } from './namespace.table.js';
+import type { ProjectRow } from './project.table.js';
+import { DEVELOPER, GUEST, MAINTAINER, NO_ACCESS, OWNER, REPORTER } from './levels.js';
 import type { Ctx } from './context.js';
-import { ForbiddenError, NotFoundError, UnauthorizedError } from './errors.js';
-import { tierAtLeast } from './tiers.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../kernel/errors.js';
+import { tierAtLeast } from '../kernel/tiers.js';
 import { sql } from 'kysely';
 import { preparedQuery } from '../storage/prepared.js';
-import { checkJobTokenScope, jobTokenAllowed } from '../domains/job-token-scope/job-token-scope.js';
+import { checkJobTokenScope, jobTokenAllowed } from './job-token-scope.js';
 
 export type Subject = { kind: 'project'; project: ProjectRow } | { kind: 'group'; group: NamespaceRow };
 
@@ -258,10 +258,7 @@ function customAbilitiesOf(ctx: Ctx, subject: Subject, namespace: NamespaceRow, 
   return out;
 }
 
-/** Namespace ids from the root down to `traversal`'s namespace. */
-export function traversalIds(traversal: string): number[] {
-  return traversal.split('/').filter(Boolean).map(Number);
-}
+export { traversalIds } from './namespace.table.js';
 
 const selectNamespace = preparedQuery((db, id: number) => db.selectFrom('namespaces').selectAll().where('id', '=', id), { cache: true });
 

@@ -4,11 +4,11 @@
  * `find_project!` / `find_group!` do.
  */
 import { sql } from 'kysely';
-import type { Ctx } from '../../kernel/context.js';
-import { MovedError, NotFoundError } from '../../kernel/errors.js';
-import { MAX_DB_INTEGER } from '../../kernel/params.js';
-import { canRead } from '../../kernel/policy.js';
-import { preparedQuery } from '../../storage/prepared.js';
+import type { Ctx } from './context.js';
+import { MovedError, NotFoundError } from '../kernel/errors.js';
+import { MAX_DB_INTEGER } from '../kernel/params.js';
+import { canRead } from './policy.js';
+import { preparedQuery } from '../storage/prepared.js';
 import type { NamespaceRow } from './namespace.table.js';
 import type { ProjectRow } from './project.table.js';
 import type { UserRow } from './user.table.js';

@@ -28,7 +28,7 @@ export type NewUserRow = Insertable<UserTable>;
 export type UserUpdate = Updateable<UserTable>;
 
 // This domain's tables in the database schema (storage/database.ts).
-declare module '../../storage/database.js' {
+declare module '../storage/database.js' {
   interface Database {
     users: UserTable;
   }

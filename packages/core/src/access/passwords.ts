@@ -6,7 +6,7 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../storage/database.js';
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
 
@@ -43,7 +43,7 @@ export async function verifyUserPassword(db: Kysely<Database>, userId: number, p
 }
 
 // This domain's tables in the database schema (storage/database.ts).
-declare module '../../storage/database.js' {
+declare module '../storage/database.js' {
   interface Database {
     user_passwords: UserPasswordTable;
   }

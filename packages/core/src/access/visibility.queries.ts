@@ -3,9 +3,9 @@
  * that visibility is decided in the database, page by page, never in memory.
  */
 import { sql, type ExpressionBuilder, type Expression, type Kysely, type SqlBool } from 'kysely';
-import type { Actor } from '../../kernel/context.js';
-import type { Database } from '../../storage/database.js';
-import { preparedQuery } from '../../storage/prepared.js';
+import type { Actor } from './context.js';
+import type { Database } from '../storage/database.js';
+import { preparedQuery } from '../storage/prepared.js';
 
 type NsEB = ExpressionBuilder<Database & { g: Database['namespaces'] }, 'g'>;
 

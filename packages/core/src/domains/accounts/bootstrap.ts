@@ -1,9 +1,9 @@
 /** First start: the root administrator and its token. */
 import { sql } from 'kysely';
-import type { Deps } from './kernel/context.js';
-import { digestToken, randomToken } from './kernel/ids.js';
-import { insertTokenWithValue } from './domains/accounts/tokens.js';
-import { insertUserWithNamespace } from './domains/accounts/user.queries.js';
+import type { Deps } from '../../access/context.js';
+import { digestToken, randomToken } from '../../kernel/ids.js';
+import { insertTokenWithValue } from './tokens.js';
+import { insertUserWithNamespace } from './user.queries.js';
 
 export const ROOT_TOKEN_SCOPES = ['api', 'read_api', 'read_user', 'sudo', 'admin_mode', 'read_repository', 'write_repository'];
 

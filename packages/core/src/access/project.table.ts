@@ -38,7 +38,7 @@ export interface RedirectRouteTable {
 }
 
 // This domain's tables in the database schema (storage/database.ts).
-declare module '../../storage/database.js' {
+declare module '../storage/database.js' {
   interface Database {
     projects: ProjectTable;
     redirect_routes: RedirectRouteTable;

@@ -1,4 +1,4 @@
-import type { UrlBuilder } from '../../kernel/context.js';
+import type { UrlBuilder } from './context.js';
 import type { UserRow } from './user.table.js';
 
 /** GitLab's UserBasic. */

@@ -27,7 +27,7 @@ export interface JobTokenGroupLinkTable {
 }
 
 // This domain's tables in the database schema (storage/database.ts).
-declare module '../../storage/database.js' {
+declare module '../storage/database.js' {
   interface Database {
     ci_job_token_settings: JobTokenSettingsTable;
     ci_job_token_project_links: JobTokenProjectLinkTable;

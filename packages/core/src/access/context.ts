@@ -3,11 +3,11 @@ import type { Database } from '../storage/database.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { BlobStore } from '../storage/blobs.js';
 import type { Queue } from '../storage/queue.js';
-import type { UserRow } from '../domains/accounts/user.table.js';
-import type { Clock } from './clock.js';
-import type { Egress } from './egress.js';
-import type { SecretBox } from './secrets.js';
-import type { Tier } from './tiers.js';
+import type { UserRow } from './user.table.js';
+import type { Clock } from '../kernel/clock.js';
+import type { Egress } from '../kernel/egress.js';
+import type { SecretBox } from '../kernel/secrets.js';
+import type { Tier } from '../kernel/tiers.js';
 
 export interface ForgeConfig {
   /** Base URL clients reach the instance at, without a trailing slash. */
@@ -75,6 +75,11 @@ export interface Ctx extends Deps {
   actor: Actor;
   /** Per-request memo (resolved access levels, loaded namespaces). */
   cache: Map<string, unknown>;
+}
+
+// Handlers declared with `route()` in the kernel get this context.
+declare module '../kernel/route.js' {
+  interface RouteContext extends Ctx {}
 }
 
 export function contextFor(deps: Deps, actor: Actor): Ctx {

@@ -21,7 +21,7 @@ export type AccessTokenRow = Selectable<AccessTokenTable>;
 export type NewAccessTokenRow = Insertable<AccessTokenTable>;
 
 // This domain's tables in the database schema (storage/database.ts).
-declare module '../../storage/database.js' {
+declare module '../storage/database.js' {
   interface Database {
     access_tokens: AccessTokenTable;
   }

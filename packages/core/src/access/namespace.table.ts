@@ -24,12 +24,17 @@ export interface NamespaceTable {
   created_at: string;
   updated_at: string;
 }
+/** Namespace ids from the root down to `traversal`'s namespace. */
+export function traversalIds(traversal: string): number[] {
+  return traversal.split('/').filter(Boolean).map(Number);
+}
+
 export type NamespaceRow = Selectable<NamespaceTable>;
 export type NewNamespaceRow = Insertable<NamespaceTable>;
 export type NamespaceUpdate = Updateable<NamespaceTable>;
 
-// This domain's tables in the database schema (storage/database.ts).
-declare module '../../storage/database.js' {
+// The namespaces table in the database schema (storage/database.ts).
+declare module '../storage/database.js' {
   interface Database {
     namespaces: NamespaceTable;
   }

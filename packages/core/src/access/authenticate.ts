@@ -4,12 +4,12 @@
  * GitLab's `invalid_token` 401; sudo is honoured for admins with the `sudo` scope.
  */
 import { sql } from 'kysely';
-import type { Actor, Deps } from '../../kernel/context.js';
-import { ANONYMOUS } from '../../kernel/context.js';
-import { ForbiddenError, InsufficientScopeError, InvalidTokenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
-import { digestToken } from '../../kernel/ids.js';
-import { preparedQuery } from '../../storage/prepared.js';
-import type { Method } from '../../kernel/route.js';
+import type { Actor, Deps } from './context.js';
+import { ANONYMOUS } from './context.js';
+import { ForbiddenError, InsufficientScopeError, InvalidTokenError, NotFoundError, UnauthorizedError } from '../kernel/errors.js';
+import { digestToken } from '../kernel/ids.js';
+import { preparedQuery } from '../storage/prepared.js';
+import type { Method } from '../kernel/route.js';
 import type { UserRow } from './user.table.js';
 
 export interface Credentials {
