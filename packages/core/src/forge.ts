@@ -29,7 +29,7 @@ import {
 import { systemRoutes } from './domains/system/system.routes.js';
 import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
 import { issuesRoutes } from './domains/issues/index.js';
-import { mergeRequestsRoutes } from './domains/merge-requests/index.js';
+import { mergeRequestPipelineHooks, mergeRequestsRoutes } from './domains/merge-requests/index.js';
 import { notesRoutes } from './domains/notes/index.js';
 import { snippetsRoutes } from './domains/snippets/index.js';
 import { awardEmojiRoutes } from './domains/award-emoji/index.js';
@@ -38,7 +38,7 @@ import { labelsRoutes } from './domains/labels/index.js';
 import { milestonesRoutes } from './domains/milestones/index.js';
 import { iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
 import { epicsRoutes } from './domains/epics/index.js';
-import { ciRoutes, resolveJobToken } from './domains/ci/index.js';
+import { ciRoutes, registerPipelineHooks, resolveJobToken } from './domains/ci/index.js';
 import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index.js';
 import { repositoryRoutes } from './domains/repository/index.js';
 import { releasesRoutes } from './domains/releases/index.js';
@@ -50,10 +50,10 @@ import { jobTokenScopeRoutes } from './domains/job-token-scope/index.js';
 import { applicationSettingsRoutes } from './domains/application-settings/index.js';
 import { closeIngestBuffer, errorTrackingRoutes, registerErrorTrackingJobs } from './domains/error-tracking/index.js';
 import { packagesRoutes } from './domains/packages/index.js';
-import { deliveryRoutes, registerDelivery } from './domains/delivery/index.js';
+import { deliveryPipelineHooks, deliveryRoutes, registerDelivery } from './domains/delivery/index.js';
 import { memberRolesRoutes } from './domains/member-roles/index.js';
 import { bulkImportsRoutes, registerBulkImportJobs } from './domains/bulk-imports/index.js';
-import { flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
+import { flowsPipelineHooks, flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
 import { projectArchiveRoutes } from './domains/accounts/project-archive.js';
 import { sql } from 'kysely';
 
@@ -160,6 +160,11 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerPipelineScheduleJobs(deps);
   registerErrorTrackingJobs(deps);
   registerApprovalJobs(deps);
+  // A pipeline advancing moves deployments (which may hold its jobs), then flows, then the
+  // merge requests' metrics: in this order, in the pipeline's transaction.
+  registerPipelineHooks(deliveryPipelineHooks);
+  registerPipelineHooks(flowsPipelineHooks);
+  registerPipelineHooks(mergeRequestPipelineHooks);
   registerDelivery(deps);
   registerArtifactJobs(deps);
   registerBulkImportJobs(deps);

@@ -73,18 +73,19 @@ export { listStateEvents, getStateEvent } from './domains/state-events/index.js'
 export type * from './domains/merge-requests/index.js';
 export {
   createMergeRequest, getMergeRequest, updateMergeRequest, mergeMergeRequest, deleteMergeRequest,
-  listMergeRequests, listGroupMergeRequests, listProjectMergeRequests,
+  listMergeRequests, listGroupMergeRequests, listProjectMergeRequests, listMergeRequestsOfMilestone,
 } from './domains/merge-requests/index.js';
 export type { NoteEntity, CreateNoteInput, ListNotesInput, NoteRefInput, UpdateNoteInput, NoteableType, NoteableSegment } from './domains/notes/index.js';
 export type { SnippetEntity, SnippetFileEntity, CreateSnippetInput, ListSnippetsInput, SnippetRefInput, UpdateSnippetInput, SnippetVisibility } from './domains/snippets/index.js';
 export { listNotes, getNote, createNote, updateNote, deleteNote, insertSystemNote } from './domains/notes/index.js';
 export { listSnippets, getSnippet, getSnippetContent, createSnippet, updateSnippet, deleteSnippet } from './domains/snippets/index.js';
 export type * from './domains/issues/index.js';
-export { listIssues, listGroupIssues, listProjectIssues, getIssue, createIssue, updateIssue, deleteIssue } from './domains/issues/index.js';
+export {
+  listIssues, listGroupIssues, listProjectIssues, getIssue, createIssue, updateIssue, deleteIssue, listIssuesOfMilestone, listBurndownEvents,
+} from './domains/issues/index.js';
 export type * from './domains/milestones/index.js';
 export {
   listGroupMilestones, listProjectMilestones, createMilestone, getMilestone, updateMilestone, deleteMilestone,
-  listIssuesOfMilestone, listMergeRequestsOfMilestone, listBurndownEvents,
 } from './domains/milestones/index.js';
 export type * from './domains/epics/index.js';
 export {

@@ -8,7 +8,7 @@
  * - reset_approvals: bot users (project or group access tokens) who may approve; a human or
  *   a merged merge request gets 401. 202.
  */
-import { recordProjectActivity } from '../accounts/project-activity.js';
+import { recordProjectActivity } from '../../access/project-activity.js';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';

@@ -15,6 +15,7 @@ export { parseCiConfig, DEFAULT_STAGES, type CiConfig, type CiConfigResult, type
 export { parseDuration, expiryFrom } from './durations.js';
 export { compositeStatus, nextStatusOf, AVAILABLE_STATUSES, COMPLETED_STATUSES, type CiStatus } from './status.js';
 export { processPipeline } from './process-pipeline.js';
+export { registerPipelineHooks, type PipelineHooks, type ProcessedJob } from './pipeline-hooks.js';
 export { createWorkloadIn, type WorkloadInput } from './workload.js';
 export { resolveJobToken } from './job-token.js';
 export { projectRunnersToken } from './runners.js';

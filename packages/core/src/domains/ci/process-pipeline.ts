@@ -11,9 +11,7 @@ import { isPostgres } from '../../storage/migrations/helpers.js';
 import type { CiPipelineRow } from './ci.table.js';
 import type { CiJobDefinition } from './ci-config.js';
 import { COMPLETED_STATUSES, compositeStatus, nextStatusOf } from './status.js';
-import { syncJobDeployments } from '../delivery/ci-hook.js';
-import { syncFlowWorkloads } from '../flows/workload-sync.js';
-import { recordPipelineMetrics } from '../merge-requests/merge-request-metrics.js';
+import { runJobsAdvanced, runStatusChanged } from './pipeline-hooks.js';
 
 interface JobState {
   id: number;
@@ -92,9 +90,8 @@ export async function processPipeline(trx: Kysely<Database>, pipelineId: number,
       .where('id', '=', id)
       .execute();
   }
-  // Environments and deployments follow their jobs (may hold a job manual or fail it; updates `jobs`).
-  await syncJobDeployments(trx, pipelineId, jobs, now);
-  await syncFlowWorkloads(trx, pipelineId, jobs, now); // Agent flows follow their workload job.
+  // Other domains follow the jobs (deployments may hold a job manual or fail it, updating `jobs`).
+  await runJobsAdvanced(trx, pipelineId, jobs, now);
 
   const pipeline = await trx.selectFrom('ci_pipelines').selectAll().where('id', '=', pipelineId).executeTakeFirstOrThrow();
   const status = compositeStatus(jobs) ?? 'skipped';
@@ -123,7 +120,7 @@ export async function processPipeline(trx: Kysely<Database>, pipelineId: number,
   if (update.updated_at === undefined) update.updated_at = now;
   await trx.updateTable('ci_pipelines').set(update).where('id', '=', pipelineId).execute();
   const updated = { ...pipeline, ...update };
-  // Merge requests whose head pipeline this is record it starting or succeeding.
-  if (update.status) await recordPipelineMetrics(trx, pipeline.status, updated);
+  // Other domains follow the status (merge requests whose head pipeline this is record it).
+  if (update.status) await runStatusChanged(trx, pipeline.status, updated);
   return updated;
 }

@@ -16,8 +16,8 @@
 import type { Kysely } from 'kysely';
 import { BadRequestError } from '../../kernel/errors.js';
 import type { Database } from '../../storage/database.js';
-import type { CiJobDefinition } from '../ci/ci-config.js';
-import { processPipeline } from '../ci/process-pipeline.js';
+import type { CiJobDefinition } from '../ci/index.js';
+import { processPipeline, type PipelineHooks } from '../ci/index.js';
 import type { DeploymentRow, EnvironmentRow } from './delivery.table.js';
 import { insertDeployment, moveDeployment, refreshEnvironmentDays, transitionAllowed } from './deployment-flow.js';
 import { findOrCreateEnvironment, isTier } from './environment-model.js';
@@ -178,3 +178,6 @@ export async function syncJobDeployments(db: Db, pipelineId: number, jobs: JobSt
     for (const j of jobs) j.status = byId.get(j.id) ?? j.status;
   }
 }
+
+/** Delivery's reaction to pipelines, registered by the wiring (ci's pipeline hooks). */
+export const deliveryPipelineHooks: PipelineHooks = { jobsAdvanced: syncJobDeployments };

@@ -38,3 +38,4 @@ export {
   type DeliveryAttemptEntity,
 } from './callbacks.js';
 export type { AiFlowRow, AiFlowCheckpointRow, AiFlowCallbackRow } from './flows.table.js';
+export { flowsPipelineHooks } from './workload-sync.js';

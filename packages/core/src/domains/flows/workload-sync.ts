@@ -12,6 +12,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
+import type { PipelineHooks } from '../ci/index.js';
 import { queueFlowEventIn } from './callbacks.js';
 import { applyTransition, FLOW_JOB_NAME, presentFlow, TERMINAL_STATUSES } from './flows.js';
 
@@ -55,3 +56,6 @@ export async function syncFlowWorkloads(trx: Kysely<Database>, pipelineId: numbe
     }
   }
 }
+
+/** Flows' reaction to pipelines, registered by the wiring (ci's pipeline hooks). */
+export const flowsPipelineHooks: PipelineHooks = { jobsAdvanced: syncFlowWorkloads };

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../access/context.js';
-import { recordProjectActivity } from '../accounts/project-activity.js';
+import { recordProjectActivity } from '../../access/project-activity.js';
 import { nowIso } from '../../access/context.js';
 import { ForbiddenError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';

@@ -2,6 +2,7 @@ export { issuesRoutes } from './issues.routes.js';
 export { findIssue, canReadIssue } from './find-issue.js';
 export { listIssues, listGroupIssues, listProjectIssues, listMilestoneIssues, selectMilestoneIssues, type MilestoneIssuesScope } from './list-issues.js';
 export { getIssue } from './get-issue.js';
+export { listIssuesOfMilestone, listBurndownEvents, BurndownUnsupportedError, type BurndownEventEntity } from './milestone-issues.js';
 export { createIssue } from './create-issue.js';
 export { updateIssue } from './update-issue.js';
 export { deleteIssue } from './delete-issue.js';

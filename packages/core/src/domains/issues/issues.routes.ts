@@ -5,6 +5,8 @@ import { getIssue } from './get-issue.js';
 import { CreateIssueInput, IssuePathInput, ListGroupIssuesInput, ListIssuesInput, ListProjectIssuesInput, UpdateIssueInput } from './issue.schema.js';
 import { listGroupIssues, listIssues, listProjectIssues } from './list-issues.js';
 import { updateIssue } from './update-issue.js';
+import { MilestoneIssuablesInput, MilestoneRefInput } from '../milestones/index.js';
+import { listBurndownEvents, listIssuesOfMilestone } from './milestone-issues.js';
 
 export const issuesRoutes = [
   route('GET', '/issues', { auth: 'optional', params: ListIssuesInput, tag: 'issues', summary: "List issues visible to the caller (default: the caller's own)" },
@@ -24,4 +26,12 @@ export const issuesRoutes = [
       await deleteIssue(ctx, id, issue_iid);
       return noContent();
     }),
+  route('GET', '/groups/:id/milestones/:milestone_id/issues', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Issues of a group milestone' },
+    async (ctx, input) => paged(await listIssuesOfMilestone(ctx, 'groups', input))),
+  route('GET', '/projects/:id/milestones/:milestone_id/issues', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Issues of a project milestone' },
+    async (ctx, input) => paged(await listIssuesOfMilestone(ctx, 'projects', input))),
+  route('GET', '/groups/:id/milestones/:milestone_id/burndown_events', { auth: 'optional', params: MilestoneRefInput, tag: 'milestones', summary: 'Burndown chart events of a group milestone (Premium)' },
+    async (ctx, input) => ok(await listBurndownEvents(ctx, 'groups', input))),
+  route('GET', '/projects/:id/milestones/:milestone_id/burndown_events', { auth: 'optional', params: MilestoneRefInput, tag: 'milestones', summary: 'Burndown chart events of a project milestone (Premium)' },
+    async (ctx, input) => ok(await listBurndownEvents(ctx, 'projects', input))),
 ];

@@ -9,6 +9,7 @@ export { createMergeRequest } from './create-merge-request.js';
 export { getMergeRequest, deleteMergeRequest } from './get-merge-request.js';
 export { updateMergeRequest } from './update-merge-request.js';
 export { mergeMergeRequest } from './merge-merge-request.js';
+export { listMergeRequestsOfMilestone } from './milestone-merge-requests.js';
 export { listMergeRequests, listGroupMergeRequests, listProjectMergeRequests, listMilestoneMergeRequests } from './list-merge-requests.js';
 export type { MergeRequestEntity, MergeRequestDetailEntity, MergeRequestReferences } from './merge-request.entity.js';
 export type {
@@ -21,3 +22,4 @@ export type {
   ListGroupMergeRequestsInput,
 } from './merge-request.schema.js';
 export type { MergeRequestRow } from './merge-request.table.js';
+export { mergeRequestPipelineHooks } from './merge-request-metrics.js';

@@ -12,7 +12,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import type { CiPipelineRow } from '../ci/ci.table.js';
+import type { CiPipelineRow, PipelineHooks } from '../ci/index.js';
 import type { MergeRequestRow } from './merge-request.table.js';
 
 type Db = Kysely<Database>;
@@ -80,3 +80,6 @@ export async function recordProductionDeployment(trx: Db, mergeRequestIds: reado
     .where('first_deployed_to_production_at', 'is', null)
     .execute();
 }
+
+/** Merge requests' reaction to pipelines, registered by the wiring (ci's pipeline hooks). */
+export const mergeRequestPipelineHooks: PipelineHooks = { statusChanged: recordPipelineMetrics };

@@ -3,6 +3,8 @@ import { createMergeRequest } from './create-merge-request.js';
 import { deleteMergeRequest, getMergeRequest } from './get-merge-request.js';
 import { listGroupMergeRequests, listMergeRequests, listProjectMergeRequests } from './list-merge-requests.js';
 import { mergeMergeRequest } from './merge-merge-request.js';
+import { MilestoneIssuablesInput } from '../milestones/index.js';
+import { listMergeRequestsOfMilestone } from './milestone-merge-requests.js';
 import {
   CreateMergeRequestInput,
   ListGroupMergeRequestsInput,
@@ -36,4 +38,8 @@ export const mergeRequestsRoutes = [
     }),
   route('PUT', '/projects/:id/merge_requests/:merge_request_iid/merge', { auth: 'required', params: MergeMergeRequestInput, tag, summary: 'Merge a merge request' },
     async (ctx, input) => ok(await mergeMergeRequest(ctx, input))),
+  route('GET', '/groups/:id/milestones/:milestone_id/merge_requests', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Merge requests of a group milestone' },
+    async (ctx, input) => paged(await listMergeRequestsOfMilestone(ctx, 'groups', input))),
+  route('GET', '/projects/:id/milestones/:milestone_id/merge_requests', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Merge requests of a project milestone' },
+    async (ctx, input) => paged(await listMergeRequestsOfMilestone(ctx, 'projects', input))),
 ];

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { recordProjectActivity } from '../accounts/project-activity.js';
+import { recordProjectActivity } from '../../access/project-activity.js';
 import type { Ctx } from '../../access/context.js';
 import { ConflictError } from '../../kernel/errors.js';
 import { nowIso } from '../../access/context.js';

@@ -1,12 +1,10 @@
 import { created, noContent, ok, paged, route, type Route } from '../../kernel/route.js';
 import type { MilestoneParentKind } from './find-milestone.js';
 import { listGroupMilestones, listProjectMilestones } from './list-milestones.js';
-import { listBurndownEvents, listIssuesOfMilestone, listMergeRequestsOfMilestone } from './milestone-issuables.js';
 import {
   CreateMilestoneInput,
   ListGroupMilestonesInput,
   ListProjectMilestonesInput,
-  MilestoneIssuablesInput,
   MilestoneRefInput,
   UpdateMilestoneInput,
 } from './milestone.schema.js';
@@ -14,7 +12,11 @@ import { createMilestone, deleteMilestone, getMilestone, updateMilestone } from 
 
 const tag = 'milestones';
 
-/** The routes under one prefix; groups and projects share them as GitLab's MilestoneResponses concern does. */
+/**
+ * The routes under one prefix; groups and projects share them as GitLab's MilestoneResponses
+ * concern does. A milestone's issues, burndown events and merge requests are served by the
+ * issues and merge-requests domains.
+ */
 function milestoneRoutes(kind: MilestoneParentKind): Route[] {
   const base = `/${kind}/:id/milestones`;
   const owner = kind === 'groups' ? 'group' : 'project';
@@ -30,12 +32,6 @@ function milestoneRoutes(kind: MilestoneParentKind): Route[] {
         await deleteMilestone(ctx, kind, input);
         return noContent();
       }),
-    route('GET', `${base}/:milestone_id/issues`, { auth: 'optional', params: MilestoneIssuablesInput, tag, summary: `Issues of a ${owner} milestone` },
-      async (ctx, input) => paged(await listIssuesOfMilestone(ctx, kind, input))),
-    route('GET', `${base}/:milestone_id/merge_requests`, { auth: 'optional', params: MilestoneIssuablesInput, tag, summary: `Merge requests of a ${owner} milestone` },
-      async (ctx, input) => paged(await listMergeRequestsOfMilestone(ctx, kind, input))),
-    route('GET', `${base}/:milestone_id/burndown_events`, { auth: 'optional', params: MilestoneRefInput, tag, summary: `Burndown chart events of a ${owner} milestone (Premium)` },
-      async (ctx, input) => ok(await listBurndownEvents(ctx, kind, input))),
   ];
 }
 

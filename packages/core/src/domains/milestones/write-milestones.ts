@@ -1,5 +1,5 @@
 /** Creating, changing and deleting milestones (GitLab's Milestones::{Create,Update,Destroy}Service). */
-import { recordProjectActivity } from '../accounts/project-activity.js';
+import { recordProjectActivity } from '../../access/project-activity.js';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { BadRequestError } from '../../kernel/errors.js';

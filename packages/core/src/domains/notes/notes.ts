@@ -1,5 +1,5 @@
 /** Notes (comments) on issues, merge requests and snippets: `/projects/:id/<noteables>/:noteable_id/notes[/:note_id]`. */
-import { recordProjectActivity } from '../accounts/project-activity.js';
+import { recordProjectActivity } from '../../access/project-activity.js';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';

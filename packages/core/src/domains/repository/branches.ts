@@ -2,7 +2,7 @@
  * Branches: GitLab's `API::Branches` (list, show, HEAD, create, delete, delete merged).
  * Lists page in SQL ordered by name byte by byte; `regex` filters the names in memory first.
  */
-import { recordProjectActivity } from '../accounts/project-activity.js';
+import { recordProjectActivity } from '../../access/project-activity.js';
 import { sql } from 'kysely';
 import { nowIso, type Ctx } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionError } from '../../kernel/errors.js';

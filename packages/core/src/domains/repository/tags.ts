@@ -3,7 +3,7 @@
  * does. Name and update orders page in SQL; the version order sorts the (filtered) names in
  * memory, as SQL has no version collation, and loads the rows of one page.
  */
-import { recordProjectActivity } from '../accounts/project-activity.js';
+import { recordProjectActivity } from '../../access/project-activity.js';
 import { sql } from 'kysely';
 import { nowIso, type Ctx } from '../../access/context.js';
 import { NotFoundError, PreconditionError } from '../../kernel/errors.js';

@@ -5,7 +5,7 @@
  * the branch and makes the new commit the head `sha` of open merge requests from that
  * branch, in one transaction. Validation follows `Commits::CreateService#validate!`.
  */
-import { recordProjectActivity } from '../accounts/project-activity.js';
+import { recordProjectActivity } from '../../access/project-activity.js';
 import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';

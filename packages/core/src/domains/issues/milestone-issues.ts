@@ -1,16 +1,15 @@
-/** A milestone's issues, merge requests and burndown events. */
+/**
+ * A milestone's issues and burndown events (`GET …/milestones/:milestone_id/issues` and
+ * `…/burndown_events`): served by the issues domain, which knows issues, from the milestone the
+ * milestones domain finds.
+ */
 import type { Ctx } from '../../access/context.js';
 import { DomainError, type ErrorBody } from '../../kernel/errors.js';
 import type { Page } from '../../kernel/pagination.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
-import { listMilestoneIssues, selectMilestoneIssues, type IssueEntity } from '../issues/index.js';
-import { listMilestoneMergeRequests, type MergeRequestEntity } from '../merge-requests/index.js';
-import { findMilestone, findMilestoneParent, type MilestoneParent, type MilestoneParentKind } from './find-milestone.js';
-import type { MilestoneIssuablesInput, MilestoneRefInput } from './milestone.schema.js';
-
-function scopeOf(parent: MilestoneParent) {
-  return parent.kind === 'project' ? { project: parent.project } : { group: parent.group };
-}
+import { findMilestone, findMilestoneParent, type MilestoneIssuablesInput, type MilestoneParentKind, type MilestoneRefInput } from '../milestones/index.js';
+import type { IssueEntity } from './issue.entity.js';
+import { listMilestoneIssues, selectMilestoneIssues } from './list-issues.js';
 
 /** GET …/milestones/:milestone_id/issues: a group milestone's issues exclude subgroups' projects. */
 export async function listIssuesOfMilestone(ctx: Ctx, kind: MilestoneParentKind, input: MilestoneIssuablesInput): Promise<Page<IssueEntity>> {
@@ -18,13 +17,6 @@ export async function listIssuesOfMilestone(ctx: Ctx, kind: MilestoneParentKind,
   const milestone = await findMilestone(ctx, parent, input.milestone_id);
   const scope = parent.kind === 'project' ? { project: parent.project } : { group: parent.group, subgroups: false };
   return listMilestoneIssues(ctx, milestone.id, scope, input);
-}
-
-/** GET …/milestones/:milestone_id/merge_requests */
-export async function listMergeRequestsOfMilestone(ctx: Ctx, kind: MilestoneParentKind, input: MilestoneIssuablesInput): Promise<Page<MergeRequestEntity>> {
-  const parent = await findMilestoneParent(ctx, kind, input.id, 'read_milestone');
-  const milestone = await findMilestone(ctx, parent, input.milestone_id);
-  return listMilestoneMergeRequests(ctx, milestone.id, scopeOf(parent), input);
 }
 
 /** One point of a burndown chart (GitLab's Burndown#build_burndown_event). */

@@ -5,7 +5,7 @@
  * is an hour old or more). Call it inside the transaction of the write.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../../storage/database.js';
+import type { Database } from '../storage/database.js';
 
 /** GitLab's Event::RESET_PROJECT_ACTIVITY_INTERVAL. */
 const RESET_INTERVAL_MS = 60 * 60 * 1000;
