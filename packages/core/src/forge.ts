@@ -54,7 +54,6 @@ import { deliveryPipelineHooks, deliveryRoutes, registerDelivery } from './domai
 import { memberRolesRoutes } from './domains/member-roles/index.js';
 import { bulkImportsRoutes, registerBulkImportJobs } from './domains/bulk-imports/index.js';
 import { flowsPipelineHooks, flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
-import { projectArchiveRoutes } from './domains/accounts/project-archive.js';
 import { sql } from 'kysely';
 
 export interface ForgeOptions {
@@ -171,7 +170,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerFlowJobs(deps);
   const routes: Route[] = [
     ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes,
-    ...memberRolesRoutes, ...projectArchiveRoutes,
+    ...memberRolesRoutes,
     ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes, ...stateEventsRoutes,
     ...labelsRoutes, ...milestonesRoutes, ...iterationsRoutes, ...epicsRoutes, ...pipelineSchedulesRoutes,
     ...jobTokenScopeRoutes, ...applicationSettingsRoutes,

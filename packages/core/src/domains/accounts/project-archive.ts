@@ -4,9 +4,7 @@
  */
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
-import { p, params } from '../../kernel/params.js';
 import { authorize } from '../../access/policy.js';
-import { created, route, type Route } from '../../kernel/route.js';
 import { findProject } from '../../access/lookup.js';
 import type { ProjectEntity } from './project.entity.js';
 import { getProject } from './projects.js';
@@ -19,12 +17,3 @@ export async function setProjectArchived(ctx: Ctx, ref: string, archived: boolea
   }
   return getProject(ctx, String(project.id));
 }
-
-const one = params({ id: p.string() });
-
-export const projectArchiveRoutes: Route[] = [
-  route('POST', '/projects/:id/archive', { auth: 'required', params: one, tag: 'projects', summary: 'Archive a project' },
-    async (ctx, { id }) => created(await setProjectArchived(ctx, id, true))),
-  route('POST', '/projects/:id/unarchive', { auth: 'required', params: one, tag: 'projects', summary: 'Unarchive a project' },
-    async (ctx, { id }) => created(await setProjectArchived(ctx, id, false))),
-];

@@ -1,5 +1,6 @@
 import { p, params } from '../../kernel/params.js';
 import { accepted, created, ok, paged, route } from '../../kernel/route.js';
+import { setProjectArchived } from './project-archive.js';
 import * as projects from './projects.js';
 import { listProjectUsers, ListProjectUsersInput } from './project-users.js';
 
@@ -19,4 +20,8 @@ export const projectRoutes = [
       await projects.deleteProject(ctx, id);
       return accepted();
     }),
+  route('POST', '/projects/:id/archive', { auth: 'required', params: params({ id: p.string() }), tag: 'projects', summary: 'Archive a project' },
+    async (ctx, { id }) => created(await setProjectArchived(ctx, id, true))),
+  route('POST', '/projects/:id/unarchive', { auth: 'required', params: params({ id: p.string() }), tag: 'projects', summary: 'Unarchive a project' },
+    async (ctx, { id }) => created(await setProjectArchived(ctx, id, false))),
 ];

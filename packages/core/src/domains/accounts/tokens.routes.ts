@@ -1,30 +1,18 @@
-import { p, params } from '../../kernel/params.js';
+import type { Ctx } from '../../access/context.js';
+import { p, params, type Infer } from '../../kernel/params.js';
 import { created, noContent, ok, paged, route } from '../../kernel/route.js';
 import * as tokens from './tokens.js';
 
 const tokenRef = p.string().regex(/^(self|\d+)$/);
 const asRef = (id: string) => (id === 'self' ? 'self' : Number(id));
 
-const resourceTokenRoutes = (kind: 'project' | 'group') => {
-  const base = `/${kind}s/:id/access_tokens`;
-  const one = params({ id: p.string(), token_id: p.id() });
-  const label = kind === 'project' ? 'project' : 'group';
-  return [
-    route('GET', base, { auth: 'required', params: tokens.ListResourceAccessTokensInput, tag: `${label}_access_tokens`, summary: `List ${label} access tokens` },
-      async (ctx, input) => paged(await tokens.listResourceAccessTokens(ctx, kind, input))),
-    route('POST', base, { auth: 'required', params: tokens.CreateResourceAccessTokenInput, tag: `${label}_access_tokens`, summary: `Create a ${label} access token` },
-      async (ctx, input) => created(await tokens.createResourceAccessToken(ctx, kind, input))),
-    route('GET', `${base}/:token_id`, { auth: 'required', params: one, tag: `${label}_access_tokens`, summary: `Get a ${label} access token` },
-      async (ctx, { id, token_id }) => ok(await tokens.getResourceAccessToken(ctx, kind, id, token_id))),
-    route('DELETE', `${base}/:token_id`, { auth: 'required', params: one, tag: `${label}_access_tokens`, summary: `Revoke a ${label} access token` },
-      async (ctx, { id, token_id }) => {
-        await tokens.revokeResourceAccessToken(ctx, kind, id, token_id);
-        return noContent();
-      }),
-    route('POST', `${base}/:token_id/rotate`, {
-      auth: 'required', params: params({ id: p.string(), token_id: p.id(), expires_at: p.date().optional() }), tag: `${label}_access_tokens`, summary: `Rotate a ${label} access token`,
-    }, async (ctx, { id, token_id, expires_at }) => ok(await tokens.rotateResourceAccessToken(ctx, kind, id, token_id, expires_at))),
-  ];
+const one = params({ id: p.string(), token_id: p.id() });
+const RotateResourceTokenInput = params({ id: p.string(), token_id: p.id(), expires_at: p.date().optional() });
+
+/** `DELETE …/access_tokens/:token_id`, the same under projects and groups. */
+const revokeResourceToken = (kind: 'project' | 'group') => async (ctx: Ctx, { id, token_id }: Infer<typeof one>) => {
+  await tokens.revokeResourceAccessToken(ctx, kind, id, token_id);
+  return noContent();
 };
 
 export const tokenRoutes = [
@@ -45,6 +33,26 @@ export const tokenRoutes = [
     auth: 'required', params: params({ token_id: tokenRef, expires_at: p.date().optional() }), tag: 'personal_access_tokens', summary: 'Rotate a personal access token (or self)',
     scopes: ['api', 'self_rotate'],
   }, async (ctx, { token_id, expires_at }) => ok(await tokens.rotatePersonalAccessToken(ctx, asRef(token_id), expires_at))),
-  ...resourceTokenRoutes('project'),
-  ...resourceTokenRoutes('group'),
+
+  route('GET', '/projects/:id/access_tokens', { auth: 'required', params: tokens.ListResourceAccessTokensInput, tag: 'project_access_tokens', summary: 'List project access tokens' },
+    async (ctx, input) => paged(await tokens.listResourceAccessTokens(ctx, 'project', input))),
+  route('POST', '/projects/:id/access_tokens', { auth: 'required', params: tokens.CreateResourceAccessTokenInput, tag: 'project_access_tokens', summary: 'Create a project access token' },
+    async (ctx, input) => created(await tokens.createResourceAccessToken(ctx, 'project', input))),
+  route('GET', '/projects/:id/access_tokens/:token_id', { auth: 'required', params: one, tag: 'project_access_tokens', summary: 'Get a project access token' },
+    async (ctx, { id, token_id }) => ok(await tokens.getResourceAccessToken(ctx, 'project', id, token_id))),
+  route('DELETE', '/projects/:id/access_tokens/:token_id', { auth: 'required', params: one, tag: 'project_access_tokens', summary: 'Revoke a project access token' },
+    revokeResourceToken('project')),
+  route('POST', '/projects/:id/access_tokens/:token_id/rotate', { auth: 'required', params: RotateResourceTokenInput, tag: 'project_access_tokens', summary: 'Rotate a project access token' },
+    async (ctx, { id, token_id, expires_at }) => ok(await tokens.rotateResourceAccessToken(ctx, 'project', id, token_id, expires_at))),
+
+  route('GET', '/groups/:id/access_tokens', { auth: 'required', params: tokens.ListResourceAccessTokensInput, tag: 'group_access_tokens', summary: 'List group access tokens' },
+    async (ctx, input) => paged(await tokens.listResourceAccessTokens(ctx, 'group', input))),
+  route('POST', '/groups/:id/access_tokens', { auth: 'required', params: tokens.CreateResourceAccessTokenInput, tag: 'group_access_tokens', summary: 'Create a group access token' },
+    async (ctx, input) => created(await tokens.createResourceAccessToken(ctx, 'group', input))),
+  route('GET', '/groups/:id/access_tokens/:token_id', { auth: 'required', params: one, tag: 'group_access_tokens', summary: 'Get a group access token' },
+    async (ctx, { id, token_id }) => ok(await tokens.getResourceAccessToken(ctx, 'group', id, token_id))),
+  route('DELETE', '/groups/:id/access_tokens/:token_id', { auth: 'required', params: one, tag: 'group_access_tokens', summary: 'Revoke a group access token' },
+    revokeResourceToken('group')),
+  route('POST', '/groups/:id/access_tokens/:token_id/rotate', { auth: 'required', params: RotateResourceTokenInput, tag: 'group_access_tokens', summary: 'Rotate a group access token' },
+    async (ctx, { id, token_id, expires_at }) => ok(await tokens.rotateResourceAccessToken(ctx, 'group', id, token_id, expires_at))),
 ];

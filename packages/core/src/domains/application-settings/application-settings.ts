@@ -1,12 +1,11 @@
-/** GitLab's `GET/PUT /application/settings` (admin): the instance settings Forgelet acts on. */
+/** GitLab's `PUT /application/settings` (admin): changing the instance settings Forgelet acts on. */
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { DEFAULTS, readApplicationSettings, type ApplicationSettings } from '../../access/application-settings.js';
 import { requireAdmin } from '../../access/policy.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { ok, route, type Route } from '../../kernel/route.js';
 
-const UpdateSettingsInput = params({
+export const UpdateSettingsInput = params({
   enforce_ci_inbound_job_token_scope_enabled: p.boolean().optional(),
 });
 export type UpdateApplicationSettingsInput = InferShape<typeof UpdateSettingsInput.shape>;
@@ -27,11 +26,3 @@ export async function updateApplicationSettings(ctx: Ctx, input: UpdateApplicati
   });
   return readApplicationSettings(ctx.db);
 }
-
-export const applicationSettingsRoutes: Route[] = [
-  route('GET', '/application/settings', { auth: 'admin', tag: 'application settings', summary: 'Instance settings Forgelet acts on (admin)' },
-    async (ctx) => ok(await readApplicationSettings(ctx.db))),
-  route('PUT', '/application/settings', { auth: 'admin', params: UpdateSettingsInput, tag: 'application settings', summary: 'Change instance settings (admin)' },
-    async (ctx, input) => ok(await updateApplicationSettings(ctx, input))),
-];
-

@@ -1,2 +1,3 @@
 /** Instance application settings: the admin API (the settings themselves are read in access/). */
-export { applicationSettingsRoutes, updateApplicationSettings, type UpdateApplicationSettingsInput } from './application-settings.js';
+export { applicationSettingsRoutes } from './application-settings.routes.js';
+export { updateApplicationSettings, type UpdateApplicationSettingsInput } from './application-settings.js';

@@ -19,7 +19,6 @@ import { createProjectRule, deleteProjectRule, getProjectRule, listProjectRules,
 import { getApprovalSettings, updateApprovalSettings } from './settings.js';
 
 const tag = 'merge_request_approvals';
-const mr = '/projects/:id/merge_requests/:merge_request_iid';
 
 /** Every approvals endpoint requires authentication (spec: Authentication). */
 export const approvalsRoutes: Route[] = [
@@ -42,29 +41,29 @@ export const approvalsRoutes: Route[] = [
       return noContent();
     }),
 
-  route('GET', `${mr}/approvals`, { auth: 'required', params: MergeRequestRefInput, tag, summary: 'Approval state of a merge request' },
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/approvals', { auth: 'required', params: MergeRequestRefInput, tag, summary: 'Approval state of a merge request' },
     async (ctx, input) => ok(await getApprovals(ctx, input))),
-  route('GET', `${mr}/approval_state`, { auth: 'required', params: MergeRequestRefInput, tag, summary: 'Approval rules of a merge request with who approved them' },
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/approval_state', { auth: 'required', params: MergeRequestRefInput, tag, summary: 'Approval rules of a merge request with who approved them' },
     async (ctx, input) => ok(await getApprovalState(ctx, input))),
-  route('POST', `${mr}/approve`, { auth: 'required', params: ApproveInput, tag, summary: 'Approve a merge request' },
+  route('POST', '/projects/:id/merge_requests/:merge_request_iid/approve', { auth: 'required', params: ApproveInput, tag, summary: 'Approve a merge request' },
     async (ctx, input) => created(await approveMergeRequest(ctx, input))),
-  route('POST', `${mr}/unapprove`, { auth: 'required', params: MergeRequestRefInput, tag, summary: "Remove the caller's approval" },
+  route('POST', '/projects/:id/merge_requests/:merge_request_iid/unapprove', { auth: 'required', params: MergeRequestRefInput, tag, summary: "Remove the caller's approval" },
     async (ctx, input) => created(await unapproveMergeRequest(ctx, input))),
-  route('PUT', `${mr}/reset_approvals`, { auth: 'required', params: MergeRequestRefInput, tag, summary: 'Reset all approvals (project or group access token bots)' },
+  route('PUT', '/projects/:id/merge_requests/:merge_request_iid/reset_approvals', { auth: 'required', params: MergeRequestRefInput, tag, summary: 'Reset all approvals (project or group access token bots)' },
     async (ctx, input) => {
       await resetApprovals(ctx, input);
       return accepted();
     }),
 
-  route('GET', `${mr}/approval_rules`, { auth: 'required', params: ListMergeRequestRulesInput, tag, summary: 'List merge request approval rules' },
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/approval_rules', { auth: 'required', params: ListMergeRequestRulesInput, tag, summary: 'List merge request approval rules' },
     async (ctx, input) => paged(await listMergeRequestRules(ctx, input))),
-  route('POST', `${mr}/approval_rules`, { auth: 'required', params: CreateMergeRequestRuleInput, tag, summary: 'Create a merge request approval rule' },
+  route('POST', '/projects/:id/merge_requests/:merge_request_iid/approval_rules', { auth: 'required', params: CreateMergeRequestRuleInput, tag, summary: 'Create a merge request approval rule' },
     async (ctx, input) => created(await createMergeRequestRule(ctx, input))),
-  route('GET', `${mr}/approval_rules/:approval_rule_id`, { auth: 'required', params: MergeRequestRuleRefInput, tag, summary: 'Get a merge request approval rule' },
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id', { auth: 'required', params: MergeRequestRuleRefInput, tag, summary: 'Get a merge request approval rule' },
     async (ctx, input) => ok(await getMergeRequestRule(ctx, input))),
-  route('PUT', `${mr}/approval_rules/:approval_rule_id`, { auth: 'required', params: UpdateMergeRequestRuleInput, tag, summary: 'Update a merge request approval rule' },
+  route('PUT', '/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id', { auth: 'required', params: UpdateMergeRequestRuleInput, tag, summary: 'Update a merge request approval rule' },
     async (ctx, input) => ok(await updateMergeRequestRule(ctx, input))),
-  route('DELETE', `${mr}/approval_rules/:approval_rule_id`, { auth: 'required', params: MergeRequestRuleRefInput, tag, summary: 'Delete a merge request approval rule' },
+  route('DELETE', '/projects/:id/merge_requests/:merge_request_iid/approval_rules/:approval_rule_id', { auth: 'required', params: MergeRequestRuleRefInput, tag, summary: 'Delete a merge request approval rule' },
     async (ctx, input) => {
       await deleteMergeRequestRule(ctx, input);
       return noContent();

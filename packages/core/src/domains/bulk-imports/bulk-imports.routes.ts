@@ -13,7 +13,7 @@ import {
   StartBulkImportInput,
   startBulkImport,
 } from './bulk-imports.js';
-import { exportRelationsRoutes } from './exports.js';
+import { downloadExport, DownloadExportInput, exportStatus, ExportStatusInput, requestExport, RequestExportInput } from './exports.js';
 
 const tag = 'bulk_imports';
 
@@ -34,5 +34,18 @@ export const bulkImportsRoutes: Route[] = [
     async (ctx, input) => ok(await listEntityFailures(ctx, input.import_id, input.entity_id))),
   route('POST', '/bulk_imports/:import_id/cancel', { auth: 'required', params: ImportRefInput, tag, summary: 'Cancel a migration' },
     async (ctx, input) => ok(await cancelBulkImport(ctx, input.import_id))),
-  ...exportRelationsRoutes,
+  // The source side of direct transfer: a group's relations as NDJSON.
+  route('POST', '/groups/:id/export_relations', { auth: 'required', params: RequestExportInput, tag, summary: 'Start a relations export of a group (direct transfer source)' },
+    requestExport('group')),
+  route('GET', '/groups/:id/export_relations/status', { auth: 'required', params: ExportStatusInput, tag, summary: "Status of a group's relation exports" },
+    exportStatus('group')),
+  route('GET', '/groups/:id/export_relations/download', { auth: 'required', params: DownloadExportInput, tag, summary: 'Download one relation export (gzipped NDJSON)' },
+    downloadExport('group')),
+  // The source side of direct transfer: a project's relations as NDJSON.
+  route('POST', '/projects/:id/export_relations', { auth: 'required', params: RequestExportInput, tag, summary: 'Start a relations export of a project (direct transfer source)' },
+    requestExport('project')),
+  route('GET', '/projects/:id/export_relations/status', { auth: 'required', params: ExportStatusInput, tag, summary: "Status of a project's relation exports" },
+    exportStatus('project')),
+  route('GET', '/projects/:id/export_relations/download', { auth: 'required', params: DownloadExportInput, tag, summary: 'Download one relation export (gzipped NDJSON)' },
+    downloadExport('project')),
 ];

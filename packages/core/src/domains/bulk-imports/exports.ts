@@ -12,9 +12,9 @@ import { gzipSync } from 'node:zlib';
 import { sql } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError, ValidationError } from '../../kernel/errors.js';
-import { p, params } from '../../kernel/params.js';
+import { p, params, type Infer } from '../../kernel/params.js';
 import { authorize } from '../../access/policy.js';
-import { accepted, ok, route, type Reply, type Route } from '../../kernel/route.js';
+import { accepted, ok, type Reply } from '../../kernel/route.js';
 import { nowIso } from '../../access/context.js';
 import { findGroup, findProject } from '../../access/lookup.js';
 import { gitlabRecords, selfRecord } from './export-records.js';
@@ -262,9 +262,9 @@ async function relationRecords(ctx: Ctx, kind: OwnerKind, ownerId: number, relat
   return gitlabRecords(ctx, relation, rows);
 }
 
-const RequestInput = params({ id: p.string(), batched: p.boolean().default(false) });
-const StatusInput = params({ id: p.string(), relation: p.string().optional() });
-const DownloadInput = params({ id: p.string(), relation: p.string(), batched: p.boolean().optional(), batch_number: p.integer().min(1).optional() });
+export const RequestExportInput = params({ id: p.string(), batched: p.boolean().default(false) });
+export const ExportStatusInput = params({ id: p.string(), relation: p.string().optional() });
+export const DownloadExportInput = params({ id: p.string(), relation: p.string(), batched: p.boolean().optional(), batch_number: p.integer().min(1).optional() });
 
 type ExportRow = { relation: string; status: number; updated_at: string };
 
@@ -293,57 +293,54 @@ async function presentStatus(ctx: Ctx, kind: OwnerKind, ownerId: number, row: Ex
   };
 }
 
-function exportRoutes(kind: OwnerKind): Route[] {
-  const base = `/${kind}s/:id/export_relations`;
-  const tag = 'bulk_imports';
-  return [
-    route('POST', base, { auth: 'required', params: RequestInput, tag, summary: `Start a relations export of a ${kind} (direct transfer source)` }, async (ctx, input) => {
-      const owner = await ownerOf(ctx, kind, input.id);
-      const now = nowIso(ctx);
-      for (const relation of relationsOf(kind)) {
-        await ctx.db
-          .insertInto('bulk_import_exports')
-          .values({ owner_kind: kind, owner_id: owner.id, relation, status: 1, user_id: ctx.actor.user?.id ?? null, created_at: now, updated_at: now })
-          .onConflict((oc) => oc.columns(['owner_kind', 'owner_id', 'relation']).doUpdateSet({ status: 1, updated_at: now, user_id: ctx.actor.user?.id ?? null }))
-          .execute();
-      }
-      return accepted();
-    }),
-    route('GET', `${base}/status`, { auth: 'required', params: StatusInput, tag, summary: `Status of a ${kind}'s relation exports` }, async (ctx, input) => {
-      checkRelation(kind, input.relation);
-      const owner = await ownerOf(ctx, kind, input.id);
-      let q = ctx.db.selectFrom('bulk_import_exports').selectAll().where('owner_kind', '=', kind).where('owner_id', '=', owner.id).orderBy('id');
-      if (input.relation) q = q.where('relation', '=', input.relation);
-      // Rows of relations this version no longer exports are not shown.
-      const rows = (await q.execute()).filter((r) => relationsOf(kind).includes(r.relation));
-      const out = [];
-      for (const row of rows) out.push(await presentStatus(ctx, kind, owner.id, row));
-      if (input.relation) {
-        if (out.length === 0) throw exportNotFound();
-        return ok(out[0]);
-      }
-      return ok(out);
-    }),
-    route('GET', `${base}/download`, { auth: 'required', params: DownloadInput, tag, summary: `Download one relation export (gzipped NDJSON)` }, async (ctx, input) => {
-      checkRelation(kind, input.relation, true);
-      if ((input.batched === undefined) !== (input.batch_number === undefined)) {
-        throw new ValidationError([{ field: 'batched, batch_number', message: 'provide all or none of parameters' }]);
-      }
-      const owner = await ownerOf(ctx, kind, input.id);
-      const exp = await ctx.db.selectFrom('bulk_import_exports').selectAll().where('owner_kind', '=', kind).where('owner_id', '=', owner.id).where('relation', '=', input.relation).executeTakeFirst();
-      if (!exp || exp.status !== 1) throw exportNotFound();
-      if (input.batched) {
-        if (UNBATCHED.has(input.relation)) throw new BadRequestError('Export is not batched', { raw: true });
-        const n = input.batch_number!;
-        const total = await countRelation(ctx, kind, owner.id, input.relation);
-        if (n > Math.ceil(total / exportSettings.batchSize)) throw new NotFoundError(null, { exact: 'Batch not found' });
-        return ndjsonReply(await relationRecords(ctx, kind, owner.id, input.relation, { offset: (n - 1) * exportSettings.batchSize, limit: exportSettings.batchSize }), input.relation);
-      }
-      // GitLab answers 400 "Export is batched" here when the export was requested batched; Forgelet
-      // serves the whole relation in one file either way (a source older than batching is read so).
-      return ndjsonReply(await relationRecords(ctx, kind, owner.id, input.relation, null), input.relation);
-    }),
-  ];
-}
+/** `POST /{groups|projects}/:id/export_relations`: every relation's export is (re)started. */
+export const requestExport = (kind: OwnerKind) => async (ctx: Ctx, input: Infer<typeof RequestExportInput>) => {
+  const owner = await ownerOf(ctx, kind, input.id);
+  const now = nowIso(ctx);
+  for (const relation of relationsOf(kind)) {
+    await ctx.db
+      .insertInto('bulk_import_exports')
+      .values({ owner_kind: kind, owner_id: owner.id, relation, status: 1, user_id: ctx.actor.user?.id ?? null, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.columns(['owner_kind', 'owner_id', 'relation']).doUpdateSet({ status: 1, updated_at: now, user_id: ctx.actor.user?.id ?? null }))
+      .execute();
+  }
+  return accepted();
+};
 
-export const exportRelationsRoutes: Route[] = [...exportRoutes('group'), ...exportRoutes('project')];
+/** `GET …/export_relations/status`: one relation's export, or all of them. */
+export const exportStatus = (kind: OwnerKind) => async (ctx: Ctx, input: Infer<typeof ExportStatusInput>) => {
+  checkRelation(kind, input.relation);
+  const owner = await ownerOf(ctx, kind, input.id);
+  let q = ctx.db.selectFrom('bulk_import_exports').selectAll().where('owner_kind', '=', kind).where('owner_id', '=', owner.id).orderBy('id');
+  if (input.relation) q = q.where('relation', '=', input.relation);
+  // Rows of relations this version no longer exports are not shown.
+  const rows = (await q.execute()).filter((r) => relationsOf(kind).includes(r.relation));
+  const out = [];
+  for (const row of rows) out.push(await presentStatus(ctx, kind, owner.id, row));
+  if (input.relation) {
+    if (out.length === 0) throw exportNotFound();
+    return ok(out[0]);
+  }
+  return ok(out);
+};
+
+/** `GET …/export_relations/download`: one relation's records, whole or one batch. */
+export const downloadExport = (kind: OwnerKind) => async (ctx: Ctx, input: Infer<typeof DownloadExportInput>) => {
+  checkRelation(kind, input.relation, true);
+  if ((input.batched === undefined) !== (input.batch_number === undefined)) {
+    throw new ValidationError([{ field: 'batched, batch_number', message: 'provide all or none of parameters' }]);
+  }
+  const owner = await ownerOf(ctx, kind, input.id);
+  const exp = await ctx.db.selectFrom('bulk_import_exports').selectAll().where('owner_kind', '=', kind).where('owner_id', '=', owner.id).where('relation', '=', input.relation).executeTakeFirst();
+  if (!exp || exp.status !== 1) throw exportNotFound();
+  if (input.batched) {
+    if (UNBATCHED.has(input.relation)) throw new BadRequestError('Export is not batched', { raw: true });
+    const n = input.batch_number!;
+    const total = await countRelation(ctx, kind, owner.id, input.relation);
+    if (n > Math.ceil(total / exportSettings.batchSize)) throw new NotFoundError(null, { exact: 'Batch not found' });
+    return ndjsonReply(await relationRecords(ctx, kind, owner.id, input.relation, { offset: (n - 1) * exportSettings.batchSize, limit: exportSettings.batchSize }), input.relation);
+  }
+  // GitLab answers 400 "Export is batched" here when the export was requested batched; Forgelet
+  // serves the whole relation in one file either way (a source older than batching is read so).
+  return ndjsonReply(await relationRecords(ctx, kind, owner.id, input.relation, null), input.relation);
+};

@@ -7,26 +7,6 @@ import { updateEpic } from './update-epic.js';
 
 const tag = 'epics';
 
-/**
- * Epic links under GitLab's path (`…/epics/:epic_iid/epics`) and gitbeaker's `EpicLinks`
- * spelling (`…/epics/:epic_iid/links`, `title` in the query string: params are merged).
- */
-function epicLinkRoutes(segment: 'epics' | 'links'): Route[] {
-  const base = `/groups/:id/epics/:epic_iid/${segment}`;
-  return [
-    route('GET', base, { auth: 'required', params: EpicPathInput, tag: 'epic_links', summary: 'List child epics' },
-      async (ctx, input) => ok(await listChildEpics(ctx, input.id, input.epic_iid))),
-    route('POST', `${base}/:child_epic_id`, { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Assign an existing epic as a child' },
-      async (ctx, input) => created(await assignChildEpic(ctx, input))),
-    route('POST', base, { auth: 'required', params: CreateChildEpicInput, tag: 'epic_links', summary: 'Create and assign a child epic' },
-      async (ctx, input) => created(await createChildEpic(ctx, input))),
-    route('PUT', `${base}/:child_epic_id`, { auth: 'required', params: ReorderChildEpicInput, tag: 'epic_links', summary: 'Reorder a child epic' },
-      async (ctx, input) => ok(await reorderChildEpic(ctx, input))),
-    route('DELETE', `${base}/:child_epic_id`, { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Unassign a child epic' },
-      async (ctx, input) => ok(await unassignChildEpic(ctx, input))),
-  ];
-}
-
 // GitLab's `authenticate_non_get!`: reads are open to anonymous callers on public groups.
 export const epicsRoutes: Route[] = [
   route('GET', '/groups/:id/epics', { auth: 'optional', params: ListEpicsInput, tag, summary: 'List epics of a group' },
@@ -42,6 +22,27 @@ export const epicsRoutes: Route[] = [
       await deleteEpic(ctx, input.id, input.epic_iid);
       return noContent();
     }),
-  ...epicLinkRoutes('epics'),
-  ...epicLinkRoutes('links'),
+  // Epic links under GitLab's path…
+  route('GET', '/groups/:id/epics/:epic_iid/epics', { auth: 'required', params: EpicPathInput, tag: 'epic_links', summary: 'List child epics' },
+    async (ctx, input) => ok(await listChildEpics(ctx, input.id, input.epic_iid))),
+  route('POST', '/groups/:id/epics/:epic_iid/epics/:child_epic_id', { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Assign an existing epic as a child' },
+    async (ctx, input) => created(await assignChildEpic(ctx, input))),
+  route('POST', '/groups/:id/epics/:epic_iid/epics', { auth: 'required', params: CreateChildEpicInput, tag: 'epic_links', summary: 'Create and assign a child epic' },
+    async (ctx, input) => created(await createChildEpic(ctx, input))),
+  route('PUT', '/groups/:id/epics/:epic_iid/epics/:child_epic_id', { auth: 'required', params: ReorderChildEpicInput, tag: 'epic_links', summary: 'Reorder a child epic' },
+    async (ctx, input) => ok(await reorderChildEpic(ctx, input))),
+  route('DELETE', '/groups/:id/epics/:epic_iid/epics/:child_epic_id', { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Unassign a child epic' },
+    async (ctx, input) => ok(await unassignChildEpic(ctx, input))),
+
+  // …and gitbeaker's `EpicLinks` spelling (`title` in the query string: params are merged).
+  route('GET', '/groups/:id/epics/:epic_iid/links', { auth: 'required', params: EpicPathInput, tag: 'epic_links', summary: 'List child epics' },
+    async (ctx, input) => ok(await listChildEpics(ctx, input.id, input.epic_iid))),
+  route('POST', '/groups/:id/epics/:epic_iid/links/:child_epic_id', { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Assign an existing epic as a child' },
+    async (ctx, input) => created(await assignChildEpic(ctx, input))),
+  route('POST', '/groups/:id/epics/:epic_iid/links', { auth: 'required', params: CreateChildEpicInput, tag: 'epic_links', summary: 'Create and assign a child epic' },
+    async (ctx, input) => created(await createChildEpic(ctx, input))),
+  route('PUT', '/groups/:id/epics/:epic_iid/links/:child_epic_id', { auth: 'required', params: ReorderChildEpicInput, tag: 'epic_links', summary: 'Reorder a child epic' },
+    async (ctx, input) => ok(await reorderChildEpic(ctx, input))),
+  route('DELETE', '/groups/:id/epics/:epic_iid/links/:child_epic_id', { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Unassign a child epic' },
+    async (ctx, input) => ok(await unassignChildEpic(ctx, input))),
 ];
