@@ -66,6 +66,24 @@ for (const dialect of DIALECTS) {
       assert.deepEqual((await links.all(group.id, top.iid)).map((x) => x.id), [one.id]);
     });
 
+    it('EpicIssues: assign, all, edit (move), remove', async () => {
+      const e = await epics.create(group.id, { title: 'With issues' });
+      const project = await api.projects.create({ name: 'Tracked', namespace_id: group.id });
+      const [a, b] = [await api.issues.create(project.id, { title: 'a' }), await api.issues.create(project.id, { title: 'b' })];
+      const linkA = await api.epicIssues.assign(group.full_path, e.iid, a.id);
+      assert.deepEqual([linkA.epic.id, linkA.issue.id, linkA.epic.reference], [e.id, a.id, `cep&${e.iid}`]);
+      const linkB = await api.epicIssues.assign(group.id, e.iid, b.id);
+      const pages = await api.epicIssues.all(group.id, e.iid, { per_page: 1 }).toArray();
+      assert.deepEqual(pages.map((i) => [i.title, i.epic_issue_id]), [['b', linkB.id], ['a', linkA.id]]);
+      const moved = await api.epicIssues.edit(group.id, e.iid, linkB.id, { move_before_id: linkA.id });
+      assert.deepEqual(moved.map((i) => i.title), ['a', 'b']);
+      const removed = await api.epicIssues.remove(group.id, e.iid, linkA.id);
+      assert.deepEqual([removed.id, removed.issue.title], [linkA.id, 'a']);
+      assert.deepEqual((await api.epicIssues.all(group.id, e.iid).toArray()).map((i) => i.title), ['b']);
+      const twice = await apiError(api.epicIssues.assign(group.id, e.iid, b.id));
+      assert.deepEqual([twice.status, twice.body], [409, { message: 'Issue(s) already assigned' }]);
+    });
+
     it('EpicStateEvents: all and show by the epic id', async () => {
       const e = await epics.create(group.id, { title: 'Evented' });
       const events = new EpicStateEvents(api.requester);

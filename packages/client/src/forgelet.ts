@@ -23,6 +23,7 @@ import { ProjectLabels } from './resources/project-labels.js';
 import { GroupIterations } from './resources/group-iterations.js';
 import { IterationCadences } from './resources/iteration-cadences.js';
 import { EpicLinks } from './resources/epic-links.js';
+import { EpicIssues } from './resources/epic-issues.js';
 import { Releases } from './resources/releases.js';
 import { ReleaseLinks } from './resources/release-links.js';
 import { GroupReleases } from './resources/group-releases.js';
@@ -122,6 +123,8 @@ export class Forgelet {
   readonly groupIterations: GroupIterations;
   readonly iterationCadences: IterationCadences;
   readonly epicLinks: EpicLinks;
+  /** `/groups/:id/epics/:epic_iid/issues`: the issues of an epic. */
+  readonly epicIssues: EpicIssues;
   readonly epicStateEvents: EpicStateEvents;
   readonly releases: Releases;
   readonly releaseLinks: ReleaseLinks;
@@ -199,6 +202,7 @@ export class Forgelet {
     this.groupIterations = new GroupIterations(this.requester);
     this.iterationCadences = new IterationCadences(this.requester);
     this.epicLinks = new EpicLinks(this.requester);
+    this.epicIssues = new EpicIssues(this.requester);
     this.epicStateEvents = new EpicStateEvents(this.requester);
     this.releases = new Releases(this.requester);
     this.releaseLinks = new ReleaseLinks(this.requester);

@@ -100,6 +100,7 @@ export { GroupLabels, type ListGroupLabelsParams, type ShowGroupLabelParams } fr
 export { ProjectLabels, type ListProjectLabelsParams, type ShowProjectLabelParams } from './resources/project-labels.js';
 export { Epics, type ListEpicsParams, type CreateEpicParams, type EditEpicParams } from './resources/epics.js';
 export { EpicLinks, type CreateChildEpicParams, type ReorderChildEpicParams } from './resources/epic-links.js';
+export { EpicIssues, type EditEpicIssueParams, type ListEpicIssuesParams } from './resources/epic-issues.js';
 export { Releases, type CreateReleaseParams, type EditReleaseParams, type ListReleasesParams, type ShowReleaseParams } from './resources/releases.js';
 export { ReleaseLinks, type CreateReleaseLinkParams, type EditReleaseLinkParams } from './resources/release-links.js';
 export { GroupReleases, type ListGroupReleasesParams } from './resources/group-releases.js';

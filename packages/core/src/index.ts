@@ -91,6 +91,7 @@ export type * from './domains/epics/index.js';
 export {
   listEpics, getEpic, createEpic, updateEpic, deleteEpic,
   listChildEpics, assignChildEpic, createChildEpic, reorderChildEpic, unassignChildEpic,
+  listEpicIssues, assignEpicIssue, reorderEpicIssue, removeEpicIssue,
 } from './domains/epics/index.js';
 export { listEpicStateEvents, getEpicStateEvent } from './domains/state-events/index.js';
 export type * from './domains/iterations/index.js';

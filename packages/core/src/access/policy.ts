@@ -65,6 +65,8 @@ const PROJECT_RULES = {
   admin_issue: REPORTER,
   read_confidential_issues: REPORTER,
   destroy_issue: OWNER,
+  // put an issue in an epic or take it out (the issue must be readable too: the issues domain checks)
+  admin_issue_relation: GUEST,
   set_issue_created_at: OWNER,
   read_merge_request: readMergeRequests,
   create_merge_request: DEVELOPER,

@@ -11,6 +11,7 @@ import type { NamespaceRow } from '../../access/namespace.table.js';
 import { toLinkedEpicEntity, type EpicEntity, type LinkedEpicEntity } from './epic.entity.js';
 import { checkEpicFields, NO_MATCHING_EPIC } from './epic-fields.js';
 import { selectChildren, selectEpicById, selectIdsWithChildren, updateEpicById } from './epic.queries.js';
+import { selectIdsWithIssues } from './epic-issue.queries.js';
 import type { CreateChildEpicInput, EpicLinkPathInput, ReorderChildEpicInput } from './epic.schema.js';
 import type { EpicRow } from './epic.table.js';
 import { DEPTH_MESSAGE, maxDepthAchieved, moveBetween, startPosition, treeProblem } from './epic-tree.js';
@@ -77,8 +78,9 @@ export async function createChildEpic(ctx: Ctx, input: CreateChildEpicInput): Pr
   checkEpicFields(input);
   const confidential = input.confidential ?? parent.confidential === 1;
   const row = await insertNewEpic(ctx, group, { title: input.title, confidential }, parent);
-  const withChildren = await selectIdsWithChildren(ctx.db, [row.id]);
-  return toLinkedEpicEntity(row, group, { row: parent, group: await namespaceOf(ctx, parent.group_id) }, withChildren.has(row.id), ctx.urls);
+  const [withChildren, withIssues] = await Promise.all([selectIdsWithChildren(ctx.db, [row.id]), selectIdsWithIssues(ctx.db, [row.id])]);
+  const has = { children: withChildren.has(row.id), issues: withIssues.has(row.id) };
+  return toLinkedEpicEntity(row, group, { row: parent, group: await namespaceOf(ctx, parent.group_id) }, has, ctx.urls);
 }
 
 /**
@@ -101,7 +103,7 @@ export async function reorderChildEpic(ctx: Ctx, input: ReorderChildEpicInput): 
       };
       const before = await sibling(input.move_before_id);
       const after = await sibling(input.move_after_id);
-      await moveBetween(trx, (await selectEpicById(trx, child.id))!, before, after);
+      await moveBetween(trx, parent.id, { type: 'epic', id: child.id }, before && { type: 'epic', id: before.id }, after && { type: 'epic', id: after.id });
     });
   }
   return presentEpics(ctx, await readableChildren(ctx, parent), group);

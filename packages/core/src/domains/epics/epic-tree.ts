@@ -4,7 +4,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import { countChildren, renumberChildren, selectAncestors, selectChildren, subtreeDepth } from './epic.queries.js';
+import { countChildren, selectAncestors, selectTreeNodes, subtreeDepth, updateTreeNodePosition, type TreeNode } from './epic.queries.js';
 import type { EpicRow } from './epic.table.js';
 
 export const MAX_HIERARCHY_DEPTH = 7;
@@ -51,37 +51,44 @@ export async function maxDepthAchieved(db: Kysely<Database>, parent: EpicRow): P
   return (await selectAncestors(db, parent)).length + 1 >= MAX_HIERARCHY_DEPTH;
 }
 
-/** A position before every current child of `parentId` (`move_to_start`). */
-export async function startPosition(db: Kysely<Database>, parentId: number, exceptId?: number): Promise<number> {
-  const siblings = (await selectChildren(db, parentId)).filter((e) => e.id !== exceptId && e.relative_position !== null);
-  if (siblings.length === 0) return 0;
-  return Math.min(...siblings.map((e) => e.relative_position!)) - GAP;
+type NodeRef = Pick<TreeNode, 'type' | 'id'>;
+
+const same = (a: NodeRef) => (b: NodeRef) => a.type === b.type && a.id === b.id;
+
+/**
+ * A position before every child epic and issue of `parentId` (`move_to_start`): GitLab orders
+ * both in one tree, so a newly linked child or issue comes first among all of them.
+ */
+export async function startPosition(db: Kysely<Database>, parentId: number): Promise<number> {
+  const taken = (await selectTreeNodes(db, parentId)).flatMap((n) => (n.relative_position === null ? [] : [n.relative_position]));
+  return taken.length ? Math.min(...taken) - GAP : 0;
 }
 
 /**
- * Moves `child` between `before` (ends up right before it) and `after` (right after it),
- * GitLab's `move_between`. Positions stay integers: when two neighbours leave no room, the
- * siblings are renumbered in their current order first.
+ * Moves `node` (a child epic or an issue of `parentId`) between `before` (ends up right before
+ * it) and `after` (right after it), GitLab's `move_between` over the whole tree: the neighbour
+ * on the other side may be of the other kind. Positions stay integers: when two neighbours
+ * leave no room, the tree is renumbered in its current order first.
  */
-export async function moveBetween(trx: Kysely<Database>, child: EpicRow, before: EpicRow | undefined, after: EpicRow | undefined): Promise<void> {
-  const parentId = child.parent_id!;
+export async function moveBetween(trx: Kysely<Database>, parentId: number, node: NodeRef, before: NodeRef | undefined, after: NodeRef | undefined): Promise<void> {
+  if (!before && !after) return;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const siblings = (await selectChildren(trx, parentId)).filter((e) => e.id !== child.id);
-    const at = (e: EpicRow | undefined) => (e ? siblings.findIndex((s) => s.id === e.id) : -1);
-    let lower: EpicRow | undefined;
-    let upper: EpicRow | undefined;
+    const siblings = (await selectTreeNodes(trx, parentId)).filter((n) => !same(node)(n));
+    const at = (ref: NodeRef | undefined) => (ref ? siblings.findIndex(same(ref)) : -1);
+    let lower: TreeNode | undefined;
+    let upper: TreeNode | undefined;
     if (before && after) {
       lower = siblings[at(before)];
       upper = siblings[at(after)];
-      // Given in the wrong order: the child still goes between them.
+      // Given in the wrong order: the node still goes between them.
       if (lower && upper && (lower.relative_position ?? 0) > (upper.relative_position ?? 0)) [lower, upper] = [upper, lower];
     } else if (before) {
       lower = siblings[at(before)];
       upper = siblings[at(before) + 1];
-    } else if (after) {
+    } else {
       upper = siblings[at(after)];
       lower = at(after) > 0 ? siblings[at(after) - 1] : undefined;
-    } else return;
+    }
     const lo = lower?.relative_position ?? null;
     const hi = upper?.relative_position ?? null;
     let position: number | null;
@@ -89,10 +96,7 @@ export async function moveBetween(trx: Kysely<Database>, child: EpicRow, before:
     else if (lo !== null) position = lo + GAP;
     else if (hi !== null) position = hi - GAP;
     else position = 0;
-    if (position !== null) {
-      await trx.updateTable('epics').set({ relative_position: position }).where('id', '=', child.id).execute();
-      return;
-    }
-    await renumberChildren(trx, siblings.map((s) => s.id), GAP);
+    if (position !== null) return updateTreeNodePosition(trx, node, position);
+    for (const [i, s] of siblings.entries()) await updateTreeNodePosition(trx, s, (i + 1) * GAP);
   }
 }

@@ -133,7 +133,7 @@ export function toLinkedEpicEntity(
   row: EpicRow,
   group: NamespaceRow,
   parent: { row: EpicRow; group: NamespaceRow },
-  hasChildren: boolean,
+  has: { children: boolean; issues: boolean },
   urls: UrlBuilder,
 ): LinkedEpicEntity {
   return {
@@ -142,8 +142,8 @@ export function toLinkedEpicEntity(
     title: row.title,
     group_id: row.group_id,
     parent_id: row.parent_id,
-    has_children: hasChildren,
-    has_issues: false,
+    has_children: has.children,
+    has_issues: has.issues,
     reference: epicReference(row, group, parent.group),
     url: epicWebUrl(urls, group, row.iid),
     relation_url: urls.web(`/groups/${parent.group.full_path}/-/epics/${parent.row.iid}/links/${row.id}`),

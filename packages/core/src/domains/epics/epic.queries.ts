@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { EpicRow, EpicTable, NewEpicRow } from './epic.table.js';
 import type { Updateable } from 'kysely';
@@ -96,9 +96,37 @@ export async function subtreeDepth(db: Kysely<Database>, epicId: number): Promis
   }
 }
 
-/** Gives the children of `parentId` the positions in `orderedIds` order, `gap` apart. */
-export async function renumberChildren(trx: Kysely<Database>, orderedIds: readonly number[], gap: number): Promise<void> {
-  for (const [i, id] of orderedIds.entries()) {
-    await trx.updateTable('epics').set({ relative_position: (i + 1) * gap }).where('id', '=', id).execute();
-  }
+/** A node of an epic's tree: a child epic or one of the epic's issues (GitLab's `EpicTreeSorting`). */
+export interface TreeNode {
+  type: 'epic' | 'epic_issue';
+  id: number;
+  relative_position: number | null;
+}
+
+/** The child epics and issues of `parentId`, the one order they share: position (none last), then id. */
+export async function selectTreeNodes(db: Kysely<Database>, parentId: number): Promise<TreeNode[]> {
+  const rows = await db
+    .selectFrom('epics')
+    .select([sql<TreeNode['type']>`'epic'`.as('type'), 'id', 'relative_position'])
+    .where('parent_id', '=', parentId)
+    .unionAll(
+      db.selectFrom('epic_issues').select([sql<TreeNode['type']>`'epic_issue'`.as('type'), 'id', 'relative_position']).where('epic_id', '=', parentId),
+    )
+    .execute();
+  const key = (n: TreeNode) => n.relative_position ?? Number.MAX_SAFE_INTEGER;
+  return rows.sort((a, b) => key(a) - key(b) || a.id - b.id);
+}
+
+/** How many child epics and issues `parentId` has (GitLab's limit counts both). */
+export async function countTreeNodes(db: Kysely<Database>, parentId: number): Promise<number> {
+  const [epics, issues] = await Promise.all([
+    db.selectFrom('epics').select((eb) => eb.fn.countAll<number | string>().as('n')).where('parent_id', '=', parentId).executeTakeFirstOrThrow(),
+    db.selectFrom('epic_issues').select((eb) => eb.fn.countAll<number | string>().as('n')).where('epic_id', '=', parentId).executeTakeFirstOrThrow(),
+  ]);
+  return Number(epics.n) + Number(issues.n);
+}
+
+export async function updateTreeNodePosition(trx: Kysely<Database>, node: Pick<TreeNode, 'type' | 'id'>, position: number): Promise<void> {
+  const table = node.type === 'epic' ? 'epics' : 'epic_issues';
+  await trx.updateTable(table).set({ relative_position: position }).where('id', '=', node.id).execute();
 }

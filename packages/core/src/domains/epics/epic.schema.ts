@@ -89,3 +89,31 @@ export const ReorderChildEpicInput = params({
   move_after_id: p.integer().optional(),
 });
 export type ReorderChildEpicInput = InferShape<typeof ReorderChildEpicInput.shape>;
+
+/** `/groups/:id/epics/:epic_iid/issues` (GitLab's `API::EpicIssues`). */
+export const ListEpicIssuesInput = params({ id: p.string(), epic_iid: p.integer(), ...paginationParams });
+export type ListEpicIssuesInput = InferShape<typeof ListEpicIssuesInput.shape>;
+
+export const AssignEpicIssueInput = params({
+  id: p.string(),
+  epic_iid: p.integer(),
+  issue_id: p.integer().describe('The global ID of the issue'),
+});
+export type AssignEpicIssueInput = InferShape<typeof AssignEpicIssueInput.shape>;
+
+export const EpicIssuePathInput = params({
+  id: p.string(),
+  epic_iid: p.integer(),
+  epic_issue_id: p.integer().describe('The ID of the epic-issue association'),
+});
+export type EpicIssuePathInput = InferShape<typeof EpicIssuePathInput.shape>;
+
+export const ReorderEpicIssueInput = params({
+  id: p.string(),
+  epic_iid: p.integer(),
+  epic_issue_id: p.integer().describe('The ID of the epic-issue association to move'),
+  move_before_id: p.integer().optional().describe('The ID of the epic-issue association that ends up right before it'),
+  move_after_id: p.integer().optional().describe('The ID of the epic-issue association that ends up right after it'),
+  ...paginationParams,
+});
+export type ReorderEpicIssueInput = InferShape<typeof ReorderEpicIssueInput.shape>;

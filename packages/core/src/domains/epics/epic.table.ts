@@ -24,9 +24,21 @@ export interface EpicTable {
 export type EpicRow = Selectable<EpicTable>;
 export type NewEpicRow = Insertable<EpicTable>;
 
+/** An issue in an epic (GitLab's `epic_issues`): one epic per issue, ordered with the epic's children. */
+export interface EpicIssueTable {
+  id: Generated<number>;
+  epic_id: number;
+  issue_id: number;
+  relative_position: number | null;
+  created_at: string;
+  updated_at: string;
+}
+export type EpicIssueRow = Selectable<EpicIssueTable>;
+
 // This domain's tables in the database schema (storage/database.ts).
 declare module '../../storage/database.js' {
   interface Database {
     epics: EpicTable;
+    epic_issues: EpicIssueTable;
   }
 }

@@ -1,7 +1,20 @@
 import { created, noContent, ok, paged, route, type Route } from '../../kernel/route.js';
 import { createEpic } from './create-epic.js';
 import { assignChildEpic, createChildEpic, listChildEpics, reorderChildEpic, unassignChildEpic } from './epic-links.js';
-import { CreateChildEpicInput, CreateEpicInput, EpicLinkPathInput, EpicPathInput, ListEpicsInput, ReorderChildEpicInput, UpdateEpicInput } from './epic.schema.js';
+import { assignEpicIssue, listEpicIssues, removeEpicIssue, reorderEpicIssue } from './epic-issues.js';
+import {
+  AssignEpicIssueInput,
+  CreateChildEpicInput,
+  CreateEpicInput,
+  EpicIssuePathInput,
+  EpicLinkPathInput,
+  EpicPathInput,
+  ListEpicIssuesInput,
+  ListEpicsInput,
+  ReorderChildEpicInput,
+  ReorderEpicIssueInput,
+  UpdateEpicInput,
+} from './epic.schema.js';
 import { deleteEpic, getEpic, listEpics } from './epics.js';
 import { updateEpic } from './update-epic.js';
 
@@ -45,4 +58,14 @@ export const epicsRoutes: Route[] = [
     async (ctx, input) => ok(await reorderChildEpic(ctx, input))),
   route('DELETE', '/groups/:id/epics/:epic_iid/links/:child_epic_id', { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Unassign a child epic' },
     async (ctx, input) => ok(await unassignChildEpic(ctx, input))),
+
+  // Issues of an epic (GitLab's `API::EpicIssues`).
+  route('GET', '/groups/:id/epics/:epic_iid/issues', { auth: 'required', params: ListEpicIssuesInput, tag: 'epic_issues', summary: "List an epic's issues in its order" },
+    async (ctx, input) => paged(await listEpicIssues(ctx, input))),
+  route('POST', '/groups/:id/epics/:epic_iid/issues/:issue_id', { auth: 'required', params: AssignEpicIssueInput, tag: 'epic_issues', summary: 'Assign an issue to the epic (moving it from another epic)' },
+    async (ctx, input) => created(await assignEpicIssue(ctx, input))),
+  route('PUT', '/groups/:id/epics/:epic_iid/issues/:epic_issue_id', { auth: 'required', params: ReorderEpicIssueInput, tag: 'epic_issues', summary: "Move an issue among the epic's issues and children" },
+    async (ctx, input) => paged(await reorderEpicIssue(ctx, input))),
+  route('DELETE', '/groups/:id/epics/:epic_iid/issues/:epic_issue_id', { auth: 'required', params: EpicIssuePathInput, tag: 'epic_issues', summary: 'Remove an issue from the epic' },
+    async (ctx, input) => ok(await removeEpicIssue(ctx, input))),
 ];

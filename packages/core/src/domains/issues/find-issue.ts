@@ -2,7 +2,7 @@
 import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { authorize, can } from '../../access/policy.js';
-import { findProject } from '../../access/lookup.js';
+import { findProject, selectProjectByRef } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { IssueRow } from './issue.table.js';
 
@@ -30,4 +30,15 @@ export async function findIssue(ctx: Ctx, projectRef: string, iid: number): Prom
   const issue = await ctx.db.selectFrom('issues').selectAll().where('project_id', '=', project.id).where('iid', '=', iid).executeTakeFirst();
   if (!issue || !(await canReadIssue(ctx, project, issue))) throw new NotFoundError('Issue');
   return { project, issue };
+}
+
+/**
+ * GitLab's `admin_issue_relation` (putting the issue in an epic, taking it out): Guest on its
+ * project, with issues on, and able to read the issue.
+ */
+export async function canAdminIssueRelation(ctx: Ctx, issue: IssueRow): Promise<boolean> {
+  const project = await selectProjectByRef(ctx, issue.project_id);
+  if (!project?.issues_enabled) return false;
+  const subject = { kind: 'project', project } as const;
+  return (await can(ctx, 'admin_issue_relation', subject)) && (await can(ctx, 'read_issue', subject)) && canReadIssue(ctx, project, issue);
 }

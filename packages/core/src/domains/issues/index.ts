@@ -1,6 +1,6 @@
 export { issuesRoutes } from './issues.routes.js';
-export { findIssue, canReadIssue } from './find-issue.js';
-export { listIssues, listGroupIssues, listProjectIssues, listMilestoneIssues, selectMilestoneIssues, type MilestoneIssuesScope } from './list-issues.js';
+export { findIssue, canReadIssue, canAdminIssueRelation } from './find-issue.js';
+export { listIssues, listGroupIssues, listProjectIssues, listMilestoneIssues, selectMilestoneIssues, readableIssuesQuery, type MilestoneIssuesScope } from './list-issues.js';
 export { getIssue } from './get-issue.js';
 export { listIssuesOfMilestone, listBurndownEvents, BurndownUnsupportedError, type BurndownEventEntity } from './milestone-issues.js';
 export { createIssue } from './create-issue.js';
@@ -8,7 +8,8 @@ export { updateIssue } from './update-issue.js';
 export { deleteIssue } from './delete-issue.js';
 export { presentIssues } from './present-issues.js';
 export { countOpenIssueChange, recountOpenIssues } from './issue.queries.js';
-export type { IssueEntity } from './issue.entity.js';
+export { toIssueBasicEntity } from './issue.entity.js';
+export type { IssueEntity, IssueBasicEntity } from './issue.entity.js';
 export type { IssueRow } from './issue.table.js';
 export type {
   CreateIssueInput,

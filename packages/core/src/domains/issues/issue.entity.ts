@@ -47,6 +47,17 @@ export interface IssueEntity {
   moved_to_id: number | null;
 }
 
+/** What `Entities::Issue` adds to GitLab's `IssueBasic`. */
+type IssueOnlyField = 'has_tasks' | 'task_status' | '_links' | 'references' | 'severity' | 'subscribed' | 'moved_to_id';
+
+/** GitLab's `IssueBasic` (an issue inside another entity, as an epic's issue link). */
+export type IssueBasicEntity = Omit<IssueEntity, IssueOnlyField>;
+
+export function toIssueBasicEntity(issue: IssueEntity): IssueBasicEntity {
+  const { has_tasks: _h, task_status: _t, _links: _l, references: _r, severity: _s, subscribed: _u, moved_to_id: _m, ...basic } = issue;
+  return basic;
+}
+
 /** What an issue entity needs besides its row, batch-loaded for a page. */
 export interface IssueRelations {
   project: ProjectRow;

@@ -184,6 +184,18 @@ function readableProjectIds(ctx: Ctx, options: { traversalPrefix?: string; names
   return q;
 }
 
+/**
+ * The issues the caller may read in any project (projects they see with issues on;
+ * confidential ones as the lists decide), for another domain to narrow and order in SQL.
+ */
+export function readableIssuesQuery(ctx: Ctx) {
+  return ctx.db
+    .selectFrom('issues as i')
+    .selectAll('i')
+    .where('i.project_id', 'in', readableProjectIds(ctx, { nonArchived: false }))
+    .where((eb) => confidentialCondition(ctx, eb, 'by-project'));
+}
+
 /** GET /projects/:id/issues */
 export async function listProjectIssues(ctx: Ctx, input: ListProjectIssuesInput): Promise<Page<IssueEntity>> {
   const project = await findProject(ctx, input.id);
