@@ -201,9 +201,14 @@ describe('forgelet runner against a fake GitLab runner API', { skip: DIALECTS.in
     const bad = fakeIo();
     assert.equal(await run(['runner', '--url', url, '--token', 'glrt-nope', '--once'], bad.io), 1);
     assert.match(bad.stderr(), /^error: the runner token was refused \(403 403 Forbidden\): check --token/);
+    // a port nothing listens on (just closed)
+    const closed = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => closed.once('listening', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
     const none = fakeIo();
-    assert.equal(await run(['runner', '--url', 'http://127.0.0.1:1', '--token', RUNNER_TOKEN, '--once'], none.io), 1);
-    assert.match(none.stderr(), /^error: cannot reach Forgelet at http:\/\/127\.0\.0\.1:1: ECONNREFUSED/);
+    assert.equal(await run(['runner', '--url', `http://127.0.0.1:${port}`, '--token', RUNNER_TOKEN, '--once'], none.io), 1);
+    assert.equal(none.stderr(), `error: cannot reach Forgelet at http://127.0.0.1:${port}: ECONNREFUSED\n`);
     const usage = fakeIo();
     assert.equal(await run(['runner', '--url', url, '--once'], usage.io), 2);
     assert.match(usage.stderr(), /a runner token is needed/);

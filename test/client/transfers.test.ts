@@ -109,7 +109,7 @@ for (const dialect of DIALECTS) {
       assert.ok(job);
       assert.deepEqual([job.job_info.name, job.git_info.ref, job.steps[0]!.script], ['compile', 'main', ['make']]);
 
-      assert.deepEqual(await api.runnerJobs.appendTrace(job.id, job.token, 'hello\n', 0), { size: 6 });
+      assert.deepEqual(await api.runnerJobs.appendTrace(job.id, job.token, 'hello\n', 0), { status: 202, size: 6, jobStatus: 'running', updateInterval: 60 });
       const wrong = await apiError(api.runnerJobs.appendTrace(job.id, job.token, 'x', 2));
       assert.deepEqual([wrong.status, wrong.headers?.get('range')], [416, '0-6']);
 
@@ -120,7 +120,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await bytesOf((await api.runnerJobs.downloadArtifacts(job.id, job.token)).body), zip);
       const denied = await apiError(api.runnerJobs.update(job.id, 'glcbt-wrong', { state: 'success' }));
       assert.equal(denied.status, 403);
-      await api.runnerJobs.update(job.id, job.token, { state: 'success' });
+      assert.deepEqual(await api.runnerJobs.update(job.id, job.token, { state: 'success' }), { status: 200, jobStatus: null, updateInterval: 60 });
 
       const archive = await api.jobArtifacts.streamArchive(project.id, job.id);
       assert.deepEqual([archive.size, archive.filename], [zip.length, 'artifacts.zip']);

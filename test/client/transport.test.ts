@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { ApiError, Forgelet, parseRetryAfter, retryDelay, type FetchInit, type FetchLike, type FetchResponse } from '@forgelet/client';
+import { ApiError, Forgelet, parseRetryAfter, retryDelay, traceLength, type FetchInit, type FetchLike, type FetchResponse } from '@forgelet/client';
 
 interface Call {
   url: string;
@@ -219,5 +219,87 @@ describe('client transport: uploads and downloads', () => {
 
     const gz = scripted([{ status: 200, body: 'x', headers: { 'content-encoding': 'gzip', 'content-length': '20' } }]);
     assert.equal((await client(gz.fetch).jobArtifacts.streamArchive(1, 2)).size, null);
+  });
+});
+
+describe('client transport: the runner protocol', () => {
+  const runnerClient = (fetch: FetchLike) => new Forgelet({ url: 'http://forge.test', fetch, userAgent: 'forgelet-runner 1.2.3 (linux/x64)', retries: 0 });
+
+  it('jobs/request: the job and the X-GitLab-Last-Update cursor; 204 and 409 are no job', async () => {
+    const job = { id: 5, token: 'glcbt-5' };
+    const { fetch, calls } = scripted([
+      { status: 201, body: JSON.stringify(job), headers: { 'content-type': 'application/json' } },
+      { status: 204, body: '', headers: { 'X-GitLab-Last-Update': 'cursor-2' } },
+      { status: 409, headers: { 'X-GitLab-Last-Update': 'cursor-3' } },
+    ]);
+    const api = runnerClient(fetch);
+    assert.deepEqual(await api.runnerJobs.poll({ token: 'glrt-r', system_id: 's_1' }), { job, lastUpdate: null });
+    assert.deepEqual(await api.runnerJobs.poll({ token: 'glrt-r', last_update: 'cursor-1' }), { job: null, lastUpdate: 'cursor-2' });
+    assert.equal(await api.runnerJobs.request({ token: 'glrt-r' }), null);
+    assert.deepEqual(JSON.parse(calls[1]!.body!.toString()), { token: 'glrt-r', last_update: 'cursor-1' });
+    assert.deepEqual(calls.map((c) => [c.init.headers['User-Agent'], c.init.headers['PRIVATE-TOKEN']]), Array(3).fill(['forgelet-runner 1.2.3 (linux/x64)', undefined]));
+  });
+
+  it('a trace PATCH sends Content-Range as gitlab-runner does and reads Range, Job-Status and the update interval', async () => {
+    const { fetch, calls } = scripted([
+      { status: 202, body: '', headers: { Range: '0-17', 'Job-Status': 'canceling', 'X-GitLab-Trace-Update-Interval': '30' } },
+      { status: 416, headers: { Range: '0-12' } },
+    ]);
+    const api = runnerClient(fetch);
+    assert.deepEqual(await api.runnerJobs.appendTrace(5, 'glcbt-5', 'hello', 12), { status: 202, size: 17, jobStatus: 'canceling', updateInterval: 30 });
+    assert.deepEqual([calls[0]!.init.method, calls[0]!.init.headers['Content-Range'], calls[0]!.init.headers['JOB-TOKEN'], calls[0]!.init.headers['Content-Type']], ['PATCH', '12-17', 'glcbt-5', 'text/plain']);
+    const behind = await failure(api.runnerJobs.appendTrace(5, 'glcbt-5', Buffer.from('x'), 20));
+    assert.deepEqual([behind.status, traceLength(behind.headers?.get('range'))], [416, 12]);
+  });
+
+  it('a job update sends the token in the body and the header, and answers 200 or 202 with Job-Status', async () => {
+    const { fetch, calls } = scripted([
+      { status: 202, body: '202', headers: { 'X-GitLab-Trace-Update-Interval': '3' } },
+      { status: 200, body: '200', headers: { 'Job-Status': 'running' } },
+      { status: 403, headers: { 'Job-Status': 'canceled' } },
+    ]);
+    const api = runnerClient(fetch);
+    assert.deepEqual(await api.runnerJobs.update(5, 'glcbt-5', { state: 'success', checksum: 'crc32:0' }), { status: 202, jobStatus: null, updateInterval: 3 });
+    assert.deepEqual(await api.runnerJobs.update(5, 'glcbt-5', { state: 'running' }), { status: 200, jobStatus: 'running', updateInterval: null });
+    const gone = await failure(api.runnerJobs.update(5, 'glcbt-5', { state: 'running' }));
+    assert.deepEqual([gone.status, gone.headers?.get('job-status')], [403, 'canceled']);
+    assert.deepEqual(JSON.parse(calls[0]!.body!.toString()), { token: 'glcbt-5', state: 'success', checksum: 'crc32:0' });
+    assert.equal(calls[0]!.init.headers['JOB-TOKEN'], 'glcbt-5');
+  });
+
+  it('an artifact upload streams from disk with its length; type, format and expiry in the query and the form', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'forgelet-runner-upload-'));
+    const file = join(dir, 'artifact-archive.zip');
+    const bytes = Buffer.alloc(200_000, 7);
+    writeFileSync(file, bytes);
+    const { fetch, calls } = scripted([{ status: 201, body: '201' }]);
+    await runnerClient(fetch).runnerJobs.uploadArtifacts(5, 'glcbt-5', { path: file }, { artifact_type: 'archive', artifact_format: 'zip', expire_in: '1 week', filename: 'build output.zip' });
+    const call = calls[0]!;
+    assert.equal(call.url, 'http://forge.test/api/v4/jobs/5/artifacts?artifact_type=archive&artifact_format=zip&expire_in=1%20week');
+    assert.ok(call.chunks > 2, `streamed in ${call.chunks} chunks`);
+    assert.equal(Number(call.init.headers['Content-Length']), call.body!.length);
+    const text = call.body!.toString('latin1');
+    const fields = [...text.matchAll(/name="([^"]+)"\r\n\r\n([^\r]*)\r\n/g)].map((m) => [m[1], m[2]]);
+    assert.deepEqual(fields, [['artifact_type', 'archive'], ['artifact_format', 'zip'], ['expire_in', '1 week']]);
+    assert.match(text, /name="file"; filename="build output\.zip"\r\nContent-Type: application\/octet-stream\r\n\r\n/);
+    assert.ok(call.body!.includes(bytes));
+  });
+
+  it('a signal aborts a request, and a wait before a retry', async () => {
+    const hanging: FetchLike = (_url, init) =>
+      new Promise((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(init.signal!.reason), { once: true }));
+    const stop = new AbortController();
+    const pending = runnerClient(hanging).runnerJobs.poll({ token: 'glrt-r' }, { signal: stop.signal });
+    stop.abort();
+    await assert.rejects(pending, { name: 'AbortError' });
+
+    const { fetch, calls } = scripted([{ status: 503, headers: { 'Retry-After': '30' } }]);
+    const later = new AbortController();
+    const waiting = new Forgelet({ url: 'http://forge.test', fetch, maxRetryDelayMs: 60_000 }).runnerJobs.request({ token: 'glrt-r' }, { signal: later.signal });
+    setTimeout(() => later.abort(), 20);
+    const started = Date.now();
+    await assert.rejects(waiting, { name: 'AbortError' });
+    assert.ok(Date.now() - started < 5_000);
+    assert.equal(calls.length, 1);
   });
 });

@@ -11,7 +11,7 @@ import { commitFiles } from '../support/repository.js';
 import { startTestServer, type ApiResponse, type TestForgelet } from '../support/server.js';
 import { createGroup, createProject, createUsers, expectStatus } from './http.js';
 import { enableTracking, exceptionEvent, store } from './error-tracking.helpers.js';
-import { createRunner } from './ci-support.js';
+import { commitCi, createRunner, multipart, zipOf } from './ci-support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -465,6 +465,61 @@ for (const dialect of DIALECTS) {
       await call('GET', '/bulk_imports/entities', '/bulk_imports/entities', 200);
       await call('POST', '/bulk_imports', '/bulk_imports', 400, { body: { entities: [] } });
       await call('GET', '/bulk_imports/:import_id', '/bulk_imports/999', 404);
+    });
+
+    it('the runner job payload is the declared JobPayload: artifacts, image, variables, steps, dependencies', async () => {
+      const project = await call('POST', '/projects', '/projects', 201, { body: { name: 'oa-runner' } });
+      await commitCi(f, project.id, [
+        'variables: { GLOBAL: "one", RAW_ONE: { value: "$GLOBAL", expand: false } }',
+        'build:',
+        '  stage: build',
+        '  image: { name: "alpine:3.20", entrypoint: [""] }',
+        '  variables: { LOCAL: "two" }',
+        '  before_script: [echo before]',
+        '  script: [make]',
+        '  after_script: [echo after]',
+        '  environment: { name: review/oa }',
+        '  artifacts: { name: out, paths: [dist/], exclude: [dist/tmp/**], untracked: true, when: always, expire_in: 1 week }',
+        'test:',
+        '  stage: test',
+        '  script: [make test]',
+        '',
+      ].join('\n'));
+      const runner = await createRunner(f, f.rootToken, { runner_type: 'project_type', project_id: project.id });
+      await call('POST', '/projects/:id/pipeline', `/projects/${project.id}/pipeline`, 201, {
+        body: { ref: 'main', variables: [{ key: 'PIPE', value: 'three' }, { key: 'CONFIG', value: 'a=b\n', variable_type: 'file' }] },
+      });
+      const take = () => call('POST', '/jobs/request', '/jobs/request', 201, { token: null, body: { token: runner.token, info: { name: 'oa-runner' } } });
+      const build = await take();
+      assert.deepEqual(build.artifacts, [{ name: 'out', untracked: true, paths: ['dist/'], exclude: ['dist/tmp/**'], when: 'always', expire_in: '1 week', artifact_type: 'archive', artifact_format: 'zip' }]);
+      assert.deepEqual(build.image, { name: 'alpine:3.20', entrypoint: [''], ports: [], pull_policy: null });
+      assert.deepEqual(build.steps.map((s: any) => [s.name, s.script]), [['script', ['echo before', 'make']], ['after_script', ['echo after']]]);
+      const byKey = (key: string) => build.variables.find((v: any) => v.key === key);
+      assert.deepEqual([byKey('RAW_ONE'), byKey('CONFIG'), byKey('CI_JOB_TOKEN').masked], [
+        { key: 'RAW_ONE', value: '$GLOBAL', public: true, masked: false, raw: true },
+        { key: 'CONFIG', value: 'a=b\n', public: false, masked: false, file: true },
+        true,
+      ]);
+      const upload = multipart({ artifact_type: 'archive', artifact_format: 'zip' }, { filename: 'artifacts.zip', content: await zipOf({ 'dist/app.js': 'x' }) });
+      expectStatus(await f.api('POST', `/jobs/${build.id}/artifacts`, { token: null, raw: upload.body, headers: { 'Content-Type': upload.contentType, 'JOB-TOKEN': build.token } }), 201);
+      expectStatus(await f.api('PUT', `/jobs/${build.id}`, { token: null, body: { token: build.token, state: 'success' } }), 200);
+      const test = await take();
+      assert.deepEqual(test.dependencies, [{ id: build.id, name: 'build', token: test.token, artifacts_file: { filename: 'artifacts.zip', size: test.dependencies[0].artifacts_file.size } }]);
+      assert.deepEqual([test.artifacts, test.image], [[], null]);
+      // GitLab's own answer, with what Forgelet does not send yet (services, cache, registry
+      // credentials, ports, features), fits the same declaration.
+      const gitlab = {
+        ...test,
+        image: { name: 'ruby:3.3', entrypoint: null, ports: [{ number: 8080, protocol: 'http', name: 'web' }], pull_policy: ['if-not-present'] },
+        services: [{ name: 'postgres:16', entrypoint: null, ports: [], alias: 'db', command: null, variables: [{ key: 'POSTGRES_DB', value: 'ci' }] }],
+        artifacts: null,
+        cache: [{ key: 'gems', untracked: false, paths: ['vendor/'], policy: 'pull-push', when: 'on_success', fallback_keys: [] }],
+        credentials: [{ type: 'registry', url: 'registry.example.com', username: 'gitlab-ci-token', password: test.token }],
+        features: { trace_sections: true, failure_reasons: ['script_failure'] },
+      };
+      const validate = ajv.getSchema(`${DOC_ID}#/components/schemas/JobPayload`)!;
+      assert.ok(validate(gitlab), ajv.errorsText(validate.errors));
+      assert.equal(validate({ ...gitlab, services: [{ name: 'postgres:16' }] }), false, 'a service without its fields is refused');
     });
 
     it('a schema that disagrees with the answer fails (the check can fail)', async () => {

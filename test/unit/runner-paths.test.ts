@@ -16,7 +16,7 @@ import { extractZip, writeZip } from '../../packages/cli/src/runner/archive.js';
 import { JobTrace, Masker, crc32 } from '../../packages/cli/src/runner/trace.js';
 import { buildScript, detectShell, runScript } from '../../packages/cli/src/runner/shell.js';
 import { expand } from '../../packages/cli/src/runner/variables.js';
-import { parseRangeEnd } from '../../packages/cli/src/runner/api.js';
+import { traceLength } from '@forgelet/client';
 
 const base = mkdtempSync(join(tmpdir(), 'forgelet-runner-unit-'));
 const root = join(base, 'project');
@@ -208,11 +208,14 @@ describe('runner: log and script', () => {
     assert.equal(crc32(Buffer.from('123456789')), 0xcbf43926);
   });
 
-  it('parses Range headers', () => {
-    assert.equal(parseRangeEnd('0-42'), 42);
-    assert.equal(parseRangeEnd('bytes=0-7'), 7);
-    assert.equal(parseRangeEnd(undefined), null);
-    assert.equal(parseRangeEnd('junk'), null);
+  it('parses Range headers (the trace length of a PATCH answer)', () => {
+    assert.equal(traceLength('0-42'), 42);
+    assert.equal(traceLength('bytes=0-7'), 7);
+    assert.equal(traceLength('bytes 0-7'), 7);
+    assert.equal(traceLength(' 13 '), 13);
+    assert.equal(traceLength(undefined), null);
+    assert.equal(traceLength(null), null);
+    assert.equal(traceLength('junk'), null);
   });
 
   it('expands $VAR, ${VAR} and $$', () => {

@@ -71,6 +71,19 @@ export function remoteOptions(cmd: Command, tokenWhat = 'an access token'): Comm
     .option('--json', 'print JSON (one document per line)');
 }
 
+/**
+ * Why the server could not be reached (`ECONNREFUSED`, `UND_ERR_SOCKET`, …: the fetch failed
+ * before any answer), or null when the failure is something else (an answer, an abort).
+ */
+export function networkFailure(err: unknown): string | null {
+  if (err instanceof ApiError || err === null || typeof err !== 'object' || (err as Error).name === 'AbortError') return null;
+  const own = (err as { code?: unknown }).code;
+  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+  const code = typeof own === 'string' && (own.startsWith('E') || own.startsWith('UND_ERR')) ? own : cause?.code;
+  if (code) return code;
+  return err instanceof TypeError ? (cause?.message ?? err.message) : null;
+}
+
 /** The failure of a request as a CliError: the server's message, or that it cannot be reached. */
 export function remoteError(remote: Pick<Remote, 'url'>, err: unknown): unknown {
   if (err instanceof CliError) return err;
@@ -78,12 +91,8 @@ export function remoteError(remote: Pick<Remote, 'url'>, err: unknown): unknown 
     const text = err.message;
     return new CliError(text.startsWith(String(err.status)) ? text : `${err.status} ${text}`);
   }
-  const own = (err as { code?: unknown }).code;
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  const code = typeof own === 'string' && (own.startsWith('E') || own.startsWith('UND_ERR')) ? own : cause?.code;
-  if (err instanceof TypeError || code) {
-    return new CliError(`cannot reach Forgelet at ${remote.url}: ${code ?? cause?.message ?? (err as Error).message}`);
-  }
+  const unreachable = networkFailure(err);
+  if (unreachable !== null) return new CliError(`cannot reach Forgelet at ${remote.url}: ${unreachable}`);
   return err;
 }
 

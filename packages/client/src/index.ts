@@ -9,7 +9,34 @@ export { Paginated, type Page, type PaginationInfo } from './infrastructure/pagi
 export type { AtLeastOne, ExactlyOne, ListParams, PaginationParams, ResourceId, WithOptional } from './infrastructure/params.js';
 export { Requester, type ApiResponse, type FetchInit, type FetchLike, type FetchResponse, type RequesterOptions } from './infrastructure/requester.js';
 export { parseRetryAfter, retryDelay, type BytesResponse, type RequestOptions, type StreamResponse } from './infrastructure/requester.js';
-export { RunnerJobs, type JobPayload, type JobPayloadVariable, type RequestJobParams, type UpdateJobParams, type UploadJobArtifactsParams } from './resources/runner-jobs.js';
+export {
+  RunnerJobs,
+  traceLength,
+  type JobReportAnswer,
+  type JobRequestAnswer,
+  type RequestJobParams,
+  type RunnerCallOptions,
+  type TraceAppendAnswer,
+  type UpdateJobParams,
+  type UploadJobArtifactsParams,
+} from './resources/runner-jobs.js';
+// The runner job payload (`POST /jobs/request`), declared once in core.
+export type {
+  JobPayload,
+  JobPayloadArtifacts,
+  JobPayloadCache,
+  JobPayloadCredentials,
+  JobPayloadDependency,
+  JobPayloadGitInfo,
+  JobPayloadImage,
+  JobPayloadJobInfo,
+  JobPayloadPort,
+  JobPayloadRunnerInfo,
+  JobPayloadService,
+  JobPayloadStep,
+  JobPayloadVariable,
+  RunnerInfoInput,
+} from '@forgelet/core';
 export {
   GroupRelationExports,
   ProjectRelationExports,

@@ -5,20 +5,20 @@
  * program prints as an `ai` message checkpoint (the first checkpoint holds the human goal), and
  * finishes the flow when the program exits 0, or fails it (status event `drop`) otherwise. The
  * flow API is called with the flow's own token (`GITLAB_OAUTH_TOKEN`), limited to its privileges.
+ * Every call goes through @forgelet/client, without its retries (as the runner).
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { ApiError, Forgelet, type JobPayload, type UpdateJobParams } from '@forgelet/client';
 import type { Command } from 'commander';
-import { request } from 'undici';
 import pkg from '../../package.json' with { type: 'json' };
 import { CliError, UsageError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
 import { parseHttpUrl, pick } from '../options.js';
-import { DEFAULT_URL } from '../remote.js';
-import type { JobPayload } from '../runner/types.js';
+import { DEFAULT_URL, remoteError } from '../remote.js';
 
 interface FlowExecutorFlags {
   url?: string;
@@ -50,42 +50,37 @@ export function registerFlowExecutorCommand(program: Command, io: CliIo): void {
     .action((flags: FlowExecutorFlags) => flowExecutorCommand(flags, io));
 }
 
-interface JobVariable {
-  key: string;
-  value: string;
-}
-
+/** The executor's connection: a client for the runner's calls, and one per flow with the flow's token. */
 class FlowApi {
-  constructor(
-    readonly base: string,
-    readonly userAgent: string,
-  ) {}
+  readonly runner: Forgelet;
 
-  async call(method: 'GET' | 'POST' | 'PUT' | 'PATCH', path: string, token: string | null, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; text: string }> {
-    const url = `${this.base}/api/v4${path}`;
-    let res;
+  constructor(
+    readonly url: string,
+    readonly userAgent: string,
+  ) {
+    this.runner = this.client();
+  }
+
+  client(token?: string): Forgelet {
+    return new Forgelet({ url: this.url, userAgent: this.userAgent, retries: 0, ...(token ? { token } : {}) });
+  }
+
+  /** Runs a call; a server that cannot be reached is a CliError. */
+  async call<T>(work: () => Promise<T>): Promise<T> {
     try {
-      res = await request(url, {
-        method,
-        headers: {
-          'user-agent': this.userAgent,
-          ...(token ? { 'private-token': token } : {}),
-          ...(body !== undefined ? { 'content-type': typeof body === 'string' ? 'text/plain' : 'application/json' } : {}),
-          ...headers,
-        },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      });
+      return await work();
     } catch (err) {
-      throw new CliError(`cannot reach Forgelet at ${this.base}: ${(err as Error).message}`);
+      throw err instanceof ApiError ? err : remoteError({ url: this.url }, err);
     }
-    const text = await res.body.text();
-    let parsed: unknown = text;
+  }
+
+  /** Runs a call whose answer does not matter (a refusal is ignored; an unreachable server is not). */
+  async tell(work: () => Promise<unknown>): Promise<void> {
     try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // not JSON
+      await this.call(work);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
     }
-    return { status: res.statusCode, body: parsed, text };
   }
 }
 
@@ -104,26 +99,30 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** `POST /jobs/request`: a job, or null. */
 async function requestJob(api: FlowApi, token: string): Promise<JobPayload | null> {
-  const r = await api.call('POST', '/jobs/request', null, {
-    token,
-    info: { name: 'forgelet-flow-executor', version: pkg.version, executor: 'flow', platform: process.platform, architecture: process.arch, features: {} },
-  });
-  if (r.status === 201) return r.body as JobPayload;
-  if (r.status === 204 || r.status === 409) return null;
-  if (r.status === 401 || r.status === 403) throw new CliError(`the runner token was refused (${r.status}): check --token (a glrt- runner authentication token)`);
-  throw new CliError(`POST /jobs/request answered ${r.status}: ${r.text.slice(0, 200)}`);
+  try {
+    return await api.call(() =>
+      api.runner.runnerJobs.request({
+        token,
+        info: { name: 'forgelet-flow-executor', version: pkg.version, executor: 'flow', platform: process.platform, architecture: process.arch, features: {} },
+      }),
+    );
+  } catch (err) {
+    if (ApiError.is(err, 401, 403)) throw new CliError(`the runner token was refused (${err.status}): check --token (a glrt- runner authentication token)`);
+    if (err instanceof ApiError) throw new CliError(`POST /jobs/request answered ${err.status}: ${err.message.slice(0, 200)}`);
+    throw err;
+  }
 }
 
-async function finishJob(api: FlowApi, job: JobPayload, log: string, state: 'success' | 'failed', extra: Record<string, unknown> = {}): Promise<void> {
-  if (log) await api.call('PATCH', `/jobs/${job.id}/trace`, null, log, { 'job-token': job.token, 'content-range': `0-${Buffer.byteLength(log)}` });
-  await api.call('PUT', `/jobs/${job.id}`, null, { token: job.token, state, ...extra });
+async function finishJob(api: FlowApi, job: JobPayload, log: string, state: 'success' | 'failed', extra: Omit<UpdateJobParams, 'state'> = {}): Promise<void> {
+  if (log) await api.tell(() => api.runner.runnerJobs.appendTrace(job.id, job.token, log, 0));
+  await api.tell(() => api.runner.runnerJobs.update(job.id, job.token, { state, ...extra }));
 }
 
 const stamp = () => new Date().toISOString();
 
 /** Runs one flow workload to its end. */
 async function runFlow(api: FlowApi, job: JobPayload, command: string, abort: AbortSignal): Promise<FlowOutcome> {
-  const vars = (job.variables ?? []) as JobVariable[];
+  const vars = job.variables ?? [];
   const get = (key: string) => vars.find((v) => v.key === key)?.value;
   const flowId = Number(get('DUO_WORKFLOW_WORKFLOW_ID'));
   const flowToken = get('GITLAB_OAUTH_TOKEN');
@@ -132,13 +131,16 @@ async function runFlow(api: FlowApi, job: JobPayload, command: string, abort: Ab
     return { flow: null, job: job.id, status: 'skipped', exit_code: null, messages: 0 };
   }
   const goal = get('DUO_WORKFLOW_GOAL') ?? '';
-  const flowPath = `/ai/agent_workflows/workflows/${flowId}`;
-  const current = await api.call('GET', flowPath, flowToken);
-  if (current.status !== 200) {
-    await finishJob(api, job, `forgelet flow-executor: flow ${flowId} is not readable (${current.status})\n`, 'failed', { failure_reason: 'api_failure' });
+  const flows = api.client(flowToken).agentFlows;
+  let current;
+  try {
+    current = await api.call(() => flows.show(flowId));
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    await finishJob(api, job, `forgelet flow-executor: flow ${flowId} is not readable (${err.status})\n`, 'failed', { failure_reason: 'api_failure' });
     return { flow: flowId, job: job.id, status: 'failed', exit_code: null, messages: 0 };
   }
-  if (current.body.status === 'created') await api.call('PATCH', flowPath, flowToken, { status_event: 'start' });
+  if (current.status === 'created') await api.tell(() => flows.updateStatus(flowId, 'start'));
 
   // The chat log grows by one entry per checkpoint; each checkpoint carries the whole log.
   const chatLog: Record<string, unknown>[] = [];
@@ -151,13 +153,19 @@ async function runFlow(api: FlowApi, job: JobPayload, command: string, abort: Ab
     chain = chain.then(async () => {
       seq += 1;
       const threadTs = `${stamp()}#${String(seq).padStart(6, '0')}`;
-      const r = await api.call('POST', `${flowPath}/checkpoints`, flowToken, {
-        thread_ts: threadTs,
-        ...(parent ? { parent_ts: parent } : {}),
-        checkpoint: { v: 1, ts: stamp(), channel_values: { status: 'Execution', ui_chat_log: log } },
-        metadata: { source: 'loop', step: seq, writes: null },
-      });
-      if (r.status !== 201) throw new CliError(`saving a checkpoint of flow ${flowId} failed (${r.status}): ${r.text.slice(0, 200)}`);
+      try {
+        await api.call(() =>
+          flows.createCheckpoint(flowId, {
+            thread_ts: threadTs,
+            ...(parent ? { parent_ts: parent } : {}),
+            checkpoint: { v: 1, ts: stamp(), channel_values: { status: 'Execution', ui_chat_log: log } },
+            metadata: { source: 'loop', step: seq, writes: null },
+          }),
+        );
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        throw new CliError(`saving a checkpoint of flow ${flowId} failed (${err.status}): ${err.message.slice(0, 200)}`);
+      }
       parent = threadTs;
     });
   };
@@ -212,7 +220,7 @@ async function runFlow(api: FlowApi, job: JobPayload, command: string, abort: Ab
   });
   const ok = exitCode === 0 && checkpointError === null;
   if (checkpointError) logText += `${(checkpointError as Error).message}\n`;
-  await api.call('PATCH', flowPath, flowToken, { status_event: ok ? 'finish' : 'drop' });
+  await api.tell(() => flows.updateStatus(flowId, ok ? 'finish' : 'drop'));
   await finishJob(api, job, logText, ok ? 'success' : 'failed', ok ? {} : { failure_reason: 'script_failure', exit_code: exitCode });
   return { flow: flowId, job: job.id, status: ok ? 'finished' : 'failed', exit_code: exitCode, messages };
 }

@@ -2,13 +2,14 @@
  * `forgelet runner`: a CI runner (shell executor) speaking GitLab's runner protocol to a
  * Forgelet (or GitLab) server. The work happens in ../runner/.
  */
+import { ApiError } from '@forgelet/client';
 import type { Command } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { CliError, UsageError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
 import { parseHttpUrl, pick } from '../options.js';
-import { DEFAULT_URL } from '../remote.js';
-import type { JobOutcome } from '../runner/types.js';
+import { DEFAULT_URL, remoteError } from '../remote.js';
+import type { JobOutcome } from '../runner/job.js';
 
 interface RunnerFlags {
   url?: string;
@@ -55,7 +56,7 @@ async function runnerCommand(flags: RunnerFlags, io: CliIo): Promise<void> {
   }
   if (flags.workDir !== undefined && flags.workDir.trim() === '') throw new UsageError('--work-dir must not be empty');
   // loaded here, so other commands (serve must start fast) never load the runner, yazl or yauzl
-  const [{ runRunner }, { RunnerApiError, RunnerAuthError, RunnerNetworkError }] = await Promise.all([import('../runner/runner.js'), import('../runner/api.js')]);
+  const [{ runRunner }, { RunnerAuthError, RunnerProtocolError, describeFailure }] = await Promise.all([import('../runner/runner.js'), import('../runner/connection.js')]);
 
   // First SIGINT/SIGTERM: stop asking for jobs and let the current one finish.
   // Second: kill the current job too (it is reported failed).
@@ -88,10 +89,9 @@ async function runnerCommand(flags: RunnerFlags, io: CliIo): Promise<void> {
       onMessage: (text) => void io.stderr.write(`${text}\n`),
     });
   } catch (err) {
-    if (err instanceof RunnerAuthError) throw new CliError(err.message);
-    if (err instanceof RunnerNetworkError) throw new CliError(`cannot reach Forgelet at ${url}: ${err.message.replace(/^cannot reach \S+: /, '')}`);
-    if (err instanceof RunnerApiError) throw new CliError(err.message);
-    throw err;
+    if (err instanceof RunnerAuthError || err instanceof RunnerProtocolError) throw new CliError(err.message);
+    if (err instanceof ApiError) throw new CliError(describeFailure(url, err));
+    throw remoteError({ url }, err);
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

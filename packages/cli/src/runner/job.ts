@@ -3,19 +3,34 @@
  * jobs' artifacts, run `script` then `after_script`, upload artifacts, report the state.
  * The log streams to the server all along.
  */
+import { createWriteStream } from 'node:fs';
 import { mkdir, rm, symlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { RUNNER_NAME, RunnerApiError, RunnerNetworkError, type RunnerApi } from './api.js';
+import { pipeline } from 'node:stream/promises';
+import { ApiError, type Forgelet, type JobPayload, type JobPayloadArtifacts, type JobPayloadStep, type UpdateJobParams } from '@forgelet/client';
 import { extractZip, writeGzip, writeRaw, writeZip } from './archive.js';
+import { RUNNER_NAME, isNetworkFailure, type RunnerConnection } from './connection.js';
 import { collectArtifacts, relativePattern } from './paths.js';
 import { runScript, type Shell } from './shell.js';
 import { JobTrace, TraceSender, type CancelReason } from './trace.js';
-import type { JobArtifactSpec, JobOutcome, JobPayload, JobStep } from './types.js';
 import { buildEnvironment, expand } from './variables.js';
 
+/** What the runner reports for each finished job. */
+export interface JobOutcome {
+  job: number;
+  name: string;
+  stage: string;
+  project_id: number | null;
+  pipeline_id: number | null;
+  status: 'success' | 'failed' | 'canceled';
+  failure_reason: string | null;
+  exit_code: number | null;
+  duration: number;
+}
+
 export interface JobContext {
-  api: RunnerApi;
+  connection: RunnerConnection;
   shell: Shell;
   /** CI_BUILDS_DIR: job directories are created below it. */
   buildsDir: string;
@@ -69,7 +84,9 @@ export async function runJob(ctx: JobContext, job: JobPayload): Promise<JobOutco
   const onForcedStop = () => control.stop('aborted');
   if (ctx.abort?.aborted) onForcedStop();
   else ctx.abort?.addEventListener('abort', onForcedStop, { once: true });
-  const sender = new TraceSender(ctx.api, job.id, job.token, trace, (reason) => control.stop(reason), ctx.traceIntervalMs);
+  // every call of the job carries its token
+  const api = ctx.connection.client(job.token);
+  const sender = new TraceSender(api, job.id, job.token, trace, (reason) => control.stop(reason), ctx.traceIntervalMs);
   sender.start();
 
   const jobDir = path.join(ctx.buildsDir, `job-${job.id}`);
@@ -91,9 +108,9 @@ export async function runJob(ctx: JobContext, job: JobPayload): Promise<JobOutco
     await mkdir(jobDir, { recursive: true });
     await mkdir(tmpDir, { recursive: true, mode: 0o700 });
 
-    const tracked = await fetchSources(ctx, job, jobDir, trace);
+    const tracked = await fetchSources(ctx, api, job, jobDir, trace);
     if (control.reason) throw new JobFailure('canceled', 'canceled');
-    await downloadDependencies(ctx, job, jobDir, trace);
+    await downloadDependencies(ctx, api, job, jobDir, trace);
     if (control.reason) throw new JobFailure('canceled', 'canceled');
 
     const defaults: Record<string, string> = {
@@ -156,7 +173,7 @@ export async function runJob(ctx: JobContext, job: JobPayload): Promise<JobOutco
     if (wanted.length > 0) {
       trace.line(status === 'success' ? 'Uploading artifacts for successful job' : 'Uploading artifacts for failed job', 'cyan');
       for (const spec of wanted) {
-        const ok = await uploadArtifact(ctx, job, spec, jobDir, tmpDir, tracked, lookup, trace);
+        const ok = await uploadArtifact(ctx, api, job, spec, jobDir, tmpDir, tracked, lookup, trace);
         if (!ok && status === 'success') {
           status = 'failed';
           failureReason = 'unknown_failure';
@@ -189,7 +206,7 @@ export async function runJob(ctx: JobContext, job: JobPayload): Promise<JobOutco
 
   await sender.finish();
   if (status !== 'canceled') {
-    await reportState(ctx.api, job, {
+    await reportState(api, job, {
       state: status,
       ...(failureReason ? { failure_reason: failureReason } : {}),
       ...(exitCode !== null ? { exit_code: exitCode } : {}),
@@ -210,14 +227,14 @@ export async function runJob(ctx: JobContext, job: JobPayload): Promise<JobOutco
   };
 }
 
-function stepTimeout(ctx: JobContext, step: JobStep, job: JobPayload): number {
+function stepTimeout(ctx: JobContext, step: JobPayloadStep, job: JobPayload): number {
   const t = Number(step.timeout ?? job.runner_info?.timeout ?? ctx.defaultTimeout);
   return Number.isFinite(t) && t > 0 ? t : ctx.defaultTimeout;
 }
 
 async function runStep(
   ctx: JobContext,
-  step: JobStep,
+  step: JobPayloadStep,
   job: JobPayload,
   jobDir: string,
   tmpDir: string,
@@ -242,7 +259,7 @@ async function runStep(
   return result;
 }
 
-function artifactWanted(spec: JobArtifactSpec, status: JobOutcome['status']): boolean {
+function artifactWanted(spec: JobPayloadArtifacts, status: JobOutcome['status']): boolean {
   const when = spec.when ?? 'on_success';
   if (when === 'always') return true;
   if (when === 'on_failure') return status === 'failed';
@@ -250,7 +267,7 @@ function artifactWanted(spec: JobArtifactSpec, status: JobOutcome['status']): bo
 }
 
 /** Writes the ref's files into `dir`; returns their paths (for `artifacts:untracked`). */
-async function fetchSources(ctx: JobContext, job: JobPayload, dir: string, trace: JobTrace): Promise<Set<string>> {
+async function fetchSources(ctx: JobContext, api: Forgelet, job: JobPayload, dir: string, trace: JobTrace): Promise<Set<string>> {
   const tracked = new Set<string>();
   const projectId = job.job_info?.project_id;
   let ref = job.git_info?.sha || job.git_info?.ref;
@@ -261,19 +278,21 @@ async function fetchSources(ctx: JobContext, job: JobPayload, dir: string, trace
   }
   trace.line(`Fetching files of ${job.git_info?.ref ?? ref} at ${(job.git_info?.sha ?? ref).slice(0, 8)}...`);
   let files: { path: string; mode: string }[] = [];
+  /** Every blob of the tree at `revision` (all pages). */
   const list = async (revision: string) => {
     const out: { path: string; mode: string }[] = [];
-    for await (const entry of ctx.api.tree(projectId, job.token, revision)) {
-      if (entry.type === 'blob') out.push({ path: entry.path, mode: entry.mode });
+    for await (const page of api.repositoryTree.all(projectId, { ref: revision, recursive: true, per_page: 100 }).pages()) {
+      if (!Array.isArray(page.items)) throw new Error(`the repository tree is not a list: ${JSON.stringify(page.items).slice(0, 200)}`);
+      for (const entry of page.items) if (entry.type === 'blob') out.push({ path: entry.path, mode: entry.mode });
+      if (page.items.length === 0) break;
     }
     return out;
   };
+  const treeFailure = (err: unknown) => new JobFailure(`fetching the repository tree failed: ${ctx.connection.describe(err)}`, 'runner_system_failure');
   try {
     files = await list(ref);
   } catch (err) {
-    if (!(err instanceof RunnerApiError && err.status === 404)) {
-      throw new JobFailure(`fetching the repository tree failed: ${(err as Error).message}`, 'runner_system_failure');
-    }
+    if (!ApiError.is(err, 404)) throw treeFailure(err);
   }
   // A server that lists trees only at branch and tag heads (Forgelet) lists nothing at a
   // commit the branch has moved past: take the branch as it is now, and say so.
@@ -282,13 +301,14 @@ async function fetchSources(ctx: JobContext, job: JobPayload, dir: string, trace
     try {
       files = await list(branch);
     } catch (err) {
-      throw new JobFailure(`fetching the repository tree failed: ${(err as Error).message}`, 'runner_system_failure');
+      throw treeFailure(err);
     }
     if (files.length > 0) {
       trace.line(`WARNING: no files listed at ${ref.slice(0, 8)}; using ${branch} as it is now`, 'yellow');
       ref = branch;
     }
   }
+  const revision = ref;
   let count = 0;
   const queue = [...files];
   const worker = async () => {
@@ -304,13 +324,16 @@ async function fetchSources(ctx: JobContext, job: JobPayload, dir: string, trace
       const dest = path.join(dir, ...rel.split('/'));
       await mkdir(path.dirname(dest), { recursive: true });
       try {
+        const file = await api.repositoryFiles.streamRaw(projectId, item.path, { ref: revision });
         if (item.mode === '120000') {
-          await symlink(await ctx.api.rawText(projectId, job.token, item.path, ref), dest);
+          const target: Buffer[] = [];
+          for await (const chunk of file.body) target.push(Buffer.from(chunk as Uint8Array));
+          await symlink(Buffer.concat(target).toString(), dest);
         } else {
-          await ctx.api.rawFile(projectId, job.token, item.path, ref, dest, item.mode === '100755' ? 0o755 : 0o644);
+          await pipeline(file.body, createWriteStream(dest, { mode: item.mode === '100755' ? 0o755 : 0o644 }));
         }
       } catch (err) {
-        throw new JobFailure(`fetching ${item.path} failed: ${(err as Error).message}`, 'runner_system_failure');
+        throw new JobFailure(`fetching ${item.path} failed: ${ctx.connection.describe(err)}`, 'runner_system_failure');
       }
       tracked.add(rel);
       count++;
@@ -322,21 +345,21 @@ async function fetchSources(ctx: JobContext, job: JobPayload, dir: string, trace
 }
 
 /** Artifacts of the jobs this one depends on, extracted into the project directory. */
-async function downloadDependencies(ctx: JobContext, job: JobPayload, dir: string, trace: JobTrace): Promise<void> {
+async function downloadDependencies(ctx: JobContext, api: Forgelet, job: JobPayload, dir: string, trace: JobTrace): Promise<void> {
   const deps = (Array.isArray(job.dependencies) ? job.dependencies : []).filter((d) => d?.artifacts_file);
   if (deps.length === 0) return;
   trace.line('Downloading artifacts', 'cyan');
   for (const dep of deps) {
     trace.line(`Downloading artifacts for ${dep.name} (${dep.id})...`);
     const file = path.join(path.dirname(dir), `job-${job.id}.tmp`, `dependency-${dep.id}.zip`);
-    let reply: { status: number; message: string };
     try {
-      reply = await ctx.api.downloadArtifacts(dep.id, dep.token ?? job.token, file);
+      const archive = await api.runnerJobs.downloadArtifacts(dep.id, dep.token ?? job.token);
+      await pipeline(archive.body, createWriteStream(file, { mode: 0o600 }));
     } catch (err) {
-      throw new JobFailure(`downloading artifacts of ${dep.name} (${dep.id}) failed: ${(err as Error).message}`, 'runner_system_failure');
-    }
-    if (reply.status !== 200) {
-      throw new JobFailure(`downloading artifacts of ${dep.name} (${dep.id}) failed: ${reply.status} ${reply.message}`, 'missing_dependency_failure');
+      if (err instanceof ApiError) {
+        throw new JobFailure(`downloading artifacts of ${dep.name} (${dep.id}) failed: ${err.status} ${err.message}`, 'missing_dependency_failure');
+      }
+      throw new JobFailure(`downloading artifacts of ${dep.name} (${dep.id}) failed: ${ctx.connection.describe(err)}`, 'runner_system_failure');
     }
     try {
       const result = await extractZip(file, dir);
@@ -353,8 +376,9 @@ async function downloadDependencies(ctx: JobContext, job: JobPayload, dir: strin
 /** Collects, archives and uploads one `artifacts` entry; false when the upload failed. */
 async function uploadArtifact(
   ctx: JobContext,
+  api: Forgelet,
   job: JobPayload,
-  spec: JobArtifactSpec,
+  spec: JobPayloadArtifacts,
   dir: string,
   tmpDir: string,
   tracked: ReadonlySet<string>,
@@ -395,31 +419,24 @@ async function uploadArtifact(
     return false;
   }
   const label = `Uploading artifacts as "${type}" to coordinator...`;
+  const params = { artifact_type: type, artifact_format: format, expire_in: spec.expire_in ?? undefined, filename };
   try {
     for (let attempt = 0; ; attempt++) {
-      let reply: { status: number; message: string };
       try {
-        reply = await ctx.api.uploadArtifact(job.id, job.token, file, size, { artifactType: type, artifactFormat: format, expireIn: spec.expire_in, filename });
+        await api.runnerJobs.uploadArtifacts(job.id, job.token, { path: file }, params);
+        trace.line(`${label} 201 Created  id=${job.id} responseStatus=201 Created size=${size}`);
+        return true;
       } catch (err) {
-        if (attempt < 2 && err instanceof RunnerNetworkError) {
-          trace.line(`WARNING: ${label} ${err.message}; retrying`, 'yellow');
+        const status = err instanceof ApiError ? err.status : null;
+        const reason = status !== null ? `${status} ${(err as ApiError).message}` : ctx.connection.describe(err);
+        if (attempt < 2 && (isNetworkFailure(err) || (status !== null && status >= 500))) {
+          trace.line(`WARNING: ${label} ${reason}; retrying`, 'yellow');
           await new Promise((r) => setTimeout(r, 1000 * (attempt + 1)));
           continue;
         }
-        trace.line(`ERROR: ${label} ${(err as Error).message}`, 'red');
+        trace.line(`ERROR: ${label} ${reason}${status !== null ? `  id=${job.id}` : ''}`, 'red');
         return false;
       }
-      if (reply.status === 201) {
-        trace.line(`${label} 201 Created  id=${job.id} responseStatus=201 Created size=${size}`);
-        return true;
-      }
-      if (reply.status >= 500 && attempt < 2) {
-        trace.line(`WARNING: ${label} ${reply.status} ${reply.message}; retrying`, 'yellow');
-        await new Promise((r) => setTimeout(r, 1000 * (attempt + 1)));
-        continue;
-      }
-      trace.line(`ERROR: ${label} ${reply.status} ${reply.message}  id=${job.id}`, 'red');
-      return false;
     }
   } finally {
     await rm(file, { force: true });
@@ -431,21 +448,21 @@ async function uploadArtifact(
  * while the server answers 202 (it still waits for log bytes); 403/404 (the job is no
  * longer running there) end it quietly.
  */
-async function reportState(api: RunnerApi, job: JobPayload, body: Record<string, unknown>): Promise<void> {
+async function reportState(api: Forgelet, job: JobPayload, body: UpdateJobParams): Promise<void> {
   let failures = 0;
   for (let accepted = 0; ; ) {
     try {
-      const reply = await api.updateJob(job.id, job.token, body);
+      const reply = await api.runnerJobs.update(job.id, job.token, body);
       if (reply.status === 202 && accepted < 10) {
         accepted++;
         await new Promise((r) => setTimeout(r, Math.min((reply.updateInterval ?? 1) * 1000, 2000)));
         continue;
       }
-      if (reply.status === 200 || reply.status === 202 || reply.status === 403 || reply.status === 404) return;
-      throw new RunnerApiError(reply.status, reply.body, `PUT /jobs/${job.id}`);
+      return;
     } catch (err) {
-      if (err instanceof RunnerApiError && err.status < 500) throw err;
-      if (!(err instanceof RunnerNetworkError || err instanceof RunnerApiError) || ++failures > 5) throw err;
+      if (ApiError.is(err, 403, 404)) return;
+      if (err instanceof ApiError && err.status < 500) throw err;
+      if (!(err instanceof ApiError || isNetworkFailure(err)) || ++failures > 5) throw err;
       await new Promise((r) => setTimeout(r, 500 * 2 ** (failures - 1)));
     }
   }

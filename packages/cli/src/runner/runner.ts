@@ -6,11 +6,10 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { hostname, tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
-import type { Dispatcher } from 'undici';
-import { RUNNER_NAME, RunnerApi, RunnerAuthError, type RunnerInfo } from './api.js';
-import { runJob } from './job.js';
+import { ApiError, type JobPayload, type RunnerInfoInput } from '@forgelet/client';
+import { RUNNER_NAME, RunnerAuthError, RunnerConnection, RunnerProtocolError } from './connection.js';
+import { runJob, type JobOutcome } from './job.js';
 import { detectShell } from './shell.js';
-import type { JobOutcome } from './types.js';
 
 export interface RunnerOptions {
   url: string;
@@ -32,7 +31,18 @@ export interface RunnerOptions {
   onJob?(outcome: JobOutcome): void;
   /** Notices for people (stderr). */
   onMessage?(text: string): void;
-  dispatcher?: Dispatcher;
+}
+
+/** What the runner says about itself with each job request (gitlab-runner's `VersionInfo`). */
+export interface RunnerInfo extends RunnerInfoInput {
+  name: string;
+  version: string;
+  revision: string;
+  platform: string;
+  architecture: string;
+  executor: string;
+  shell: string;
+  features: Record<string, boolean>;
 }
 
 export function runnerInfo(version: string, shell: string): RunnerInfo {
@@ -94,12 +104,42 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** The token was refused: a RunnerAuthError; other failures pass through. */
+function refused(err: unknown, hint = ''): unknown {
+  if (!ApiError.is(err, 401, 403)) return err;
+  return new RunnerAuthError(err.status, `the runner token was refused (${err.status} ${err.message})${hint}`);
+}
+
+/** `POST /runners/verify`: resolves when the token is valid. */
+async function verify(connection: RunnerConnection, token: string, id: string): Promise<void> {
+  try {
+    await connection.api.runners.verify(token, id);
+  } catch (err) {
+    throw refused(err, ': check --token (a glrt- runner authentication token)');
+  }
+}
+
+/** `POST /jobs/request`: a job (checked to have an id and a token), or null when none is pending. */
+async function requestJob(connection: RunnerConnection, token: string, info: RunnerInfo, id: string, lastUpdate: string | undefined, signal?: AbortSignal) {
+  let answer;
+  try {
+    answer = await connection.api.runnerJobs.poll({ token, system_id: id, info, ...(lastUpdate ? { last_update: lastUpdate } : {}) }, { signal });
+  } catch (err) {
+    throw refused(err);
+  }
+  const job: JobPayload | null = answer.job;
+  if (job !== null && (typeof job !== 'object' || typeof job.id !== 'number' || typeof job.token !== 'string')) {
+    throw new RunnerProtocolError(`POST /jobs/request returned a job without id or token: ${JSON.stringify(job).slice(0, 200)}`);
+  }
+  return { job, lastUpdate: answer.lastUpdate ?? lastUpdate };
+}
+
 /** Runs jobs; resolves with their outcomes. Rejects on a refused token or, with `once`, a connection error. */
 export async function runRunner(options: RunnerOptions): Promise<JobOutcome[]> {
   const userAgent = `${RUNNER_NAME} ${options.version} (${process.platform}/${process.arch}; node ${process.version})`;
-  const api = new RunnerApi(options.url, options.token, userAgent, options.dispatcher);
+  const connection = new RunnerConnection(options.url, userAgent);
   const id = systemId();
-  await api.verify(id);
+  await verify(connection, options.token, id);
 
   const shell = await detectShell();
   const info = runnerInfo(options.version, shell.name);
@@ -115,7 +155,7 @@ export async function runRunner(options: RunnerOptions): Promise<JobOutcome[]> {
       let job;
       try {
         // `--once` asks without last_update: one authoritative look at the queue each time
-        const reply = await api.requestJob(info, id, options.once ? undefined : lastUpdate, options.stop);
+        const reply = await requestJob(connection, options.token, info, id, options.once ? undefined : lastUpdate, options.stop);
         lastUpdate = reply.lastUpdate;
         job = reply.job;
         failures = 0;
@@ -124,7 +164,7 @@ export async function runRunner(options: RunnerOptions): Promise<JobOutcome[]> {
         if (err instanceof RunnerAuthError || options.once) throw err;
         failures++;
         const wait = Math.min(options.pollIntervalMs * 2 ** Math.min(failures, 5), 60_000);
-        options.onMessage?.(`WARNING: ${(err as Error).message}; retrying in ${Math.round(wait / 100) / 10}s`);
+        options.onMessage?.(`WARNING: ${connection.describe(err)}; retrying in ${Math.round(wait / 100) / 10}s`);
         await sleep(wait, options.stop);
         continue;
       }
@@ -137,7 +177,7 @@ export async function runRunner(options: RunnerOptions): Promise<JobOutcome[]> {
       try {
         outcome = await runJob(
           {
-            api,
+            connection,
             shell,
             buildsDir,
             version: options.version,
@@ -151,7 +191,7 @@ export async function runRunner(options: RunnerOptions): Promise<JobOutcome[]> {
         );
       } catch (err) {
         if (options.once) throw err;
-        options.onMessage?.(`WARNING: job ${job.id}: ${(err as Error).message}`);
+        options.onMessage?.(`WARNING: job ${job.id}: ${connection.describe(err)}`);
         continue;
       }
       outcomes.push(outcome);

@@ -4,7 +4,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import * as zlib from 'node:zlib';
-import type { RunnerApi } from './api.js';
+import { ApiError, traceLength, type Forgelet } from '@forgelet/client';
 
 /** gitlab-runner's default `output_limit` (4096 KiB). */
 export const DEFAULT_OUTPUT_LIMIT = 4 * 1024 * 1024;
@@ -159,7 +159,7 @@ export class TraceSender {
   private canceled = false;
 
   constructor(
-    private readonly api: RunnerApi,
+    private readonly api: Forgelet,
     private readonly jobId: number,
     private readonly jobToken: string,
     private readonly trace: JobTrace,
@@ -188,15 +188,26 @@ export class TraceSender {
   private async poll(): Promise<void> {
     try {
       if (this.trace.size > this.sent) await this.sendOnce();
-      else if (Date.now() - this.lastContact >= this.keepAliveMs && !this.canceled) {
-        const reply = await this.api.updateJob(this.jobId, this.jobToken, { state: 'running' });
-        this.lastContact = Date.now();
-        if (reply.status === 403 || reply.status === 404) this.cancel('forbidden');
-        else if (reply.jobStatus === 'canceled' || reply.jobStatus === 'canceling') this.cancel('canceled');
-      }
+      else if (Date.now() - this.lastContact >= this.keepAliveMs && !this.canceled) await this.keepAlive();
     } catch {
-      // network trouble: the next tick retries
+      // network trouble, a server error: the next tick retries
     }
+  }
+
+  /** `PUT /jobs/:id {state: running}`: learns of a cancellation while the job prints nothing. */
+  private async keepAlive(): Promise<void> {
+    let reply;
+    try {
+      reply = await this.api.runnerJobs.update(this.jobId, this.jobToken, { state: 'running' });
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status >= 500) throw err;
+      this.lastContact = Date.now();
+      // the job no longer runs there
+      if (err.status === 403 || err.status === 404) this.cancel('forbidden');
+      return;
+    }
+    this.lastContact = Date.now();
+    if (reply.jobStatus === 'canceled' || reply.jobStatus === 'canceling') this.cancel('canceled');
   }
 
   /** One PATCH of everything not yet acknowledged; false when the server refuses the job. */
@@ -204,24 +215,26 @@ export class TraceSender {
     const bytes = this.trace.bytes(this.sent);
     if (bytes.length === 0) return true;
     const offset = this.sent;
-    const reply = await this.api.patchTrace(this.jobId, this.jobToken, offset, Buffer.from(bytes));
+    let reply;
+    try {
+      reply = await this.api.runnerJobs.appendTrace(this.jobId, this.jobToken, Buffer.from(bytes), offset);
+    } catch (err) {
+      if (err instanceof ApiError) this.lastContact = Date.now();
+      if (ApiError.is(err, 416)) {
+        // the server holds a different amount: resend from its size
+        this.sent = Math.min(traceLength(err.headers?.get('range')) ?? 0, this.trace.size);
+        return true;
+      }
+      if (ApiError.is(err, 403, 404)) {
+        this.cancel('forbidden');
+        return false;
+      }
+      throw err;
+    }
     this.lastContact = Date.now();
-    if (reply.status === 202 || reply.status === 200) {
-      this.sent = reply.remoteSize !== null && reply.remoteSize <= this.trace.size ? reply.remoteSize : offset + bytes.length;
-      if (reply.jobStatus === 'canceled' || reply.jobStatus === 'canceling') this.cancel('canceled');
-      return true;
-    }
-    if (reply.status === 416) {
-      // the server holds a different amount: resend from its size
-      const remote = reply.remoteSize ?? 0;
-      this.sent = Math.min(remote, this.trace.size);
-      return true;
-    }
-    if (reply.status === 403 || reply.status === 404) {
-      this.cancel('forbidden');
-      return false;
-    }
-    throw new Error(`PATCH /jobs/${this.jobId}/trace: ${reply.status}`);
+    this.sent = reply.size <= this.trace.size ? reply.size : offset + bytes.length;
+    if (reply.jobStatus === 'canceled' || reply.jobStatus === 'canceling') this.cancel('canceled');
+    return true;
   }
 
   /** Stops the timer and sends what is left (a few attempts). */

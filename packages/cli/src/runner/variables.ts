@@ -1,7 +1,10 @@
 /** Job variables: `$VAR` / `${VAR}` expansion (gitlab-runner's) and the script environment. */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { JobVariable } from './types.js';
+import type { JobPayloadVariable } from '@forgelet/client';
+
+/** A variable of the job, or one the runner adds itself (no `public`/`masked` flags). */
+type Variable = Pick<JobPayloadVariable, 'key' | 'value'> & Partial<JobPayloadVariable>;
 
 /** Expands `$NAME` and `${NAME}` from `lookup`; `$$` is a literal `$`; unknown names expand to ''. */
 export function expand(text: string, lookup: (name: string) => string | undefined): string {
@@ -28,13 +31,13 @@ export interface JobEnvironment {
  * (CI_PROJECT_DIR, CI_BUILDS_DIR …) on top.
  */
 export async function buildEnvironment(
-  list: JobVariable[],
+  list: JobPayloadVariable[],
   defaults: Record<string, string>,
   extra: Record<string, string>,
   fileDir: string,
   base: NodeJS.ProcessEnv = process.env,
 ): Promise<JobEnvironment> {
-  const raw = new Map<string, JobVariable>();
+  const raw = new Map<string, Variable>();
   for (const [key, value] of Object.entries(defaults)) raw.set(key, { key, value });
   for (const v of list) if (v && typeof v.key === 'string' && VALID_KEY.test(v.key)) raw.set(v.key, { ...v, value: String(v.value ?? '') });
   for (const [key, value] of Object.entries(extra)) raw.set(key, { key, value, raw: true });

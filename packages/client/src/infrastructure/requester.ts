@@ -35,6 +35,8 @@ export interface FetchInit {
   duplex?: 'half';
   /** `manual` for calls that read a redirect's `Location` instead of following it. */
   redirect?: 'manual';
+  /** Aborts the request (the caller's `RequestOptions.signal`). */
+  signal?: AbortSignal;
 }
 
 /** A fetch function: undici's by default; inject another to trace or replay requests. */
@@ -49,6 +51,8 @@ export interface RequesterOptions {
   jobToken?: string;
   /** Act as this user (username or id); needs an admin token with the `sudo` scope. */
   sudo?: string | number;
+  /** Sent as `User-Agent` (e.g. a runner's `name version (platform)`); default: the fetch's own. */
+  userAgent?: string;
   fetch?: FetchLike;
   /** Times a request answered 429 or 503 is sent again (default 3; 0 turns retries off). */
   retries?: number;
@@ -104,6 +108,8 @@ export interface RequestOptions {
   raw?: { data: string | Uint8Array; contentType: string };
   /** Answer a redirect instead of following it. */
   redirect?: 'manual';
+  /** Aborts the request, a wait before a retry included (the promise rejects with the signal's reason). */
+  signal?: AbortSignal;
 }
 
 const RETRY_STATUSES = new Set([429, 503]);
@@ -134,7 +140,21 @@ export function filenameOf(disposition: string | null): string | null {
   return plain ? plain[1]!.replace(/\\(.)/g, '$1') : null;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Waits `ms`; rejects with the signal's reason as soon as it aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
 
 export class Requester {
   readonly apiUrl: string;
@@ -150,6 +170,7 @@ export class Requester {
     if (options.token) this.headers['PRIVATE-TOKEN'] = options.token;
     if (options.jobToken) this.headers['JOB-TOKEN'] = options.jobToken;
     if (options.sudo !== undefined && options.sudo !== '') this.headers.Sudo = String(options.sudo);
+    if (options.userAgent) this.headers['User-Agent'] = options.userAgent;
     this.fetch = options.fetch ?? (undiciFetch as unknown as FetchLike);
     this.retries = Math.max(0, Math.floor(options.retries ?? 3));
     this.retryDelayMs = Math.max(0, options.retryDelayMs ?? 500);
@@ -224,7 +245,7 @@ export class Requester {
       await res.text().catch(() => '');
       url = new URL(res.headers.get('location')!, url).toString();
       const elsewhere = new URL(url).origin !== origin;
-      res = await this.dispatch(method, url, { headers: options.headers, redirect: 'manual' }, elsewhere);
+      res = await this.dispatch(method, url, { headers: options.headers, redirect: 'manual', signal: options.signal }, elsewhere);
     }
     if (res.status >= 400) {
       const text = await res.text();
@@ -261,8 +282,10 @@ export class Requester {
   private async dispatch(method: Method, url: string, options: RequestOptions, anonymous = false): Promise<FetchResponse> {
     const replayable = options.multipart ? isReplayable(options.multipart) : true;
     for (let attempt = 0; ; attempt++) {
+      options.signal?.throwIfAborted();
       // `anonymous`: a redirect to another origin gets no credentials (token, job token, sudo).
-      const init: FetchInit = { method, headers: { ...(anonymous ? { Accept: '*/*' } : this.headers), ...options.headers } };
+      const headers = anonymous ? { Accept: '*/*', ...(this.headers['User-Agent'] ? { 'User-Agent': this.headers['User-Agent'] } : {}) } : this.headers;
+      const init: FetchInit = { method, headers: { ...headers, ...options.headers } };
       if (options.multipart) {
         const encoded = await encodeMultipart(options.multipart);
         init.headers['Content-Type'] = encoded.contentType;
@@ -277,12 +300,13 @@ export class Requester {
         init.body = JSON.stringify(options.body);
       }
       if (options.redirect) init.redirect = options.redirect;
+      if (options.signal) init.signal = options.signal;
       const res = await this.fetch(url, init);
       if (RETRY_STATUSES.has(res.status) && replayable && attempt < this.retries) {
         const wait = retryDelay(attempt, res.headers.get('retry-after'), { base: this.retryDelayMs, max: this.maxRetryDelayMs });
         if (wait !== null) {
           await res.text().catch(() => '');
-          await sleep(wait);
+          await sleep(wait, options.signal);
           continue;
         }
       }

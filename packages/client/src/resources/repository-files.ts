@@ -2,7 +2,7 @@
 import type { DeleteFileInput, FileCommitEntity, FileEntity, FileMetadata, WriteFileInput } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
 import type { ResourceId } from '../infrastructure/params.js';
-import type { Requester } from '../infrastructure/requester.js';
+import type { Requester, StreamResponse } from '../infrastructure/requester.js';
 
 export type WriteFileParams = Partial<Omit<WriteFileInput, 'id' | 'file_path' | 'branch' | 'content' | 'commit_message'>>;
 export type RemoveFileParams = Partial<Omit<DeleteFileInput, 'id' | 'file_path' | 'branch' | 'commit_message'>>;
@@ -36,6 +36,11 @@ export class RepositoryFiles {
   /** The file's text (at the default branch unless `ref` is given). */
   showRaw(projectId: ResourceId, filePath: string, params: { ref?: string } = {}): Promise<string> {
     return this.requester.get<string | undefined>(endpoint`projects/${projectId}/repository/files/${filePath}/raw`, params).then((text) => text ?? '');
+  }
+
+  /** The file's bytes as a stream (at the default branch unless `ref` is given): consume `body` once. */
+  streamRaw(projectId: ResourceId, filePath: string, params: { ref?: string } = {}): Promise<StreamResponse> {
+    return this.requester.stream('GET', endpoint`projects/${projectId}/repository/files/${filePath}/raw`, { query: params });
   }
 
   /** One commit creating the file (`encoding: 'base64'` for binary content). */

@@ -39,6 +39,21 @@ export type { PipelineBasicEntity, PipelineListEntity, PipelineEntity, DetailedS
 export type { JobEntity, JobArtifactEntity } from './job.entity.js';
 export type { RunnerEntity, RunnerDetailsEntity, RunnerManagerEntity, RunnerRegistrationEntity } from './runner.entity.js';
 export type {
+  JobPayload,
+  JobPayloadArtifacts,
+  JobPayloadCache,
+  JobPayloadCredentials,
+  JobPayloadDependency,
+  JobPayloadGitInfo,
+  JobPayloadImage,
+  JobPayloadJobInfo,
+  JobPayloadPort,
+  JobPayloadRunnerInfo,
+  JobPayloadService,
+  JobPayloadStep,
+  JobPayloadVariable,
+} from './job-payload.js';
+export type {
   ListPipelinesInput,
   PipelineRefInput,
   LatestPipelineInput,

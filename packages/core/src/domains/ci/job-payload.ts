@@ -2,7 +2,8 @@
  * What a runner receives when it picks a job (GitLab's `Entities::Ci::JobRequest::Response`):
  * the job token, where to fetch the code, the predefined `CI_*` variables followed by the CI
  * file's and the pipeline's, the steps, the image, the artifacts to upload and the jobs whose
- * artifacts to download first.
+ * artifacts to download first. `JobPayload` is the one declaration of that answer: the builder
+ * below returns it, the client exports it and `forgelet runner` reads it.
  */
 import type { Ctx } from '../../access/context.js';
 import { traversalIds } from '../../access/policy.js';
@@ -21,13 +22,152 @@ import { pipelineWebUrl } from './pipeline.entity.js';
 export const DEFAULT_JOB_TIMEOUT = 3600;
 export const DEFAULT_GIT_DEPTH = 20;
 
-export interface RunnerVariable {
+/** A job variable as the runner gets it (`to_runner_variables`): a later entry with the same key wins. */
+export interface JobPayloadVariable {
   key: string;
   value: string;
   public: boolean;
   masked: boolean;
+  /** The runner writes the value to a file and sets the variable to its path. */
   file?: boolean;
+  /** The value is not expanded (`$OTHER` stays as written). */
   raw?: boolean;
+}
+
+/** `job_info` (GitLab's `JobRequest::JobInfo`). */
+export interface JobPayloadJobInfo {
+  id: number;
+  name: string;
+  stage: string;
+  pipeline_id: number;
+  project_id: number;
+  project_name: string;
+  project_full_path: string;
+  namespace_id: number;
+  root_namespace_id: number;
+  user_id: number | null;
+  time_in_queue_seconds: number;
+  /** A count as text, as GitLab sends it for its Prometheus buckets (`+Inf`, `…+`). */
+  project_jobs_running_on_instance_runners_count: string;
+  queue_size: number;
+  queue_depth: number;
+}
+
+/** `git_info` (GitLab's `JobRequest::GitInfo`): where and what to fetch. */
+export interface JobPayloadGitInfo {
+  /** The clone URL with the job token as `gitlab-ci-token` credentials. */
+  repo_url: string;
+  ref: string;
+  sha: string;
+  before_sha: string;
+  ref_type: 'branch' | 'tag';
+  refspecs: string[];
+  depth: number;
+  repo_object_format: 'sha1' | 'sha256';
+  protected: boolean;
+}
+
+/** `runner_info` (GitLab's `JobRequest::RunnerInfo`). */
+export interface JobPayloadRunnerInfo {
+  /** Seconds the job may run: its own `timeout`, capped by the runner's `maximum_timeout`. */
+  timeout: number;
+  runner_session_url: string | null;
+}
+
+/** One of `steps` (GitLab's `JobRequest::Step`): `script` is `before_script` + `script`. */
+export interface JobPayloadStep {
+  name: 'script' | 'after_script' | 'release';
+  script: string[];
+  timeout: number;
+  when: 'on_success' | 'on_failure' | 'always';
+  allow_failure: boolean;
+}
+
+/** A port of an image or service (GitLab's `JobRequest::Port`). */
+export interface JobPayloadPort {
+  number: number;
+  protocol: string;
+  name: string;
+}
+
+/** `image` (GitLab's `JobRequest::Image`). */
+export interface JobPayloadImage {
+  name: string;
+  entrypoint: string[] | null;
+  ports: JobPayloadPort[];
+  /** Sent by GitLab behind its `ci_docker_image_pull_policy` flag. */
+  pull_policy?: string[] | null;
+}
+
+/** One of `services` (GitLab's `JobRequest::Service`): an image run beside the job. */
+export interface JobPayloadService extends JobPayloadImage {
+  alias: string | null;
+  command: string[] | null;
+  variables?: { key: string; value: string }[];
+}
+
+/** One of `artifacts` (GitLab's `JobRequest::Artifacts`): what to upload, as what. */
+export interface JobPayloadArtifacts {
+  name: string | null;
+  /** Left out unless the CI file sets it. */
+  untracked?: boolean;
+  paths: string[];
+  /** Left out unless the CI file sets it. */
+  exclude?: string[];
+  when: 'on_success' | 'on_failure' | 'always';
+  expire_in: string | null;
+  artifact_type: string;
+  artifact_format: 'zip' | 'gzip' | 'raw';
+}
+
+/** One of `cache` (GitLab's `JobRequest::Cache`). */
+export interface JobPayloadCache {
+  key: string;
+  untracked: boolean;
+  paths: string[];
+  policy: 'pull-push' | 'pull' | 'push';
+  when: 'on_success' | 'on_failure' | 'always';
+  fallback_keys: string[];
+}
+
+/** One of `credentials` (GitLab's `JobRequest::Credentials`): registry logins for the images. */
+export interface JobPayloadCredentials {
+  type: string;
+  url: string;
+  username: string;
+  password: string;
+}
+
+/** One of `dependencies` (GitLab's `JobRequest::Dependency`): a job whose artifacts to download first. */
+export interface JobPayloadDependency {
+  id: number;
+  name: string;
+  /** The token to download with: the running job's own. */
+  token: string;
+  /** Present when the job has an artifacts archive. */
+  artifacts_file?: { filename: string; size: number };
+}
+
+/** The answer to `POST /jobs/request` (201): the job the runner now runs. */
+export interface JobPayload {
+  id: number;
+  /** The job's CI token: every other call of the job authenticates with it. */
+  token: string;
+  allow_git_fetch: boolean;
+  job_info: JobPayloadJobInfo;
+  git_info: JobPayloadGitInfo;
+  runner_info: JobPayloadRunnerInfo;
+  variables: JobPayloadVariable[];
+  steps: JobPayloadStep[];
+  image: JobPayloadImage | null;
+  services: JobPayloadService[];
+  /** GitLab sends null when the job declares no `artifacts`. */
+  artifacts: JobPayloadArtifacts[] | null;
+  cache: JobPayloadCache[];
+  credentials: JobPayloadCredentials[];
+  dependencies: JobPayloadDependency[];
+  /** What the server asks of the runner (`trace_sections`, `failure_reasons`, …). */
+  features: Record<string, unknown>;
 }
 
 /** GitLab's `CI_COMMIT_REF_SLUG`: lower-cased, non-alphanumerics to `-`, 63 characters, no edge dashes. */
@@ -77,12 +217,12 @@ function repoUrl(ctx: Ctx, p: PayloadContext): string {
 }
 
 /** The variables of the job, lowest precedence first (the runner lets a later key win). */
-export async function runnerVariables(ctx: Ctx, p: PayloadContext, def: CiJobDefinition, isProtected: boolean): Promise<RunnerVariable[]> {
+export async function runnerVariables(ctx: Ctx, p: PayloadContext, def: CiJobDefinition, isProtected: boolean): Promise<JobPayloadVariable[]> {
   const { job, project, namespace, rootNamespace, pipeline, commit, user, runner } = p;
   const server = new URL(ctx.config.externalUrl);
   const port = server.port || (server.protocol === 'https:' ? '443' : '80');
-  const out: RunnerVariable[] = [];
-  const add = (key: string, value: string | number | boolean | null | undefined, extra: Partial<RunnerVariable> = {}) => {
+  const out: JobPayloadVariable[] = [];
+  const add = (key: string, value: string | number | boolean | null | undefined, extra: Partial<JobPayloadVariable> = {}) => {
     if (value === null || value === undefined) return;
     out.push({ key, value: String(value), public: true, masked: false, ...extra });
   };
@@ -180,15 +320,8 @@ export async function runnerVariables(ctx: Ctx, p: PayloadContext, def: CiJobDef
   return out;
 }
 
-export interface JobDependency {
-  id: number;
-  name: string;
-  token: string;
-  artifacts_file?: { filename: string; size: number };
-}
-
 /** Jobs whose artifacts this job downloads: `dependencies`, else `needs` with artifacts, else earlier stages. */
-async function dependenciesOf(ctx: Ctx, p: PayloadContext, def: CiJobDefinition): Promise<JobDependency[]> {
+async function dependenciesOf(ctx: Ctx, p: PayloadContext, def: CiJobDefinition): Promise<JobPayloadDependency[]> {
   const jobs = await ctx.db
     .selectFrom('ci_jobs')
     .selectAll()
@@ -202,7 +335,7 @@ async function dependenciesOf(ctx: Ctx, p: PayloadContext, def: CiJobDefinition)
   if (def.dependencies) chosen = jobs.filter((j) => def.dependencies!.includes(j.name));
   else if (def.needs) chosen = jobs.filter((j) => def.needs!.some((n) => n.name === j.name && n.artifacts));
   else chosen = jobs.filter((j) => j.stage_idx < p.job.stage_idx);
-  const out: JobDependency[] = [];
+  const out: JobPayloadDependency[] = [];
   for (const j of chosen) {
     const archive = await archiveOf(ctx, j.id);
     out.push({ id: j.id, name: j.name, token: p.token, ...(archive ? { artifacts_file: { filename: archive.file_name, size: archive.size } } : {}) });
@@ -211,17 +344,17 @@ async function dependenciesOf(ctx: Ctx, p: PayloadContext, def: CiJobDefinition)
 }
 
 /** The job payload for the runner that claimed the job. */
-export async function buildJobPayload(ctx: Ctx, p: PayloadContext): Promise<Record<string, unknown>> {
+export async function buildJobPayload(ctx: Ctx, p: PayloadContext): Promise<JobPayload> {
   const { job, project, pipeline, runner } = p;
   const def = parseDefinition(job);
   const isProtected = pipeline.tag === 0 && (await isProtectedBranch(ctx.db, project.id, pipeline.ref));
   const jobTimeout = def.timeout ?? DEFAULT_JOB_TIMEOUT;
   const timeout = runner.maximum_timeout !== null ? Math.min(jobTimeout, runner.maximum_timeout) : jobTimeout;
-  const steps: Record<string, unknown>[] = [
+  const steps: JobPayloadStep[] = [
     { name: 'script', script: [...def.before_script, ...def.script], timeout, when: 'on_success', allow_failure: false },
   ];
   if (def.after_script.length) steps.push({ name: 'after_script', script: def.after_script, timeout, when: 'always', allow_failure: true });
-  const artifacts = def.artifacts && (def.artifacts.paths || def.artifacts.untracked)
+  const artifacts: JobPayloadArtifacts[] = def.artifacts && (def.artifacts.paths || def.artifacts.untracked)
     ? [
         {
           name: def.artifacts.name ?? null,
