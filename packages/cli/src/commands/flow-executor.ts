@@ -19,6 +19,7 @@ import { CliError, UsageError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
 import { parseHttpUrl, pick } from '../options.js';
 import { DEFAULT_URL, remoteError } from '../remote.js';
+import { RunnerConnection } from '../runner/connection.js';
 
 interface FlowExecutorFlags {
   url?: string;
@@ -50,27 +51,14 @@ export function registerFlowExecutorCommand(program: Command, io: CliIo): void {
     .action((flags: FlowExecutorFlags) => flowExecutorCommand(flags, io));
 }
 
-/** The executor's connection: a client for the runner's calls, and one per flow with the flow's token. */
-class FlowApi {
-  readonly runner: Forgelet;
-
-  constructor(
-    readonly url: string,
-    readonly userAgent: string,
-  ) {
-    this.runner = this.client();
-  }
-
-  client(token?: string): Forgelet {
-    return new Forgelet({ url: this.url, userAgent: this.userAgent, retries: 0, ...(token ? { token } : {}) });
-  }
-
+/** The executor's connection: the runner's client, one per flow with the flow's token; no client retries. */
+class FlowApi extends RunnerConnection {
   /** Runs a call; a server that cannot be reached is a CliError. */
   async call<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (err) {
-      throw err instanceof ApiError ? err : remoteError({ url: this.url }, err);
+      throw err instanceof ApiError ? err : remoteError(this, err);
     }
   }
 
@@ -101,7 +89,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 async function requestJob(api: FlowApi, token: string): Promise<JobPayload | null> {
   try {
     return await api.call(() =>
-      api.runner.runnerJobs.request({
+      api.runnerClient.runnerJobs.request({
         token,
         info: { name: 'forgelet-flow-executor', version: pkg.version, executor: 'flow', platform: process.platform, architecture: process.arch, features: {} },
       }),
@@ -114,8 +102,8 @@ async function requestJob(api: FlowApi, token: string): Promise<JobPayload | nul
 }
 
 async function finishJob(api: FlowApi, job: JobPayload, log: string, state: 'success' | 'failed', extra: Omit<UpdateJobParams, 'state'> = {}): Promise<void> {
-  if (log) await api.tell(() => api.runner.runnerJobs.appendTrace(job.id, job.token, log, 0));
-  await api.tell(() => api.runner.runnerJobs.update(job.id, job.token, { state, ...extra }));
+  if (log) await api.tell(() => api.runnerClient.runnerJobs.appendTrace(job.id, job.token, log, 0));
+  await api.tell(() => api.runnerClient.runnerJobs.update(job.id, job.token, { state, ...extra }));
 }
 
 const stamp = () => new Date().toISOString();
@@ -131,7 +119,7 @@ async function runFlow(api: FlowApi, job: JobPayload, command: string, abort: Ab
     return { flow: null, job: job.id, status: 'skipped', exit_code: null, messages: 0 };
   }
   const goal = get('DUO_WORKFLOW_GOAL') ?? '';
-  const flows = api.client(flowToken).agentFlows;
+  const flows = api.client({ token: flowToken }).agentFlows;
   let current;
   try {
     current = await api.call(() => flows.show(flowId));

@@ -4,7 +4,7 @@
  * The client's retries are off: the runner retries in its own way, call by call (the log, the
  * final state, uploads, the job poll), as gitlab-runner does.
  */
-import { ApiError, Forgelet } from '@forgelet/client';
+import { ApiError, Forgelet, type ForgeletOptions } from '@forgelet/client';
 import { networkFailure } from '../remote.js';
 
 export const RUNNER_NAME = 'forgelet-runner';
@@ -29,19 +29,19 @@ export class RunnerProtocolError extends Error {
 }
 
 export class RunnerConnection {
-  /** The client of the runner's own calls (verify, jobs/request). */
-  readonly api: Forgelet;
+  /** The client of the runner's own calls (verify, jobs/request), authenticated by the runner token in the body. */
+  readonly runnerClient: Forgelet;
 
   constructor(
     readonly url: string,
     readonly userAgent: string,
   ) {
-    this.api = this.client();
+    this.runnerClient = this.client();
   }
 
-  /** A client sending `jobToken` as `JOB-TOKEN` on every call. */
-  client(jobToken?: string): Forgelet {
-    return new Forgelet({ url: this.url, userAgent: this.userAgent, retries: 0, ...(jobToken ? { jobToken } : {}) });
+  /** A client sending `jobToken` as `JOB-TOKEN` (or an access token as `PRIVATE-TOKEN`) on every call. */
+  client(auth: string | Pick<ForgeletOptions, 'token' | 'jobToken'> = {}): Forgelet {
+    return new Forgelet({ url: this.url, userAgent: this.userAgent, retries: 0, ...(typeof auth === 'string' ? { jobToken: auth } : auth) });
   }
 
   /** A failed call in a line for the log or stderr: `PUT /jobs/5: 500 boom`, `cannot reach <url>: ECONNREFUSED`. */

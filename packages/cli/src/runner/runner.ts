@@ -113,7 +113,7 @@ function refused(err: unknown, hint = ''): unknown {
 /** `POST /runners/verify`: resolves when the token is valid. */
 async function verify(connection: RunnerConnection, token: string, id: string): Promise<void> {
   try {
-    await connection.api.runners.verify(token, id);
+    await connection.runnerClient.runners.verify(token, id);
   } catch (err) {
     throw refused(err, ': check --token (a glrt- runner authentication token)');
   }
@@ -123,7 +123,7 @@ async function verify(connection: RunnerConnection, token: string, id: string): 
 async function requestJob(connection: RunnerConnection, token: string, info: RunnerInfo, id: string, lastUpdate: string | undefined, signal?: AbortSignal) {
   let answer;
   try {
-    answer = await connection.api.runnerJobs.poll({ token, system_id: id, info, ...(lastUpdate ? { last_update: lastUpdate } : {}) }, { signal });
+    answer = await connection.runnerClient.runnerJobs.poll({ token, system_id: id, info, ...(lastUpdate ? { last_update: lastUpdate } : {}) }, { signal });
   } catch (err) {
     throw refused(err);
   }
