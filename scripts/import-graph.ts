@@ -170,12 +170,13 @@ export function routeDeclarations(root = CORE_SRC): RouteDecl[] {
     const text = readFileSync(join(root, file), 'utf8');
     for (const m of text.matchAll(ROUTE_CALL)) {
       const rest = text.slice(m.index! + m[0].length);
-      const literal = /^'([^'\\$`]*)'\s*[,)]/.exec(rest);
+      // '…' or "…" (a path holding quotes: `Packages(Id=':package_name')`); `…` never counts
+      const literal = /^(?:'([^'\\\n]*)'|"([^"\\\n]*)")\s*[,)]/.exec(rest);
       out.push({
         file,
         line: text.slice(0, m.index!).split('\n').length,
         method: m[1]!,
-        path: literal ? literal[1]! : null,
+        path: literal ? (literal[1] ?? literal[2])! : null,
         text: rest.split(/[,\n]/)[0]!.trim(),
       });
     }

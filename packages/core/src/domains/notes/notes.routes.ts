@@ -1,28 +1,50 @@
+import type { Ctx } from '../../access/context.js';
+import type { Infer } from '../../kernel/params.js';
 import { created, noContent, ok, paged, route, type Route } from '../../kernel/route.js';
-import { NOTEABLE_SEGMENTS, type NoteableSegment } from './find-note.js';
+import type { NoteableSegment } from './find-note.js';
 import { CreateNoteInput, ListNotesInput, NoteRefInput, UpdateNoteInput } from './note.schema.js';
 import * as notes from './notes.js';
 
-/** The five note routes of one noteable kind, as GitLab mounts them for each (`/projects/:id/issues/:noteable_id/notes` …). */
-function noteableNoteRoutes(segment: NoteableSegment): Route[] {
-  const base = `/projects/:id/${segment}/:noteable_id/notes`;
-  const kind = NOTEABLE_SEGMENTS[segment];
-  const tag = 'notes';
-  return [
-    route('GET', base, { auth: 'required', params: ListNotesInput, tag, summary: `List notes of a ${kind}` },
-      async (ctx, input) => paged(await notes.listNotes(ctx, segment, input))),
-    route('GET', `${base}/:note_id`, { auth: 'required', params: NoteRefInput, tag, summary: `Get a note of a ${kind}` },
-      async (ctx, input) => ok(await notes.getNote(ctx, segment, input))),
-    route('POST', base, { auth: 'required', params: CreateNoteInput, tag, summary: `Comment on a ${kind}` },
-      async (ctx, input) => created(await notes.createNote(ctx, segment, input))),
-    route('PUT', `${base}/:note_id`, { auth: 'required', params: UpdateNoteInput, tag, summary: `Edit a note of a ${kind}` },
-      async (ctx, input) => ok(await notes.updateNote(ctx, segment, input))),
-    route('DELETE', `${base}/:note_id`, { auth: 'required', params: NoteRefInput, tag, summary: `Delete a note of a ${kind}` },
-      async (ctx, input) => {
-        await notes.deleteNote(ctx, segment, input);
-        return noContent();
-      }),
-  ];
-}
+/** `DELETE …/notes/:note_id`, the same under every noteable. */
+const removeNote = (segment: NoteableSegment) => async (ctx: Ctx, input: Infer<typeof NoteRefInput>) => {
+  await notes.deleteNote(ctx, segment, input);
+  return noContent();
+};
 
-export const noteRoutes: Route[] = (Object.keys(NOTEABLE_SEGMENTS) as NoteableSegment[]).flatMap(noteableNoteRoutes);
+const tag = 'notes';
+
+// The five note routes of each noteable kind, as GitLab mounts them for each.
+export const noteRoutes: Route[] = [
+  route('GET', '/projects/:id/issues/:noteable_id/notes', { auth: 'required', params: ListNotesInput, tag, summary: 'List notes of a Issue' },
+    async (ctx, input) => paged(await notes.listNotes(ctx, 'issues', input))),
+  route('GET', '/projects/:id/issues/:noteable_id/notes/:note_id', { auth: 'required', params: NoteRefInput, tag, summary: 'Get a note of a Issue' },
+    async (ctx, input) => ok(await notes.getNote(ctx, 'issues', input))),
+  route('POST', '/projects/:id/issues/:noteable_id/notes', { auth: 'required', params: CreateNoteInput, tag, summary: 'Comment on a Issue' },
+    async (ctx, input) => created(await notes.createNote(ctx, 'issues', input))),
+  route('PUT', '/projects/:id/issues/:noteable_id/notes/:note_id', { auth: 'required', params: UpdateNoteInput, tag, summary: 'Edit a note of a Issue' },
+    async (ctx, input) => ok(await notes.updateNote(ctx, 'issues', input))),
+  route('DELETE', '/projects/:id/issues/:noteable_id/notes/:note_id', { auth: 'required', params: NoteRefInput, tag, summary: 'Delete a note of a Issue' },
+    removeNote('issues')),
+
+  route('GET', '/projects/:id/merge_requests/:noteable_id/notes', { auth: 'required', params: ListNotesInput, tag, summary: 'List notes of a MergeRequest' },
+    async (ctx, input) => paged(await notes.listNotes(ctx, 'merge_requests', input))),
+  route('GET', '/projects/:id/merge_requests/:noteable_id/notes/:note_id', { auth: 'required', params: NoteRefInput, tag, summary: 'Get a note of a MergeRequest' },
+    async (ctx, input) => ok(await notes.getNote(ctx, 'merge_requests', input))),
+  route('POST', '/projects/:id/merge_requests/:noteable_id/notes', { auth: 'required', params: CreateNoteInput, tag, summary: 'Comment on a MergeRequest' },
+    async (ctx, input) => created(await notes.createNote(ctx, 'merge_requests', input))),
+  route('PUT', '/projects/:id/merge_requests/:noteable_id/notes/:note_id', { auth: 'required', params: UpdateNoteInput, tag, summary: 'Edit a note of a MergeRequest' },
+    async (ctx, input) => ok(await notes.updateNote(ctx, 'merge_requests', input))),
+  route('DELETE', '/projects/:id/merge_requests/:noteable_id/notes/:note_id', { auth: 'required', params: NoteRefInput, tag, summary: 'Delete a note of a MergeRequest' },
+    removeNote('merge_requests')),
+
+  route('GET', '/projects/:id/snippets/:noteable_id/notes', { auth: 'required', params: ListNotesInput, tag, summary: 'List notes of a Snippet' },
+    async (ctx, input) => paged(await notes.listNotes(ctx, 'snippets', input))),
+  route('GET', '/projects/:id/snippets/:noteable_id/notes/:note_id', { auth: 'required', params: NoteRefInput, tag, summary: 'Get a note of a Snippet' },
+    async (ctx, input) => ok(await notes.getNote(ctx, 'snippets', input))),
+  route('POST', '/projects/:id/snippets/:noteable_id/notes', { auth: 'required', params: CreateNoteInput, tag, summary: 'Comment on a Snippet' },
+    async (ctx, input) => created(await notes.createNote(ctx, 'snippets', input))),
+  route('PUT', '/projects/:id/snippets/:noteable_id/notes/:note_id', { auth: 'required', params: UpdateNoteInput, tag, summary: 'Edit a note of a Snippet' },
+    async (ctx, input) => ok(await notes.updateNote(ctx, 'snippets', input))),
+  route('DELETE', '/projects/:id/snippets/:noteable_id/notes/:note_id', { auth: 'required', params: NoteRefInput, tag, summary: 'Delete a note of a Snippet' },
+    removeNote('snippets')),
+];

@@ -4,21 +4,20 @@ import { BranchRefInput, CreateBranchInput, ListBranchesInput, ProjectRepository
 import { unmodifiedSince } from './repository-access.js';
 
 const tag = 'branches';
-const base = '/projects/:id/repository/branches';
 
 export const branchesRoutes: Route[] = [
-  route('GET', base, { auth: 'optional', jobToken: true, params: ListBranchesInput, tag, summary: 'List repository branches, by name' },
+  route('GET', '/projects/:id/repository/branches', { auth: 'optional', jobToken: true, params: ListBranchesInput, tag, summary: 'List repository branches, by name' },
     async (ctx, input) => paged(await listBranches(ctx, input))),
-  route('HEAD', `${base}/:branch`, { auth: 'optional', jobToken: true, params: BranchRefInput, tag, summary: 'Does a branch exist (204 or 404)' },
+  route('HEAD', '/projects/:id/repository/branches/:branch', { auth: 'optional', jobToken: true, params: BranchRefInput, tag, summary: 'Does a branch exist (204 or 404)' },
     async (ctx, input) => {
       await branchExists(ctx, input);
       return noContent();
     }),
-  route('GET', `${base}/:branch`, { auth: 'optional', jobToken: true, params: BranchRefInput, tag, summary: 'Get a branch (its name URL-encoded)' },
+  route('GET', '/projects/:id/repository/branches/:branch', { auth: 'optional', jobToken: true, params: BranchRefInput, tag, summary: 'Get a branch (its name URL-encoded)' },
     async (ctx, input) => ok(await getBranch(ctx, input))),
-  route('POST', base, { auth: 'required', params: CreateBranchInput, tag, summary: 'Create a branch from a ref (Developer)' },
+  route('POST', '/projects/:id/repository/branches', { auth: 'required', params: CreateBranchInput, tag, summary: 'Create a branch from a ref (Developer)' },
     async (ctx, input) => created(await createBranch(ctx, input))),
-  route('DELETE', `${base}/:branch`, { auth: 'required', params: BranchRefInput, tag, summary: 'Delete a branch (Developer; not the default branch)' },
+  route('DELETE', '/projects/:id/repository/branches/:branch', { auth: 'required', params: BranchRefInput, tag, summary: 'Delete a branch (Developer; not the default branch)' },
     async (ctx, input, req) => {
       await deleteBranch(ctx, input, { unmodifiedSince: unmodifiedSince(req.headers['if-unmodified-since']) });
       return noContent();

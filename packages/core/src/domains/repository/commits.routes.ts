@@ -3,15 +3,14 @@ import { createCommit, getCommit, listCommitRefs, listCommits } from './commits.
 import { CommitRefsInput, CreateCommitInput, GetCommitInput, ListCommitsInput } from './commits.schema.js';
 
 const tag = 'commits';
-const base = '/projects/:id/repository/commits';
 
 export const commitsRoutes: Route[] = [
-  route('GET', base, { auth: 'optional', jobToken: true, params: ListCommitsInput, tag, summary: 'List commits of a ref, newest first (no totals)' },
+  route('GET', '/projects/:id/repository/commits', { auth: 'optional', jobToken: true, params: ListCommitsInput, tag, summary: 'List commits of a ref, newest first (no totals)' },
     async (ctx, input) => paged(await listCommits(ctx, input))),
-  route('POST', base, { auth: 'required', params: CreateCommitInput, tag, summary: 'Commit several file actions at once (push access to the branch)' },
+  route('POST', '/projects/:id/repository/commits', { auth: 'required', params: CreateCommitInput, tag, summary: 'Commit several file actions at once (push access to the branch)' },
     async (ctx, input) => created(await createCommit(ctx, input))),
-  route('GET', `${base}/:sha`, { auth: 'optional', jobToken: true, params: GetCommitInput, tag, summary: 'Get a commit by sha, branch or tag, with stats' },
+  route('GET', '/projects/:id/repository/commits/:sha', { auth: 'optional', jobToken: true, params: GetCommitInput, tag, summary: 'Get a commit by sha, branch or tag, with stats' },
     async (ctx, input) => ok(await getCommit(ctx, input))),
-  route('GET', `${base}/:sha/refs`, { auth: 'optional', params: CommitRefsInput, tag, summary: 'Branches and tags containing a commit' },
+  route('GET', '/projects/:id/repository/commits/:sha/refs', { auth: 'optional', params: CommitRefsInput, tag, summary: 'Branches and tags containing a commit' },
     async (ctx, input) => paged(await listCommitRefs(ctx, input))),
 ];

@@ -4,31 +4,30 @@ import { getFile, getRawFile, writeFile } from './files.js';
 import { DeleteFileInput, GetFileInput, RawFileInput, WriteFileInput } from './files.schema.js';
 
 const tag = 'repository_files';
-const base = '/projects/:id/repository/files/:file_path';
 /** GitLab lets `read_repository` tokens read files. */
 const readScopes = ['api', 'read_api', 'read_repository'];
 
 export const filesRoutes: Route[] = [
-  route('HEAD', base, { auth: 'optional', scopes: readScopes, params: GetFileInput, tag, summary: 'File metadata in X-Gitlab-* headers' },
+  route('HEAD', '/projects/:id/repository/files/:file_path', { auth: 'optional', scopes: readScopes, params: GetFileInput, tag, summary: 'File metadata in X-Gitlab-* headers' },
     async (ctx, input) => {
       const file = await getFile(ctx, input);
       return { kind: 'empty', status: 200, headers: file.headers };
     }),
-  route('GET', base, { auth: 'optional', scopes: readScopes, params: GetFileInput, tag, summary: 'Get a file (base64 content) at a ref' },
+  route('GET', '/projects/:id/repository/files/:file_path', { auth: 'optional', scopes: readScopes, params: GetFileInput, tag, summary: 'Get a file (base64 content) at a ref' },
     async (ctx, input) => {
       const file = await getFile(ctx, input);
       return ok(file.body, file.headers);
     }),
-  route('GET', `${base}/raw`, { auth: 'optional', jobToken: true, scopes: readScopes, params: RawFileInput, tag, summary: 'Raw file content (ref: default branch)' },
+  route('GET', '/projects/:id/repository/files/:file_path/raw', { auth: 'optional', jobToken: true, scopes: readScopes, params: RawFileInput, tag, summary: 'Raw file content (ref: default branch)' },
     async (ctx, input) => {
       const file = await getRawFile(ctx, input);
       return { kind: 'stream', status: 200, body: Readable.from([file.content]), size: file.content.length, contentType: file.contentType, headers: file.headers };
     }),
-  route('POST', base, { auth: 'required', params: WriteFileInput, tag, summary: 'Create a file in a commit (Developer)' },
+  route('POST', '/projects/:id/repository/files/:file_path', { auth: 'required', params: WriteFileInput, tag, summary: 'Create a file in a commit (Developer)' },
     async (ctx, input) => created(await writeFile(ctx, 'create', input))),
-  route('PUT', base, { auth: 'required', params: WriteFileInput, tag, summary: 'Update a file in a commit (Developer)' },
+  route('PUT', '/projects/:id/repository/files/:file_path', { auth: 'required', params: WriteFileInput, tag, summary: 'Update a file in a commit (Developer)' },
     async (ctx, input) => ok(await writeFile(ctx, 'update', input))),
-  route('DELETE', base, { auth: 'required', params: DeleteFileInput, tag, summary: 'Delete a file in a commit (Developer)' },
+  route('DELETE', '/projects/:id/repository/files/:file_path', { auth: 'required', params: DeleteFileInput, tag, summary: 'Delete a file in a commit (Developer)' },
     async (ctx, input) => {
       await writeFile(ctx, 'delete', input);
       return noContent();
