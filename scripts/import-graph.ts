@@ -50,13 +50,13 @@ export function coreFiles(root = CORE_SRC): string[] {
   return walk(root).map((f) => relative(root, f)).sort();
 }
 
-/** kernel/x.ts → kernel; domains/issues/x.ts → domains; domains/test-harness → test-harness. */
+/** kernel/x.ts → kernel; domains/issues/x.ts → domains; test-harness/x.ts → test-harness. */
 export function layerOf(file: string): Layer {
   const [top, second] = file.split('/');
   if (top === 'kernel') return 'kernel';
   if (top === 'storage') return 'storage';
   if (top === 'access') return 'access';
-  if (top === 'test-harness' || (top === 'domains' && second === 'test-harness')) return 'test-harness';
+  if (top === 'test-harness') return 'test-harness';
   if (top === 'domains') return 'domains';
   if (top === 'generated') return second?.startsWith('sqlite-schema') ? 'storage' : 'kernel';
   return 'wiring';

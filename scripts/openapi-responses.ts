@@ -2,7 +2,8 @@
  * Generates packages/core/src/generated/openapi-responses.ts: the RESPONSES of every route,
  * read from the route declarations with the TypeScript compiler API.
  *
- * For each `route(method, path, options, handler)` call in packages/core/src/domains/**:
+ * For each `route(method, path, options, handler)` call in packages/core/src/domains/** and
+ * packages/core/src/test-harness:
  *  - the path is evaluated statically (string constants, template literals, `for … of` over
  *    literal arrays, `.map` over literal arrays, parameters of local helpers from their call
  *    sites, literal-union types), giving the exact `METHOD path` keys the route table holds;
@@ -78,10 +79,11 @@ export function inputsHash(): string {
 export function generate(): GenerateResult {
   // Every domain file that declares routes (most are *.routes.ts; a few use cases keep theirs beside them).
   const domains = path.join(CORE, 'domains');
+  const dirs = [...readdirSync(domains).map((d) => path.join(domains, d)), path.join(CORE, 'test-harness')];
   const files: string[] = [];
-  for (const d of readdirSync(domains)) {
-    for (const f of readdirSync(path.join(domains, d))) {
-      const file = path.join(domains, d, f);
+  for (const dir of dirs) {
+    for (const f of readdirSync(dir)) {
+      const file = path.join(dir, f);
       if (f.endsWith('.ts') && /\broute\(/.test(readFileSync(file, 'utf8'))) files.push(file);
     }
   }

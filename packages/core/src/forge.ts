@@ -14,7 +14,7 @@ import { migrateToLatest } from './storage/migrations/index.js';
 import { withStartupLock } from './storage/startup-lock.js';
 import { checkSecretKey } from './secret-keys.js';
 import { Queue } from './storage/queue.js';
-import { bootstrapRoot, type BootstrapResult } from './domains/accounts/bootstrap.js';
+import { bootstrapRoot, type BootstrapResult } from './domains/accounts/index.js';
 import {
   authenticate,
   checkScopes,
@@ -45,7 +45,7 @@ import { releasesRoutes } from './domains/releases/index.js';
 import { protectedBranchesRoutes } from './domains/protected-branches/index.js';
 import { approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
 import { pipelineSchedulesRoutes, registerPipelineScheduleJobs } from './domains/pipeline-schedules/index.js';
-import { createTestHarnessRoutes } from './domains/test-harness/index.js';
+import { createTestHarnessRoutes } from './test-harness/index.js';
 import { jobTokenScopeRoutes } from './domains/job-token-scope/index.js';
 import { applicationSettingsRoutes } from './domains/application-settings/index.js';
 import { closeIngestBuffer, errorTrackingRoutes, registerErrorTrackingJobs } from './domains/error-tracking/index.js';

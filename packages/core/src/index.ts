@@ -1,6 +1,6 @@
 /** @forgelet/core: all domain logic behind injected storage, clock, blobs, secrets and egress. */
 export { createForge, createUrlBuilder, DEFAULT_LIMITS, type Forge, type ForgeOptions } from './forge.js';
-export { bootstrapRoot, ROOT_TOKEN_SCOPES, type BootstrapResult } from './domains/accounts/bootstrap.js';
+export { bootstrapRoot, ROOT_TOKEN_SCOPES, type BootstrapResult } from './domains/accounts/index.js';
 export {
   checkSecretKey, rotateSecrets, sealedKeyIds, SecretKeyMismatchError,
   type RotationColumnReport, type RotationOptions, type RotationReport,
@@ -52,7 +52,7 @@ export {
   advanceClock, clockState, setClock, createSnapshot, deleteSnapshot, listSnapshots, resetState, restoreSnapshot,
   parseSeedText, seedWorld, createTestHarnessRoutes,
   type AdvanceEntity, type ClockEntity, type SnapshotEntity, type SeedResult, type SeededItem,
-} from './domains/test-harness/index.js';
+} from './test-harness/index.js';
 
 export type * from './domains/accounts/index.js';
 export type { Credentials } from './domains/accounts/index.js';
@@ -173,7 +173,7 @@ export {
 
 // CI: pipelines, jobs, runners
 export type * from './domains/ci/index.js';
-export type { RequestJobInput, UpdateJobInput } from './domains/ci/ci.schema.js';
+export type { RequestJobInput, UpdateJobInput } from './domains/ci/index.js';
 export {
   createPipeline, presentPipeline, presentPipelineBasic, parseCiConfig, parseDuration, processPipeline, resolveJobToken, projectRunnersToken,
   listPipelines, getPipeline, getLatestPipeline, createPipelineFromApi, cancelPipeline, retryPipeline, deletePipeline, listPipelineVariables, listPipelineJobs,
@@ -213,4 +213,4 @@ export { createWorkloadIn, type WorkloadInput } from './domains/ci/index.js';
 // direct transfer migration (bulk imports): API, engine, relation exports
 export * from './domains/bulk-imports/index.js';
 
-export type { FaultEntity, FaultSpec } from './domains/test-harness/fault.types.js';
+export type { FaultEntity, FaultSpec } from './test-harness/fault.types.js';

@@ -13,8 +13,10 @@ export type { ProjectEntity, ProjectSimpleEntity } from './project.entity.js';
 export type { MemberEntity } from './member.entity.js';
 export type { PersonalAccessTokenEntity, ResourceAccessTokenEntity } from './token.entity.js';
 export type { CreateUserInput, UpdateUserInput, ListUsersInput } from './users.js';
-export type { CreateGroupInput, UpdateGroupInput, ListGroupsInput, ListSubgroupsInput } from './groups.js';
-export type { CreateProjectInput, UpdateProjectInput, ListProjectsInput, ListGroupProjectsInput } from './projects.js';
+export { CreateGroupInput } from './groups.js';
+export type { UpdateGroupInput, ListGroupsInput, ListSubgroupsInput } from './groups.js';
+export { CreateProjectInput } from './projects.js';
+export type { UpdateProjectInput, ListProjectsInput, ListGroupProjectsInput } from './projects.js';
 export type { ListProjectUsersInput } from './project-users.js';
 export type { AddMemberInput, EditMemberInput, ListMembersInput } from './members.js';
 export type { CreatePersonalAccessTokenInput, ListPersonalAccessTokensInput, CreateResourceAccessTokenInput } from './tokens.js';
@@ -30,3 +32,8 @@ export {
   createPersonalAccessToken, listPersonalAccessTokens, getPersonalAccessToken, revokePersonalAccessToken, rotatePersonalAccessToken,
   createResourceAccessToken, listResourceAccessTokens, getResourceAccessToken, revokeResourceAccessToken, rotateResourceAccessToken,
 } from './tokens.js';
+// for other domains
+export { toGroupEntity } from './group.entity.js';
+export { presentSimpleProjects, toProjectSimpleEntity } from './project.entity.js';
+export { ROOT_TOKEN_SCOPES, bootstrapRoot } from './bootstrap.js';
+export type { BootstrapResult } from './bootstrap.js';

@@ -1,6 +1,6 @@
 import type { UrlBuilder } from '../../access/context.js';
-import { toMemberRoleEntity, type MemberRoleEntity } from '../member-roles/member-role.entity.js';
-import type { MemberRoleRow } from '../member-roles/member-role.table.js';
+import { toMemberRoleEntity, type MemberRoleEntity } from '../member-roles/index.js';
+import type { MemberRoleRow } from '../member-roles/index.js';
 import type { MemberRow } from '../../access/member.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import type { UserRow } from '../../access/user.table.js';

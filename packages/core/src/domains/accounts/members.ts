@@ -12,7 +12,7 @@ import { p, params, type InferShape } from '../../kernel/params.js';
 import { accessLevel, authorize, traversalIds } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
-import { memberRolesByIds, roleAssignmentErrors } from '../member-roles/member-roles.js';
+import { memberRolesByIds, roleAssignmentErrors } from '../member-roles/index.js';
 import { findGroup, findProject, findUser, selectNamespaceById } from '../../access/lookup.js';
 import { toMemberEntity, type MemberEntity } from './member.entity.js';
 import { insertMember } from './member.queries.js';

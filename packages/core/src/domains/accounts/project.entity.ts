@@ -1,5 +1,5 @@
 import type { Ctx, UrlBuilder } from '../../access/context.js';
-import { readmePathsOf } from '../repository/readme.js';
+import { readmePathsOf } from '../repository/index.js';
 import { toNamespaceEntity, type NamespaceEntity } from './group.entity.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import type { ProjectRow } from '../../access/project.table.js';

@@ -4,7 +4,7 @@
  */
 import type { Ctx } from '../../access/context.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
-import { toGroupEntity, type GroupEntity } from '../accounts/group.entity.js';
+import { toGroupEntity, type GroupEntity } from '../accounts/index.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import type { ApprovalState, WrappedRule } from './approval-state.js';
 import { isOverridden, loadRules, presentRule, visibleGroupIds, type ApprovalRuleEntity, type LoadedRule } from './rules.js';

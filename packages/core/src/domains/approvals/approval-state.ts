@@ -22,7 +22,7 @@ import { accessLevel, can } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import type { MergeRequestRow } from '../merge-requests/merge-request.table.js';
+import type { MergeRequestRow } from '../merge-requests/index.js';
 import type { MergeRequestApprovalRow } from './approvals.table.js';
 import {
   approverIdsOf,

@@ -15,8 +15,8 @@ import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from 
 import { requireUser } from '../../access/policy.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
 import { verifyUserPassword } from '../../access/passwords.js';
-import { findMergeRequest } from '../merge-requests/find-merge-request.js';
-import type { MergeRequestRow } from '../merge-requests/merge-request.table.js';
+import { findMergeRequest } from '../merge-requests/index.js';
+import type { MergeRequestRow } from '../merge-requests/index.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import {
   presentApprovalState,

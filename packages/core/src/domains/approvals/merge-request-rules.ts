@@ -11,8 +11,8 @@ import { ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import { can } from '../../access/policy.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { findMergeRequest } from '../merge-requests/find-merge-request.js';
-import type { MergeRequestRow } from '../merge-requests/merge-request.table.js';
+import { findMergeRequest } from '../merge-requests/index.js';
+import type { MergeRequestRow } from '../merge-requests/index.js';
 import { mayApprove } from './approval-state.js';
 import type {
   CreateMergeRequestRuleInput,

@@ -3,7 +3,7 @@
  * (for `detailed_merge_status` and for merging) and whether a push is still being processed.
  */
 import type { Ctx } from '../../access/context.js';
-import type { MergeRequestRow } from '../merge-requests/merge-request.table.js';
+import type { MergeRequestRow } from '../merge-requests/index.js';
 import { approvalStatesOf, type SyncStatus } from './approval-state.js';
 
 export interface MergeRequestApprovalStatus {

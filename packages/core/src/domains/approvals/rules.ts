@@ -8,13 +8,13 @@ import type { Ctx } from '../../access/context.js';
 import { MINIMAL_ACCESS } from '../../access/levels.js';
 import { canRead } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
-import { toGroupEntity, type GroupEntity } from '../accounts/group.entity.js';
+import { toGroupEntity, type GroupEntity } from '../accounts/index.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import type { UserRow } from '../../access/user.table.js';
-import { loadAccessEntries, type ProtectedRefAccessEntity } from '../protected-branches/protected-branch.entity.js';
-import { branchPatternMatches } from '../repository/refs.js';
-import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/repository.table.js';
+import { loadAccessEntries, type ProtectedRefAccessEntity } from '../protected-branches/index.js';
+import { branchPatternMatches } from '../repository/index.js';
+import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/index.js';
 import type { ApprovalRuleRow } from './approvals.table.js';
 
 type Db = Kysely<Database>;

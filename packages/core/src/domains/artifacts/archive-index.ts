@@ -4,7 +4,7 @@
  * and single-file reads never rescan the zip.
  */
 import type { Insertable, Kysely } from 'kysely';
-import type { CiArtifactEntryTable } from '../ci/ci.table.js';
+import type { CiArtifactEntryTable } from '../ci/index.js';
 import type { Database } from '../../storage/database.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import { scheduleExpiryOf } from './expiry.js';

@@ -9,7 +9,7 @@ import { sql, type Expression, type Kysely, type SqlBool } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import type { CiJobArtifactRow, CiJobRow, CiPipelineRow } from '../ci/ci.table.js';
+import type { CiJobArtifactRow, CiJobRow, CiPipelineRow } from '../ci/index.js';
 
 /** The job log is never an erasable artifact. */
 export const TRACE = 'trace';

@@ -1,5 +1,5 @@
 /** Entries of an archive's tree in GitLab's JSON shape (`Entities::Ci::JobArtifactEntry`). */
-import type { CiArtifactEntryRow } from '../ci/ci.table.js';
+import type { CiArtifactEntryRow } from '../ci/index.js';
 
 export interface ArtifactTreeEntryEntity {
   name: string;

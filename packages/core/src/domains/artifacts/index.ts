@@ -8,3 +8,5 @@ export { contentTypeByExtension, detectedContentType } from './content-type.js';
 export { readZipIndex, openZipEntry, ZipRejectedError, type ZipEntryInfo } from './zip.js';
 export type { ArtifactTreeEntryEntity } from './artifact.entity.js';
 export type { JobArtifactsInput, JobArtifactFileInput, ArtifactTreeInput, ArtifactsByRefInput, ArtifactFileByRefInput, ProjectArtifactsInput } from './artifacts.schema.js';
+// for other domains
+export { checkZipArchive, insertArchiveIndex } from './archive-index.js';

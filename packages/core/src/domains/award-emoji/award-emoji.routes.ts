@@ -1,7 +1,7 @@
 import type { Ctx } from '../../access/context.js';
 import { p, params } from '../../kernel/params.js';
 import { created, noContent, ok, paged, route, type Route, type RouteRequest } from '../../kernel/route.js';
-import type { NoteableSegment } from '../notes/find-note.js';
+import type { NoteableSegment } from '../notes/index.js';
 import * as awards from './award-emoji.js';
 
 /** The path parameter naming each awardable: issues and merge requests by iid, snippets by id. */

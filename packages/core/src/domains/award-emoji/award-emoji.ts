@@ -10,7 +10,7 @@ import { paginate, paginationParams, type Page, type PageRequest } from '../../k
 import { p, params, type InferShape } from '../../kernel/params.js';
 import { requireUser } from '../../access/policy.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
-import { findNote, findNoteable, type NoteableSegment } from '../notes/find-note.js';
+import { findNote, findNoteable, type NoteableSegment } from '../notes/index.js';
 import { toAwardEmojiEntity, type AwardEmojiEntity } from './award-emoji.entity.js';
 import { deleteAwardEmojiById, insertAwardEmoji, selectAwardEmojiById, selectAwardEmojiOf, type AwardableKey } from './award-emoji.queries.js';
 import type { AwardEmojiRow } from './award-emoji.table.js';

@@ -9,8 +9,8 @@ import { contextFor, nowIso, type Ctx, type Deps } from '../../access/context.js
 import { DomainError } from '../../kernel/errors.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Database } from '../../storage/database.js';
-import { CreateGroupInput, createGroup } from '../accounts/groups.js';
-import { CreateProjectInput, createProject } from '../accounts/projects.js';
+import { CreateGroupInput, createGroup } from '../accounts/index.js';
+import { CreateProjectInput, createProject } from '../accounts/index.js';
 import type { BulkImportEntityRow, BulkImportRow, BulkImportTrackerRow } from './bulk-import.table.js';
 import { pipelineOf, pipelinesOf, type PipelineDef } from './pipelines.js';
 import { enc, SourceClient, SourceNetworkError } from './source-client.js';

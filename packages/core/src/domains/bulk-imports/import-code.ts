@@ -8,8 +8,10 @@ import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import type { BulkImportEntityRow } from './bulk-import.table.js';
 import { isPrereleaseVersion, normalizeVersion, versionSortKey } from '../packages/index.js';
-import { str } from './import-records.js';
 import type { SourceUsers } from './source-users.js';
+
+/** A text field of an exported record, or `fallback` when it is missing or not text. */
+export const str = (v: unknown, fallback: string | null = null) => (typeof v === 'string' ? v : fallback);
 
 /** Repository records of a Forgelet source (`forgelet_repository`: blobs, commits, refs with their files) copied as they are: shas are kept. */
 export async function importRepositoryRecord(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number> {

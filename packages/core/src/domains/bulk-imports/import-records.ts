@@ -8,7 +8,7 @@ import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import { countOpenIssueChange } from '../issues/index.js';
 import type { BulkImportEntityRow } from './bulk-import.table.js';
-import { importPackage, importRepositoryRecord } from './import-code.js';
+import { importPackage, importRepositoryRecord, str } from './import-code.js';
 import type { SourceUsers } from './source-users.js';
 
 /** GitLab's note for contributions whose author has no destination account. */
@@ -36,7 +36,6 @@ async function freeIid(trx: Kysely<Database>, table: 'issues' | 'milestones', co
 }
 
 
-export const str = (v: unknown, fallback: string | null = null) => (typeof v === 'string' ? v : fallback);
 const list = (v: unknown): any[] => (Array.isArray(v) ? v : []);
 
 /** An iid kept when free in its scope, else the next one (as GitLab's importer keeps iids). */

@@ -71,3 +71,12 @@ export type {
   RunnerRefInput,
 } from './ci.schema.js';
 export type { CiPipelineRow, CiJobRow, CiRunnerRow, CiRunnerManagerRow, CiJobArtifactRow } from './ci.table.js';
+// for other domains
+export { findCiProject, findJob } from './ci-access.js';
+export { presentJobs } from './job.entity.js';
+export { lockPipeline } from './process-pipeline.js';
+export { CANCELABLE_STATUSES } from './status.js';
+export { createPushPipeline } from './push-pipelines.js';
+export { applyPipelineScope } from './pipeline-scope.js';
+export type { CiArtifactEntryRow, CiArtifactEntryTable } from './ci.table.js';
+export type { RequestJobInput, UpdateJobInput } from './ci.schema.js';

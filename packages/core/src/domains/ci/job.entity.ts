@@ -2,7 +2,7 @@
 import type { Ctx } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { toUserEntity, type UserEntity } from '../../access/user.entity.js';
-import { presentCommit, type CommitEntity } from '../repository/commit.entity.js';
+import { presentCommit, type CommitEntity } from '../repository/index.js';
 import type { CiJobArtifactRow, CiJobRow, CiPipelineRow } from './ci.table.js';
 import type { CiJobDefinition } from './ci-config.js';
 import { presentPipelineBasic, usersById, type PipelineBasicEntity } from './pipeline.entity.js';

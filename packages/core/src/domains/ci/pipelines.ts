@@ -7,7 +7,7 @@ import { ForbiddenError, ValidationError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import { authorize, can } from '../../access/policy.js';
 import { findProject } from '../../access/lookup.js';
-import { resolveRevision } from '../repository/refs.js';
+import { resolveRevision } from '../repository/index.js';
 import type {
   CreatePipelineRequest,
   LatestPipelineInput,

@@ -8,7 +8,7 @@
 import type { Ctx } from '../../access/context.js';
 import { DomainError } from '../../kernel/errors.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { readFileOnRef, selectBranch, selectTag } from '../repository/refs.js';
+import { readFileOnRef, selectBranch, selectTag } from '../repository/index.js';
 import { CI_CONFIG_PATH, createPipeline } from './create-pipeline.js';
 
 const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;

@@ -10,9 +10,9 @@ import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from 
 import { digestToken, randomToken } from '../../kernel/ids.js';
 import type { UploadedFile } from '../../kernel/params.js';
 import type { Reply, RouteRequest } from '../../kernel/route.js';
-import { checkZipArchive, insertArchiveIndex } from '../artifacts/archive-index.js';
-import { ZipRejectedError } from '../artifacts/zip.js';
-import { isProtectedBranch } from '../repository/protection.js';
+import { checkZipArchive, insertArchiveIndex } from '../artifacts/index.js';
+import { ZipRejectedError } from '../artifacts/index.js';
+import { isProtectedBranch } from '../repository/index.js';
 import type { CiJobRow, CiRunnerManagerRow, CiRunnerRow } from './ci.table.js';
 import type { RequestJobInput, RunnerDownloadArtifactInput, UpdateJobInput, UploadArtifactInput } from './ci.schema.js';
 import { expiryFrom } from './durations.js';

@@ -1,7 +1,7 @@
 /** Runners in GitLab's JSON shapes (`Entities::Ci::Runner`, `RunnerDetails`, `RunnerRegistrationDetails`). */
 import type { Ctx } from '../../access/context.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
-import { toProjectSimpleEntity, type ProjectSimpleEntity } from '../accounts/project.entity.js';
+import { toProjectSimpleEntity, type ProjectSimpleEntity } from '../accounts/index.js';
 import type { CiRunnerManagerRow, CiRunnerRow, RunnerType } from './ci.table.js';
 import { latestRunnerManagers } from './runner-managers.js';
 

@@ -8,7 +8,7 @@ import type { Ctx } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import { nextIid } from '../../kernel/ids.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { selectBranch } from '../repository/refs.js';
+import { selectBranch } from '../repository/index.js';
 import type { CiJobDefinition } from './ci-config.js';
 import type { CiJobRow, CiPipelineRow } from './ci.table.js';
 import { processPipeline } from './process-pipeline.js';

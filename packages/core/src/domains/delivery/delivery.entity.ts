@@ -5,10 +5,10 @@
  */
 import type { Ctx } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/project.entity.js';
+import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/index.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
-import type { CiJobRow } from '../ci/ci.table.js';
-import { presentJobs, type JobEntity } from '../ci/job.entity.js';
+import type { CiJobRow } from '../ci/index.js';
+import { presentJobs, type JobEntity } from '../ci/index.js';
 import type { ApprovalRuleRow, DeployAccessLevelRow, DeploymentApprovalRow, DeploymentRow, EnvironmentRow, ProtectedEnvironmentRow } from './delivery.table.js';
 import { approvalRulesOf, describeEntry, entryNames, pendingApprovalCount, type Protection } from './protection.js';
 

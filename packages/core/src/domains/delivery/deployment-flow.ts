@@ -7,10 +7,10 @@
 import { sql, type Kysely } from 'kysely';
 import { nextIid } from '../../kernel/ids.js';
 import type { Database } from '../../storage/database.js';
-import { ancestryCte } from '../repository/history.queries.js';
+import { ancestryCte } from '../repository/index.js';
 import type { DeploymentRow, DeploymentUpdate, EnvironmentRow } from './delivery.table.js';
 import { refreshDoraDay } from './dora.js';
-import { recordProductionDeployment } from '../merge-requests/merge-request-metrics.js';
+import { recordProductionDeployment } from '../merge-requests/index.js';
 
 type Db = Kysely<Database>;
 

@@ -16,10 +16,10 @@ import { paginate, type Page } from '../../kernel/pagination.js';
 import { authorize, can, requireUser } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { lockPipeline, processPipeline } from '../ci/process-pipeline.js';
-import type { MergeRequestEntity } from '../merge-requests/merge-request.entity.js';
-import { presentMergeRequests } from '../merge-requests/present-merge-requests.js';
-import { resolveRevision, selectCommit } from '../repository/refs.js';
+import { lockPipeline, processPipeline } from '../ci/index.js';
+import type { MergeRequestEntity } from '../merge-requests/index.js';
+import { presentMergeRequests } from '../merge-requests/index.js';
+import { resolveRevision, selectCommit } from '../repository/index.js';
 import {
   presentApprovals,
   presentDeploymentExtended,

@@ -24,7 +24,7 @@ import { can } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
 import { findGroup, findProject } from '../../access/lookup.js';
-import type { IssueRow } from '../issues/issue.table.js';
+import type { IssueRow } from '../issues/index.js';
 import type { DoraMetricsInput } from './delivery.schema.js';
 import { ENVIRONMENT_TIERS } from './delivery.table.js';
 

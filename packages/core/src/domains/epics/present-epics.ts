@@ -2,7 +2,7 @@
 import type { Ctx } from '../../access/context.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
-import { selectLabelsOfTargets } from '../labels/label-links.js';
+import { selectLabelsOfTargets } from '../labels/index.js';
 import { toEpicEntity, type EpicEntity } from './epic.entity.js';
 import type { EpicRow } from './epic.table.js';
 

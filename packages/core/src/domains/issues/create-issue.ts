@@ -14,7 +14,7 @@ import { assignableUserIds, checkIssueText, requestedAssignees } from './issue-f
 import { countOpenIssueChange, insertIssue, replaceAssignees } from './issue.queries.js';
 import type { CreateIssueInput } from './issue.schema.js';
 import { presentIssues } from './present-issues.js';
-import { refreshIncidentMetrics } from '../delivery/dora.js';
+import { refreshIncidentMetrics } from '../delivery/index.js';
 
 /**
  * POST /projects/:id/issues. Needs create_issue (Guest); a new issue's author may set its

@@ -5,7 +5,7 @@ import { deleteTargetLabelLinks } from '../labels/index.js';
 import { deleteNoteableNotes } from '../notes/index.js';
 import { findIssue } from './find-issue.js';
 import { countOpenIssueChange, deleteIssueById, lockIssueById } from './issue.queries.js';
-import { refreshIncidentMetrics } from '../delivery/dora.js';
+import { refreshIncidentMetrics } from '../delivery/index.js';
 
 /** DELETE /projects/:id/issues/:issue_iid: Owners and admins (destroy_issue), with the issue's notes, reactions and label links. */
 export async function deleteIssue(ctx: Ctx, projectRef: string, iid: number): Promise<void> {

@@ -17,7 +17,7 @@ import {
 import type { UpdateIssueInput } from './issue.schema.js';
 import type { IssueUpdate } from './issue.table.js';
 import { presentIssues } from './present-issues.js';
-import { refreshIncidentMetrics } from '../delivery/dora.js';
+import { refreshIncidentMetrics } from '../delivery/index.js';
 
 /**
  * PUT /projects/:id/issues/:issue_iid. Reporters (admin_issue) change anything; the author

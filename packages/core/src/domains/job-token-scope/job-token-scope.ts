@@ -12,7 +12,7 @@ import { authorize, canRead, traversalIds } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import { findProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/project.entity.js';
+import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/index.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
 import { inboundEnforced, settingsOf } from '../../access/job-token-scope.js';
 import { applicationSetting } from '../../access/application-settings.js';

@@ -32,3 +32,5 @@ export type {
   UpdateLabelByNameInput,
   UpdateLabelInput,
 } from './label.schema.js';
+// for other domains
+export { renderDescription } from './label-format.js';

@@ -23,3 +23,6 @@ export type {
 } from './merge-request.schema.js';
 export type { MergeRequestRow } from './merge-request.table.js';
 export { mergeRequestPipelineHooks } from './merge-request-metrics.js';
+// for other domains
+export { recordProductionDeployment } from './merge-request-metrics.js';
+export { presentMergeRequests } from './present-merge-requests.js';

@@ -13,8 +13,8 @@ import type { MergeMergeRequestInput } from './merge-request.schema.js';
 import { presentMergeRequest } from './present-merge-requests.js';
 import { canUpdateBranch, selectBranch } from '../repository/index.js';
 import { recordMerge, sourceBranchRemovable } from './source-branch.js';
-import { approvalsAllowMerge } from '../approvals/merge-status.js';
-import { createPushPipeline } from '../ci/push-pipelines.js';
+import { approvalsAllowMerge } from '../approvals/index.js';
+import { createPushPipeline } from '../ci/index.js';
 
 /**
  * PUT /projects/:id/merge_requests/:merge_request_iid/merge (Developer). Answers as GitLab:

@@ -3,7 +3,7 @@ import type { UrlBuilder } from '../../access/context.js';
 import { taskCompletion, type TaskCompletionStatus } from '../../kernel/task-list.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { UserBasicEntity } from '../../access/user.entity.js';
-import type { PipelineBasicEntity, PipelineEntity } from '../ci/pipeline.entity.js';
+import type { PipelineBasicEntity, PipelineEntity } from '../ci/index.js';
 import type { MilestoneEntity } from '../milestones/index.js';
 import type { MergeRequestRow } from './merge-request.table.js';
 

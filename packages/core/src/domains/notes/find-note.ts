@@ -3,9 +3,9 @@ import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { can } from '../../access/policy.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { findIssue } from '../issues/find-issue.js';
-import { findMergeRequest } from '../merge-requests/find-merge-request.js';
-import { findSnippet } from '../snippets/find-snippet.js';
+import { findIssue } from '../issues/index.js';
+import { findMergeRequest } from '../merge-requests/index.js';
+import { findSnippet } from '../snippets/index.js';
 import type { NoteRow } from './note.table.js';
 
 export type NoteableType = 'Issue' | 'MergeRequest' | 'Snippet';

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { mentions } from '../../kernel/mentions.js';
 import type { Database } from '../../storage/database.js';
-import { deleteAwardEmojiOf } from '../award-emoji/award-emoji.queries.js';
+import { deleteAwardEmojiOf } from '../award-emoji/index.js';
 import type { NewNoteRow, NoteRow } from './note.table.js';
 import type { NoteableType } from './find-note.js';
 

@@ -6,7 +6,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { BadRequestError } from '../../kernel/errors.js';
 import type { BlobStore } from '../../storage/blobs.js';
-import { openZipEntry, readZipIndex, ZipRejectedError, type ZipEntryInfo } from '../artifacts/zip.js';
+import { openZipEntry, readZipIndex, ZipRejectedError, type ZipEntryInfo } from '../artifacts/index.js';
 import { isValidPackageName, normalizeVersion } from './nuget-version.js';
 
 /** GitLab reads at most this much nuspec (ExtractMetadataFileService::MAX_FILE_SIZE). */

@@ -6,7 +6,7 @@
 import type { Readable } from 'node:stream';
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
-import { openZipEntry } from '../artifacts/zip.js';
+import { openZipEntry } from '../artifacts/index.js';
 import { existingGroup, existingProject } from './feed-access.js';
 import type { FeedOwner } from './feed.js';
 import { selectSettingsRow, settingsForProject, settingsOf } from './packages.queries.js';

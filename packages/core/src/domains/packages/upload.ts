@@ -12,7 +12,7 @@ import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '
 import type { UploadedFile } from '../../kernel/params.js';
 import type { RouteRequest } from '../../kernel/route.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
-import { openZipEntry } from '../artifacts/zip.js';
+import { openZipEntry } from '../artifacts/index.js';
 import { feedProject } from './feed-access.js';
 import { normalizeVersion, versionSortKey, isPrereleaseVersion } from './nuget-version.js';
 import { invalidPackage, readPackageArchive, type NuspecMetadata } from './nuspec.js';

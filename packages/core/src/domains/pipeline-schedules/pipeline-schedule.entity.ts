@@ -1,6 +1,6 @@
 /** GitLab's JSON for pipeline schedules (`Ci::PipelineSchedule`, `Ci::PipelineScheduleDetails`), their variables and inputs. */
 import type { UserBasicEntity } from '../../access/user.entity.js';
-import type { PipelineBasicEntity } from '../ci/pipeline.entity.js';
+import type { PipelineBasicEntity } from '../ci/index.js';
 import type { InputValue } from './pipeline-schedule.schema.js';
 import type { CiPipelineScheduleInputRow, CiPipelineScheduleRow, CiPipelineScheduleVariableRow } from './pipeline-schedule.table.js';
 

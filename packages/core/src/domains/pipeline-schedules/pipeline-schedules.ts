@@ -9,7 +9,7 @@ import { BadRequestError, ValidationError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import { requireUser } from '../../access/policy.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { selectBranch, selectTag } from '../repository/refs.js';
+import { selectBranch, selectTag } from '../repository/index.js';
 import { isValidCron, resolveTimeZone } from './cron.js';
 import type { PipelineScheduleDetailsEntity, PipelineScheduleEntity } from './pipeline-schedule.entity.js';
 import { deleteScheduleById, insertSchedule, selectInputsOf, updateScheduleById } from './pipeline-schedule.queries.js';

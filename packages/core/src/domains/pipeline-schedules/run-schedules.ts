@@ -21,7 +21,7 @@ import type { Database } from '../../storage/database.js';
 import type { Queue } from '../../storage/queue.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { UserRow } from '../../access/user.table.js';
-import { createPipeline } from '../ci/create-pipeline.js';
+import { createPipeline } from '../ci/index.js';
 import { nextRunAt, type ScheduleTiming } from './cron.js';
 import { PLAY_JOB, playJobKey, RUN_JOB, runJobKey, selectScheduleById } from './pipeline-schedule.queries.js';
 import type { CiPipelineScheduleRow } from './pipeline-schedule.table.js';

@@ -17,8 +17,8 @@ import { ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { authorize, can, type ProjectAbility } from '../../access/policy.js';
 import { findProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { canOnBranch } from '../repository/protection.js';
-import { selectTag } from '../repository/refs.js';
+import { canOnBranch } from '../repository/index.js';
+import { selectTag } from '../repository/index.js';
 import { selectScheduleOf } from './pipeline-schedule.queries.js';
 import type { CiPipelineScheduleRow } from './pipeline-schedule.table.js';
 

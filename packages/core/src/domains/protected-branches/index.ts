@@ -9,3 +9,5 @@ export type {
   ProtectedBranchRefInput,
   UpdateProtectedBranchInput,
 } from './protected-branch.schema.js';
+// for other domains
+export { loadAccessEntries } from './protected-branch.entity.js';

@@ -1,6 +1,6 @@
 /** GitLab's `Entities::ProtectedBranch` and `Entities::ProtectedRefAccess` (with the EE fields). */
 import type { Ctx } from '../../access/context.js';
-import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/repository.table.js';
+import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/index.js';
 
 export interface ProtectedRefAccessEntity {
   id: number;

@@ -15,8 +15,8 @@ import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
 import { findProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { canUnprotectRule } from '../repository/protection.js';
-import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/repository.table.js';
+import { canUnprotectRule } from '../repository/index.js';
+import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/index.js';
 import { presentProtectedBranch, presentProtectedBranches, type ProtectedBranchEntity } from './protected-branch.entity.js';
 import type {
   AccessEntryInput,

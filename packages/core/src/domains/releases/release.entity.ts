@@ -8,10 +8,10 @@ import type { Ctx } from '../../access/context.js';
 import { can } from '../../access/policy.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { presentCommit, type CommitEntity } from '../repository/commit.entity.js';
-import { renderDescription } from '../labels/label-format.js';
-import { presentMilestones } from '../milestones/present-milestones.js';
-import type { MilestoneEntity } from '../milestones/milestone.entity.js';
+import { presentCommit, type CommitEntity } from '../repository/index.js';
+import { renderDescription } from '../labels/index.js';
+import { presentMilestones } from '../milestones/index.js';
+import type { MilestoneEntity } from '../milestones/index.js';
 import type { ReleaseLinkRow, ReleaseRow } from './release.table.js';
 
 export interface ReleaseLinkEntity {

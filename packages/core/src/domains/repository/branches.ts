@@ -17,7 +17,7 @@ import { repositoryIsEmpty, selectBranch, selectCommit } from './refs.js';
 import { findCodeProject, findPushProject } from './repository-access.js';
 import type { RepositoryRefRow } from './repository.table.js';
 import { createBranchIn, recordCommitIn, validRefName } from './write-commit.js';
-import { createPushPipeline } from '../ci/push-pipelines.js';
+import { createPushPipeline } from '../ci/index.js';
 
 const notFound = () => new NotFoundError('Branch');
 

@@ -16,7 +16,7 @@ import { resolveRevision } from './refs.js';
 import { findCodeProject } from './repository-access.js';
 import type { RepositoryCommitRow } from './repository.table.js';
 import { authorizePush, recordCommitIn } from './write-commit.js';
-import { createPushPipeline } from '../ci/push-pipelines.js';
+import { createPushPipeline } from '../ci/index.js';
 
 /** Line counts of commits, from what they recorded as changed. */
 export async function statsOf(ctx: Ctx, commitIds: number[]): Promise<Map<number, CommitStats>> {

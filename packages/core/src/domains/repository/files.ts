@@ -13,7 +13,7 @@ import { canOnBranch } from './protection.js';
 import { readFileOnRef, resolveRevision, selectBranch } from './refs.js';
 import { findCodeProject, findPushProject } from './repository-access.js';
 import { recordCommitIn } from './write-commit.js';
-import { createPushPipeline } from '../ci/push-pipelines.js';
+import { createPushPipeline } from '../ci/index.js';
 
 /** `blob_data` of GitLab's files API: the metadata in the JSON and the `X-Gitlab-*` headers. */
 export interface FileMetadata {

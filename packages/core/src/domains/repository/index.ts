@@ -66,3 +66,7 @@ export type { ListTagsInput, TagRefInput, CreateTagInput } from './tags.schema.j
 export type { ListCommitsInput, GetCommitInput, CommitRefsInput, CreateCommitInput } from './commits.schema.js';
 export type { GetFileInput, RawFileInput, WriteFileInput, DeleteFileInput } from './files.schema.js';
 export type { RepositoryCommitRow, RepositoryRefRow, RepositoryFileRow, ProtectedBranchRow, RefKind, RepositoryCommitChangeRow } from './repository.table.js';
+// for other domains
+export { readmePathOf, readmePathsOf } from './readme.js';
+export { canUnprotectRule } from './protection.js';
+export type { ProtectedBranchAccessLevelRow } from './repository.table.js';

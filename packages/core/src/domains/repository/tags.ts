@@ -14,7 +14,7 @@ import { findCodeProject, findPushProject } from './repository-access.js';
 import { presentTags, type TagEntity } from './tag.entity.js';
 import type { CreateTagInput, ListTagsInput, TagRefInput } from './tags.schema.js';
 import { createTagIn } from './write-commit.js';
-import { createPushPipeline } from '../ci/push-pipelines.js';
+import { createPushPipeline } from '../ci/index.js';
 
 /** git's `versionsort`: digit runs compare as numbers. */
 export function compareVersions(a: string, b: string): number {

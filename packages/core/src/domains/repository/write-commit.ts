@@ -18,7 +18,7 @@ import { repositoryIsEmpty, resolveRevision, selectBranch, selectCommit, selectT
 import { applyActions, type CommitAction } from './commit-actions.js';
 import type { CommitStats } from './commit.entity.js';
 import type { RepositoryCommitRow, RepositoryRefRow } from './repository.table.js';
-import { onMergeRequestHeadsMoved } from '../approvals/on-push.js';
+import { onMergeRequestHeadsMoved } from '../approvals/index.js';
 
 export { validFilePath, type CommitAction, type CommitActionName } from './commit-actions.js';
 

@@ -9,9 +9,9 @@ import { paginate, paginationParams, type Page, type PageRequest } from '../../k
 import { params, type InferShape } from '../../kernel/params.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { findGroup } from '../../access/lookup.js';
-import { canReadEpic, EPICS_TIER } from '../epics/find-epic.js';
-import { findIssue } from '../issues/find-issue.js';
-import { findMergeRequest } from '../merge-requests/find-merge-request.js';
+import { canReadEpic, EPICS_TIER } from '../epics/index.js';
+import { findIssue } from '../issues/index.js';
+import { findMergeRequest } from '../merge-requests/index.js';
 import { toResourceStateEventEntity, type ResourceStateEventEntity } from './state-event.entity.js';
 import { selectStateEventById, selectStateEventsOf, type StateEventTarget } from './state-event.queries.js';
 import type { ResourceStateEventRow } from './state-event.table.js';

@@ -14,8 +14,8 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import type Yazl from 'yazl';
-import type { BlobStore } from '../../storage/blobs.js';
-import type { UploadedFile } from '../../kernel/params.js';
+import type { BlobStore } from '../storage/blobs.js';
+import type { UploadedFile } from '../kernel/params.js';
 
 export const PACKAGE_KEYS = ['name', 'version', 'description', 'authors', 'tags', 'dependencies', 'package_type'];
 export const PACKAGE_TYPES_SEEDED = ['nuget'];

@@ -3,11 +3,11 @@
  * user alone, with its tokens kept). See storage/snapshots.ts for how each dialect copies.
  */
 import { sql } from 'kysely';
-import { bootstrapRoot } from '../accounts/bootstrap.js';
-import type { Deps } from '../../access/context.js';
-import { BadRequestError } from '../../kernel/errors.js';
-import { SNAPSHOT_NAME, type SnapshotInfo } from '../../storage/snapshots.js';
-import { recountOpenIssues } from '../issues/index.js';
+import { bootstrapRoot } from '../domains/accounts/index.js';
+import type { Deps } from '../access/context.js';
+import { BadRequestError } from '../kernel/errors.js';
+import { SNAPSHOT_NAME, type SnapshotInfo } from '../storage/snapshots.js';
+import { recountOpenIssues } from '../domains/issues/index.js';
 import { exclusive, harnessOf } from './harness.js';
 
 export type SnapshotEntity = SnapshotInfo;

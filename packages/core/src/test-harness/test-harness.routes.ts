@@ -3,11 +3,11 @@
  * forge runs in test mode (`--test-mode`, FORGELET_TEST_MODE=1); otherwise these paths are
  * unknown (404).
  */
-import type { Ctx } from '../../access/context.js';
-import { BadRequestError, TooLargeError } from '../../kernel/errors.js';
-import { p, params } from '../../kernel/params.js';
-import { created, noContent, ok, route, type Route } from '../../kernel/route.js';
-import { TIERS } from '../../kernel/tiers.js';
+import type { Ctx } from '../access/context.js';
+import { BadRequestError, TooLargeError } from '../kernel/errors.js';
+import { p, params } from '../kernel/params.js';
+import { created, noContent, ok, route, type Route } from '../kernel/route.js';
+import { TIERS } from '../kernel/tiers.js';
 import { parseSeedText, seedWorld } from './seed.js';
 import { advanceClock, clockState, setClock } from './test-clock.js';
 import { createSnapshot, deleteSnapshot, listSnapshots, resetState, restoreSnapshot } from './test-snapshots.js';

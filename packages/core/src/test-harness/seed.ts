@@ -18,18 +18,18 @@
  */
 import { sql } from 'kysely';
 import { isScalar, parseDocument, visit } from 'yaml';
-import type { Ctx, Deps } from '../../access/context.js';
-import { contextFor } from '../../access/context.js';
-import { BadRequestError, isDomainError, STATUS_BY_CODE, type DomainError } from '../../kernel/errors.js';
-import { digestToken } from '../../kernel/ids.js';
-import { parseParams } from '../../kernel/params.js';
-import type { Method, Route } from '../../kernel/route.js';
-import type { Database } from '../../storage/database.js';
+import type { Ctx, Deps } from '../access/context.js';
+import { contextFor } from '../access/context.js';
+import { BadRequestError, isDomainError, STATUS_BY_CODE, type DomainError } from '../kernel/errors.js';
+import { digestToken } from '../kernel/ids.js';
+import { parseParams } from '../kernel/params.js';
+import type { Method, Route } from '../kernel/route.js';
+import type { Database } from '../storage/database.js';
 import type { Kysely } from 'kysely';
-import { insertTokenWithValue, TOKEN_SCOPES } from '../accounts/tokens.js';
-import type { UserRow } from '../../access/user.table.js';
-import { DEFAULT_LABEL_COLOR } from '../labels/label-links.js';
-import { normalizeVersion } from '../packages/nuget-version.js';
+import { insertTokenWithValue, TOKEN_SCOPES } from '../domains/accounts/index.js';
+import type { UserRow } from '../access/user.table.js';
+import { DEFAULT_LABEL_COLOR } from '../domains/labels/index.js';
+import { normalizeVersion } from '../domains/packages/index.js';
 import { packageSpec, SeedPackageError, writeSeedPackage } from './seed-packages.js';
 import { exclusive, joinTransaction } from './harness.js';
 

@@ -5,10 +5,10 @@
  * harness and no lease is held across a restore.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { ControllableClock } from '../../kernel/clock.js';
-import type { Deps } from '../../access/context.js';
-import type { Database } from '../../storage/database.js';
-import { SnapshotStore } from '../../storage/snapshots.js';
+import { ControllableClock } from '../kernel/clock.js';
+import type { Deps } from '../access/context.js';
+import type { Database } from '../storage/database.js';
+import { SnapshotStore } from '../storage/snapshots.js';
 
 interface HarnessState {
   snapshots: SnapshotStore;

@@ -6,7 +6,7 @@
  * time had passed.
  */
 import { sql } from 'kysely';
-import type { Deps } from '../../access/context.js';
+import type { Deps } from '../access/context.js';
 import { controllableClock, exclusive } from './harness.js';
 
 export interface ClockEntity {
