@@ -23,14 +23,13 @@ import {
  * is a reaction or a read that belongs to the lower domain's behaviour but needs the higher
  * one's code; the way out, where there is one, is a hook the higher domain registers at wiring
  * time, as ci's pipeline hooks (domains/ci/pipeline-hooks.ts) do for delivery, flows and merge
- * requests.
+ * requests, and the repository's push hooks (domains/repository/push-hooks.ts) for ci and
+ * approvals.
  */
 const BACK_EDGES: Record<string, string> = {
   'accounts > repository': 'creating a project with initialize_with_readme writes its first commit; projects show readme_url',
   'accounts > ci': "creating a project makes its runners registration token (GitLab's Project#ensure_runners_token)",
   'ci > artifacts': "the runner API (POST /jobs/:id/artifacts) stores a job's artifacts and the job payload lists its dependencies' archives",
-  'repository > ci': 'a push (commit, branch or tag created through the API) creates its pipeline in the same transaction',
-  'repository > approvals': "a push to a merge request's source branch resets its approvals (reset_approvals_on_push)",
   'merge-requests > approvals': 'a merge request shows and enforces its approval state (merge_status, detailed_merge_status, merge)',
   'issues > notes': 'issues count their user notes and delete them with the issue',
   'merge-requests > notes': 'merge requests count their user notes and write system notes on merge',

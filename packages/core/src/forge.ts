@@ -38,12 +38,12 @@ import { labelsRoutes } from './domains/labels/index.js';
 import { milestonesRoutes } from './domains/milestones/index.js';
 import { iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
 import { epicsRoutes } from './domains/epics/index.js';
-import { ciRoutes, registerPipelineHooks, resolveJobToken } from './domains/ci/index.js';
+import { ciPushHooks, ciRoutes, registerPipelineHooks, resolveJobToken } from './domains/ci/index.js';
 import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index.js';
-import { repositoryRoutes } from './domains/repository/index.js';
+import { registerPushHooks, repositoryRoutes } from './domains/repository/index.js';
 import { releasesRoutes } from './domains/releases/index.js';
 import { protectedBranchesRoutes } from './domains/protected-branches/index.js';
-import { approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
+import { approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
 import { pipelineSchedulesRoutes, registerPipelineScheduleJobs } from './domains/pipeline-schedules/index.js';
 import { createTestHarnessRoutes } from './test-harness/index.js';
 import { jobTokenScopeRoutes } from './domains/job-token-scope/index.js';
@@ -164,6 +164,9 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerPipelineHooks(deliveryPipelineHooks);
   registerPipelineHooks(flowsPipelineHooks);
   registerPipelineHooks(mergeRequestPipelineHooks);
+  // A push resets approvals (in the commit's transaction), then runs its pipeline (after it).
+  registerPushHooks(approvalsPushHooks);
+  registerPushHooks(ciPushHooks);
   registerDelivery(deps);
   registerArtifactJobs(deps);
   registerBulkImportJobs(deps);

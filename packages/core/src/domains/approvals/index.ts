@@ -4,7 +4,7 @@ export { getApprovalSettings, updateApprovalSettings, settingsOf, DEFAULT_SETTIN
 export { listProjectRules, getProjectRule, createProjectRule, updateProjectRule, deleteProjectRule } from './project-rules.js';
 export { listMergeRequestRules, getMergeRequestRule, createMergeRequestRule, updateMergeRequestRule, deleteMergeRequestRule } from './merge-request-rules.js';
 export { getApprovals, getApprovalState, approveMergeRequest, unapproveMergeRequest, resetApprovals } from './approve.js';
-export { onMergeRequestHeadsMoved, registerApprovalJobs, APPROVALS_SYNC_JOB } from './on-push.js';
+export { onMergeRequestHeadsMoved, approvalsPushHooks, registerApprovalJobs, APPROVALS_SYNC_JOB } from './on-push.js';
 export { approvalStatusesOf, approvalsAllowMerge, type MergeRequestApprovalStatus } from './merge-status.js';
 export type { ApprovalStateEntity, ApprovalStateRuleEntity, ApprovalRuleShortEntity, MergeRequestApprovalStateEntity } from './approval-state.entity.js';
 export type {

@@ -1,6 +1,6 @@
 /**
- * What a new head on a merge request's source branch does to its approvals. Called by the
- * repository's `moveMergeRequestHeads` inside the commit's transaction:
+ * What a new head on a merge request's source branch does to its approvals. Runs (a push hook the
+ * wiring registers) in the repository's `moveMergeRequestHeads`, inside the commit's transaction:
  * - with `reset_approvals_on_push` (the default) the approvals of the open merge requests
  *   from that branch are deleted, in the same transaction;
  * - either way the merge request is marked as being processed until the queue runs the
@@ -9,6 +9,7 @@
  *   push (the spec's automation guidance: wait until it is neither before approving).
  */
 import type { Kysely } from 'kysely';
+import type { PushHooks } from '../repository/index.js';
 import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import { settingsOfProjects } from './settings.js';
@@ -73,3 +74,6 @@ export function registerApprovalJobs(deps: Deps): void {
       .execute();
   });
 }
+
+/** Approvals' reaction to pushes, registered by the wiring (the repository's push hooks). */
+export const approvalsPushHooks: PushHooks = { mergeRequestHeadsMoved: onMergeRequestHeadsMoved };

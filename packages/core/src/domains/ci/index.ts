@@ -76,7 +76,7 @@ export { findCiProject, findJob } from './ci-access.js';
 export { presentJobs } from './job.entity.js';
 export { lockPipeline } from './process-pipeline.js';
 export { CANCELABLE_STATUSES } from './status.js';
-export { createPushPipeline } from './push-pipelines.js';
+export { createPushPipeline, ciPushHooks } from './push-pipelines.js';
 export { applyPipelineScope } from './pipeline-scope.js';
 export type { CiArtifactEntryRow, CiArtifactEntryTable } from './ci.table.js';
 export type { RequestJobInput, UpdateJobInput } from './ci.schema.js';

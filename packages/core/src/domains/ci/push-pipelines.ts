@@ -8,17 +8,10 @@
 import type { Ctx } from '../../access/context.js';
 import { DomainError } from '../../kernel/errors.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { readFileOnRef, selectBranch, selectTag } from '../repository/index.js';
+import { readFileOnRef, selectBranch, selectTag, type PushHooks, type PushedRef } from '../repository/index.js';
 import { CI_CONFIG_PATH, createPipeline } from './create-pipeline.js';
 
 const SKIP_CI = /\[(ci[ _-]skip|skip[ _-]ci)\]/i;
-
-export interface PushedRef {
-  kind: 'branch' | 'tag';
-  name: string;
-  /** The pushed commit's message (or the tag's): `[skip ci]` in it skips the pipeline. */
-  message?: string | null;
-}
 
 /** Creates the push pipeline of a ref just written (after its transaction committed). */
 export async function createPushPipeline(ctx: Ctx, project: ProjectRow, pushed: PushedRef): Promise<void> {
@@ -33,3 +26,6 @@ export async function createPushPipeline(ctx: Ctx, project: ProjectRow, pushed: 
     if (!(err instanceof DomainError)) throw err;
   }
 }
+
+/** ci's reaction to pushes, registered by the wiring (the repository's push hooks). */
+export const ciPushHooks: PushHooks = { refPushed: createPushPipeline };

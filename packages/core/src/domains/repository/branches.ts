@@ -17,7 +17,7 @@ import { repositoryIsEmpty, selectBranch, selectCommit } from './refs.js';
 import { findCodeProject, findPushProject } from './repository-access.js';
 import type { RepositoryRefRow } from './repository.table.js';
 import { createBranchIn, recordCommitIn, validRefName } from './write-commit.js';
-import { createPushPipeline } from '../ci/index.js';
+import { runRefPushed } from './push-hooks.js';
 
 const notFound = () => new NotFoundError('Branch');
 
@@ -97,7 +97,7 @@ export async function createBranch(ctx: Ctx, input: CreateBranchInput): Promise<
     });
   });
   const fresh = (await ctx.db.selectFrom('projects').selectAll().where('id', '=', project.id).executeTakeFirst()) ?? project;
-  await createPushPipeline(ctx, fresh, { kind: 'branch', name: input.branch });
+  await runRefPushed(ctx, fresh, { kind: 'branch', name: input.branch });
   return presentBranch(ctx, fresh, row);
 }
 

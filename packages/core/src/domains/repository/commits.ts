@@ -16,7 +16,7 @@ import { resolveRevision } from './refs.js';
 import { findCodeProject } from './repository-access.js';
 import type { RepositoryCommitRow } from './repository.table.js';
 import { authorizePush, recordCommitIn } from './write-commit.js';
-import { createPushPipeline } from '../ci/index.js';
+import { runRefPushed } from './push-hooks.js';
 
 /** Line counts of commits, from what they recorded as changed. */
 export async function statsOf(ctx: Ctx, commitIds: number[]): Promise<Map<number, CommitStats>> {
@@ -160,6 +160,6 @@ export async function createCommit(ctx: Ctx, input: CreateCommitInput): Promise<
       force: input.force,
     }),
   );
-  await createPushPipeline(ctx, project, { kind: 'branch', name: input.branch, message: input.commit_message });
+  await runRefPushed(ctx, project, { kind: 'branch', name: input.branch, message: input.commit_message });
   return presentCommitDetail(ctx.urls, project, done.commit, { stats: input.stats ? done.stats : undefined });
 }

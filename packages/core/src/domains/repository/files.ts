@@ -13,7 +13,7 @@ import { canOnBranch } from './protection.js';
 import { readFileOnRef, resolveRevision, selectBranch } from './refs.js';
 import { findCodeProject, findPushProject } from './repository-access.js';
 import { recordCommitIn } from './write-commit.js';
-import { createPushPipeline } from '../ci/index.js';
+import { runRefPushed } from './push-hooks.js';
 
 /** `blob_data` of GitLab's files API: the metadata in the JSON and the `X-Gitlab-*` headers. */
 export interface FileMetadata {
@@ -161,6 +161,6 @@ export async function writeFile(ctx: Ctx, action: Extract<CommitActionName, 'cre
       ],
     });
   });
-  await createPushPipeline(ctx, project, { kind: 'branch', name: input.branch, message: input.commit_message });
+  await runRefPushed(ctx, project, { kind: 'branch', name: input.branch, message: input.commit_message });
   return { file_path: input.file_path, branch: input.branch };
 }

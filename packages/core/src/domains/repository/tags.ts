@@ -14,7 +14,7 @@ import { findCodeProject, findPushProject } from './repository-access.js';
 import { presentTags, type TagEntity } from './tag.entity.js';
 import type { CreateTagInput, ListTagsInput, TagRefInput } from './tags.schema.js';
 import { createTagIn } from './write-commit.js';
-import { createPushPipeline } from '../ci/index.js';
+import { runRefPushed } from './push-hooks.js';
 
 /** git's `versionsort`: digit runs compare as numbers. */
 export function compareVersions(a: string, b: string): number {
@@ -80,7 +80,7 @@ export async function getTag(ctx: Ctx, input: TagRefInput): Promise<TagEntity> {
 export async function createTag(ctx: Ctx, input: CreateTagInput): Promise<TagEntity> {
   const project = await findPushProject(ctx, input.id);
   const { tag } = await ctx.db.transaction().execute((trx) => createTagIn(trx, ctx, project, input.tag_name, input.ref, input.message));
-  await createPushPipeline(ctx, project, { kind: 'tag', name: input.tag_name });
+  await runRefPushed(ctx, project, { kind: 'tag', name: input.tag_name });
   return (await presentTags(ctx, project, [tag]))[0]!;
 }
 

@@ -18,7 +18,7 @@ import { repositoryIsEmpty, resolveRevision, selectBranch, selectCommit, selectT
 import { applyActions, type CommitAction } from './commit-actions.js';
 import type { CommitStats } from './commit.entity.js';
 import type { RepositoryCommitRow, RepositoryRefRow } from './repository.table.js';
-import { onMergeRequestHeadsMoved } from '../approvals/index.js';
+import { runMergeRequestHeadsMoved } from './push-hooks.js';
 
 export { validFilePath, type CommitAction, type CommitActionName } from './commit-actions.js';
 
@@ -254,7 +254,7 @@ export async function moveMergeRequestHeads(trx: Trx, projectId: number, branch:
     .where('source_branch', '=', branch)
     .where('state', 'in', ['opened', 'locked'])
     .execute();
-  await onMergeRequestHeadsMoved(trx, projectId, branch, sha, now);
+  await runMergeRequestHeadsMoved(trx, projectId, branch, sha, now);
 }
 
 /**

@@ -1,0 +1,43 @@
+/**
+ * What other domains do when the repository moves, without the repository naming them: a ref
+ * written through the API runs its push pipeline (ci), and a merge request's source branch
+ * getting a new head resets or keeps its approvals (approvals). Each domain hands its reaction
+ * to the wiring (forge.ts), which registers it here, as ci's pipeline hooks do.
+ *
+ * The registry is per process, not per forge: every forge wires the same reactions, and
+ * registering one again is a no-op.
+ */
+import type { Kysely } from 'kysely';
+import type { Ctx } from '../../access/context.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import type { Database } from '../../storage/database.js';
+
+/** A ref just written. */
+export interface PushedRef {
+  kind: 'branch' | 'tag';
+  name: string;
+  /** The pushed commit's message (or the tag's): `[skip ci]` in it skips the pipeline. */
+  message?: string | null;
+}
+
+export interface PushHooks {
+  /** After the transaction that wrote the ref committed (GitLab's post-receive). */
+  refPushed?: (ctx: Ctx, project: ProjectRow, pushed: PushedRef) => Promise<void>;
+  /** Inside the commit's transaction, after the open merge requests from `branch` took `sha` as their head. */
+  mergeRequestHeadsMoved?: (trx: Kysely<Database>, projectId: number, branch: string, sha: string, now: string) => Promise<void>;
+}
+
+const registered: PushHooks[] = [];
+
+/** Adds a domain's reactions (once per `hooks` object). */
+export function registerPushHooks(hooks: PushHooks): void {
+  if (!registered.includes(hooks)) registered.push(hooks);
+}
+
+export async function runRefPushed(ctx: Ctx, project: ProjectRow, pushed: PushedRef): Promise<void> {
+  for (const h of registered) if (h.refPushed) await h.refPushed(ctx, project, pushed);
+}
+
+export async function runMergeRequestHeadsMoved(trx: Kysely<Database>, projectId: number, branch: string, sha: string, now: string): Promise<void> {
+  for (const h of registered) if (h.mergeRequestHeadsMoved) await h.mergeRequestHeadsMoved(trx, projectId, branch, sha, now);
+}
