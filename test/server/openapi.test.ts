@@ -247,6 +247,21 @@ describe('sqlite: openapi.json', () => {
     assert.deepEqual(op.security[0].PrivateToken, ['api', 'read_api']);
   });
 
+  it("parameter descriptions come from the params schema's .describe(): query parameters and body fields", () => {
+    const list = doc.paths['/projects/{id}/issues'].get;
+    const milestone = list.parameters.find((p: any) => p.name === 'milestone');
+    assert.match(milestone.description, /None.*Any.*Upcoming.*Started/);
+    const create = doc.paths['/projects/{id}/merge_requests/{merge_request_iid}/approve'].post;
+    const body = create.requestBody.content['application/json'].schema;
+    assert.match(body.properties.sha.description, /head/);
+    // every declared parameter of these schemas that has a description reaches the document
+    const described = Object.values(doc.paths as Record<string, any>).flatMap((item: any) => Object.values(item)).flatMap((op: any) => [
+      ...(op.parameters ?? []).filter((p: any) => p.in !== 'path' && p.description),
+      ...Object.values(op.requestBody?.content?.['application/json']?.schema?.properties ?? {}).filter((p: any) => p.description),
+    ]);
+    assert.ok(described.length > 150, `${described.length} described parameters`);
+  });
+
   it('uploads are multipart; job tokens and HTTP basic are listed where allowed (NuGet push)', () => {
     const op = doc.paths['/projects/{id}/packages/nuget'].put;
     assert.deepEqual(Object.keys(op.requestBody.content), ['multipart/form-data']);

@@ -64,8 +64,7 @@ export const AddMemberInput = params(
     username: p.username().optional(),
     access_level: p.enum([5, 10, 15, 20, 25, 30, 40, 50] as const),
     expires_at: p.date().optional(),
-    /** A custom role (Ultimate) whose base access level is `access_level`. */
-    member_role_id: p.integer().optional(),
+    member_role_id: p.integer().optional().describe('A custom role (Ultimate) whose base access level is `access_level`.'),
   },
   { exactlyOneOf: [['user_id', 'username']] },
 );
@@ -76,8 +75,7 @@ export const EditMemberInput = params({
   user_id: p.id(),
   access_level: p.enum([5, 10, 15, 20, 25, 30, 40, 50] as const),
   expires_at: p.date().nullable().optional(),
-  /** A custom role (Ultimate); null removes the member's role. */
-  member_role_id: p.integer().nullable().optional(),
+  member_role_id: p.integer().nullable().optional().describe('A custom role (Ultimate); null removes the member\'s role.'),
 });
 export type EditMemberInput = InferShape<typeof EditMemberInput.shape>;
 

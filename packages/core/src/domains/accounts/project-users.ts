@@ -15,10 +15,8 @@ import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entit
 
 export const ListProjectUsersInput = params({
   id: p.string(),
-  /** Name or username (fuzzy), or the exact public email. */
-  search: p.search().optional(),
-  /** Ids of users to leave out. */
-  skip_users: p.array(p.integer()).commaSeparated().optional(),
+  search: p.search().optional().describe('Name or username (fuzzy), or the exact public email.'),
+  skip_users: p.array(p.integer()).commaSeparated().optional().describe('Ids of users to leave out.'),
   ...paginationParams,
 });
 export type ListProjectUsersInput = InferShape<typeof ListProjectUsersInput.shape>;

@@ -21,12 +21,9 @@ export type MergeRequestRefInput = InferShape<typeof MergeRequestRefInput.shape>
 export const ApproveInput = params({
   id: projectRef(),
   merge_request_iid: p.integer(),
-  /** Must equal the merge request's head when given (409 otherwise). */
-  sha: p.string().optional(),
-  /** The caller's password, when the project requires re-authentication to approve. */
-  approval_password: p.string().optional(),
-  /** Accepted for compatibility: Forgelet has no draft review notes to publish. */
-  publish_review: p.boolean().optional(),
+  sha: p.string().optional().describe('Must equal the merge request\'s head when given (409 otherwise).'),
+  approval_password: p.string().optional().describe('The caller\'s password, when the project requires re-authentication to approve.'),
+  publish_review: p.boolean().optional().describe('Accepted for compatibility: Forgelet has no draft review notes to publish.'),
 });
 export type ApproveInput = InferShape<typeof ApproveInput.shape>;
 
@@ -44,16 +41,13 @@ const SETTING_KEYS = [
 export const UpdateApprovalSettingsInput = params(
   {
     id: projectRef(),
-    /** Deprecated (12.3). */
-    approvals_before_merge: p.integer().min(0).optional(),
+    approvals_before_merge: p.integer().min(0).optional().describe('Deprecated (12.3).'),
     reset_approvals_on_push: p.boolean().optional(),
-    /** Only when `reset_approvals_on_push` is (or becomes) false. */
-    selective_code_owner_removals: p.boolean().optional(),
+    selective_code_owner_removals: p.boolean().optional().describe('Only when `reset_approvals_on_push` is (or becomes) false.'),
     disable_overriding_approvers_per_merge_request: p.boolean().optional(),
     merge_requests_author_approval: p.boolean().optional(),
     merge_requests_disable_committers_approval: p.boolean().optional(),
-    /** Deprecated (16.9): the same setting as `require_reauthentication_to_approve`. */
-    require_password_to_approve: p.boolean().optional(),
+    require_password_to_approve: p.boolean().optional().describe('Deprecated (16.9): the same setting as `require_reauthentication_to_approve`.'),
     require_reauthentication_to_approve: p.boolean().optional(),
   },
   { atLeastOneOf: [[...SETTING_KEYS]] },
@@ -97,10 +91,8 @@ export const UpdateProjectRuleInput = params({
   approvals_required: p.integer().optional(),
   ...approverFields,
   protected_branch_ids: userIds().optional(),
-  /** GitLab declares it with a default: an update without it turns it off. */
-  applies_to_all_protected_branches: p.boolean().default(false),
-  /** Groups the caller cannot see are kept unless this is true. */
-  remove_hidden_groups: p.boolean().optional(),
+  applies_to_all_protected_branches: p.boolean().default(false).describe('GitLab declares it with a default: an update without it turns it off.'),
+  remove_hidden_groups: p.boolean().optional().describe('Groups the caller cannot see are kept unless this is true.'),
 });
 export type UpdateProjectRuleInput = InferShape<typeof UpdateProjectRuleInput.shape>;
 
@@ -115,8 +107,7 @@ export const CreateMergeRequestRuleInput = params({
   merge_request_iid: p.integer(),
   name: p.string(),
   approvals_required: p.integer(),
-  /** Copies the name, users and groups of that project rule. */
-  approval_project_rule_id: p.integer().optional(),
+  approval_project_rule_id: p.integer().optional().describe('Copies the name, users and groups of that project rule.'),
   ...approverFields,
 });
 export type CreateMergeRequestRuleInput = InferShape<typeof CreateMergeRequestRuleInput.shape>;

@@ -114,8 +114,7 @@ export const RegisterRunnerInput = params(
     description: p.string().optional(),
     maintainer_note: p.string().optional(),
     maintenance_note: p.string().optional(),
-    /** Only `name` is kept at registration: the rest comes with each job request. */
-    info: p.object({ name: p.string().optional() }).optional(),
+    info: p.object({ name: p.string().optional() }).optional().describe('Only `name` is kept at registration: the rest comes with each job request.'),
     active: p.boolean().optional(),
     paused: p.boolean().optional(),
     locked: p.boolean().optional(),

@@ -10,10 +10,8 @@ export const ENVIRONMENT_STATES = ['available', 'stopping', 'stopped'] as const;
 export const ListEnvironmentsInput = params(
   {
     id: p.string(),
-    /** Exact name. */
-    name: p.string().optional(),
-    /** Name contains (3 characters at least). */
-    search: p.search().optional(),
+    name: p.string().optional().describe('Exact name.'),
+    search: p.search().optional().describe('Name contains (3 characters at least).'),
     states: p.enum(ENVIRONMENT_STATES).optional(),
     ...paginationParams,
   },
@@ -28,8 +26,7 @@ export type StopEnvironmentInput = InferShape<typeof StopEnvironmentInput.shape>
 
 const environmentFields = {
   external_url: p.string().nullable().optional(),
-  /** Generated: sending it is refused with `slug is automatically generated and cannot be changed`. */
-  slug: p.json().optional(),
+  slug: p.json().optional().describe('Generated: sending it is refused with `slug is automatically generated and cannot be changed`.'),
   tier: p.enum(ENVIRONMENT_TIERS).optional(),
   description: p.string().nullable().optional(),
   auto_stop_setting: p.enum(['always', 'with_action'] as const).optional(),

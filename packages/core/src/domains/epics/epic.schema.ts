@@ -16,8 +16,7 @@ export const ListEpicsInput = params(
     state: p.enum(['opened', 'closed', 'all']).default('all'),
     author_id: p.integer().optional(),
     author_username: p.username().optional(),
-    /** Epics having all these labels. */
-    labels: titles().optional(),
+    labels: titles().optional().describe('Epics having all these labels.'),
     created_after: p.datetime().optional(),
     created_before: p.datetime().optional(),
     updated_after: p.datetime().optional(),
@@ -33,18 +32,14 @@ export type ListEpicsInput = InferShape<typeof ListEpicsInput.shape>;
 
 const editable = {
   description: p.string().optional(),
-  /** `#RGB` or `#RRGGBB`. */
-  color: p.string().optional(),
+  color: p.string().optional().describe('`#RGB` or `#RRGGBB`.'),
   confidential: p.boolean().optional(),
-  /** Stored as `start_date_fixed`; giving it without `start_date_is_fixed` fixes the date. */
-  start_date: p.date().optional(),
+  start_date: p.date().optional().describe('Stored as `start_date_fixed`; giving it without `start_date_is_fixed` fixes the date.'),
   start_date_is_fixed: p.boolean().optional(),
-  /** Stored as `due_date_fixed`. */
-  end_date: p.date().optional(),
+  end_date: p.date().optional().describe('Stored as `due_date_fixed`.'),
   due_date_is_fixed: p.boolean().optional(),
   labels: titles().optional(),
-  /** Global id of the parent epic (multi-level epics: Ultimate). */
-  parent_id: p.integer().optional(),
+  parent_id: p.integer().optional().describe('Global id of the parent epic (multi-level epics: Ultimate).'),
 };
 
 export const CreateEpicInput = params({ id: p.string(), title: p.string(), ...editable, created_at: p.datetime().optional() });
@@ -83,10 +78,8 @@ export const ReorderChildEpicInput = params({
   id: p.string(),
   epic_iid: p.integer(),
   child_epic_id: p.integer(),
-  /** The sibling that ends up right before the child. */
-  move_before_id: p.integer().optional(),
-  /** The sibling that ends up right after the child. */
-  move_after_id: p.integer().optional(),
+  move_before_id: p.integer().optional().describe('The sibling that ends up right before the child.'),
+  move_after_id: p.integer().optional().describe('The sibling that ends up right after the child.'),
 });
 export type ReorderChildEpicInput = InferShape<typeof ReorderChildEpicInput.shape>;
 

@@ -25,10 +25,8 @@ export type ClientKeyRefInput = InferShape<typeof ClientKeyRefInput.shape>;
 
 export const ListErrorsInput = params({
   id: p.string(),
-  /** last_seen (default), first_seen (newest first) or frequency (most events first). */
-  sort: p.enum(ERROR_SORTS).default('last_seen'),
-  /** Case-insensitive match in title, message and culprit. */
-  search: p.search().optional(),
+  sort: p.enum(ERROR_SORTS).default('last_seen').describe('last_seen (default), first_seen (newest first) or frequency (most events first).'),
+  search: p.search().optional().describe('Case-insensitive match in title, message and culprit.'),
   status: p.enum(ERROR_STATUSES).optional(),
   ...paginationParams,
 });

@@ -33,14 +33,11 @@ const SCOPES = ['created_by_me', 'assigned_to_me', 'all', 'created-by-me', 'assi
 
 const filterFields = {
   state: p.enum(['opened', 'closed', 'all']).default('all'),
-  /** Issues having all these labels; `None` (no label) or `Any` (at least one). */
-  labels: titles().optional(),
-  /** A milestone title, or `None`/`Any`/`Upcoming`/`Started`. */
-  milestone: p.string().optional(),
+  labels: titles().optional().describe('Issues having all these labels; `None` (no label) or `Any` (at least one).'),
+  milestone: p.string().optional().describe('A milestone title, or `None`/`Any`/`Upcoming`/`Started`.'),
   iids: p.array(p.integer()).commaSeparated().optional(),
   search: p.search().optional(),
-  /** Fields `search` looks in: `title`, `description` or `title,description` (default both). */
-  in: p.string().optional(),
+  in: p.string().optional().describe('Fields `search` looks in: `title`, `description` or `title,description` (default both).'),
   author_id: p.integer().optional(),
   author_username: p.username().optional(),
   assignee_id: userFilter().optional(),
@@ -88,14 +85,11 @@ export const CreateIssueInput = params({
   confidential: p.boolean().optional(),
   issue_type: p.enum(ISSUE_TYPES).optional(),
   assignee_ids: p.array(p.integer().min(0)).commaSeparated().optional(),
-  /** Deprecated single assignee; wins over `assignee_ids` as in GitLab. */
-  assignee_id: p.integer().min(0).optional(),
-  /** The project's or an ancestor group's milestone; `0`, null or any other id leaves it unset (as GitLab). */
-  milestone_id: p.integer().nullable().optional(),
+  assignee_id: p.integer().min(0).optional().describe('Deprecated single assignee; wins over `assignee_ids` as in GitLab.'),
+  milestone_id: p.integer().nullable().optional().describe('The project\'s or an ancestor group\'s milestone; `0`, null or any other id leaves it unset (as GitLab).'),
   labels: titles().optional(),
   due_date: p.date().optional(),
-  /** Admins and project owners only; ignored for others. */
-  created_at: p.datetime().optional(),
+  created_at: p.datetime().optional().describe('Admins and project owners only; ignored for others.'),
   weight: p.integer().min(0).optional(),
   discussion_locked: p.boolean().optional(),
 });
@@ -113,16 +107,12 @@ export const UpdateIssueInput = params(
     title: p.string().optional(),
     description: p.string().nullable().optional(),
     state_event: p.enum(['close', 'reopen']).optional(),
-    /** Replaces the labels (`""` removes all). */
-    labels: titles().optional(),
+    labels: titles().optional().describe('Replaces the labels (`""` removes all).'),
     add_labels: titles().optional(),
     remove_labels: titles().optional(),
-    /** `[]` or `[0]` unassigns everyone. */
-    assignee_ids: p.array(p.integer().min(0)).commaSeparated().optional(),
-    /** `0` unassigns; wins over `assignee_ids`. */
-    assignee_id: p.integer().min(0).nullable().optional(),
-    /** `0` or null clears; an id that isn't the project's or an ancestor group's milestone clears too (as GitLab). */
-    milestone_id: p.integer().nullable().optional(),
+    assignee_ids: p.array(p.integer().min(0)).commaSeparated().optional().describe('`[]` or `[0]` unassigns everyone.'),
+    assignee_id: p.integer().min(0).nullable().optional().describe('`0` unassigns; wins over `assignee_ids`.'),
+    milestone_id: p.integer().nullable().optional().describe('`0` or null clears; an id that isn\'t the project\'s or an ancestor group\'s milestone clears too (as GitLab).'),
     confidential: p.boolean().optional(),
     issue_type: p.enum(ISSUE_TYPES).optional(),
     due_date: p.date().nullable().optional(),

@@ -13,8 +13,7 @@ export const ListGroupIterationsInput = params({
   id: p.string(),
   state: p.enum(ITERATION_STATE_FILTERS).default('all'),
   search: p.search().optional(),
-  /** Where `search` looks; `in[]=a&in[]=b` and python-gitlab's repeated `in=a&in=b` both arrive as arrays. */
-  in: p.array(p.enum(['title', 'cadence_title'] as const)).default(['title']),
+  in: p.array(p.enum(['title', 'cadence_title'] as const)).default(['title']).describe('Where `search` looks; `in[]=a&in[]=b` and python-gitlab\'s repeated `in=a&in=b` both arrive as arrays.'),
   include_ancestors: p.boolean().default(true),
   include_descendants: p.boolean().default(false),
   updated_before: p.datetime().optional(),
@@ -33,16 +32,12 @@ export type IterationCadencePathInput = InferShape<typeof IterationCadencePathIn
 
 const cadenceFields = {
   description: p.string().max(5000).nullable().optional(),
-  /** First day of the first iteration; required for automatic cadences (manual ones default to today). */
-  start_date: p.date().optional(),
-  /** 1 to 4 weeks; required for automatic cadences. */
-  duration_in_weeks: p.integer().optional(),
-  /** Upcoming iterations kept ahead of the current one, 1 to 10; required for automatic cadences. */
-  iterations_in_advance: p.integer().optional(),
+  start_date: p.date().optional().describe('First day of the first iteration; required for automatic cadences (manual ones default to today).'),
+  duration_in_weeks: p.integer().optional().describe('1 to 4 weeks; required for automatic cadences.'),
+  iterations_in_advance: p.integer().optional().describe('Upcoming iterations kept ahead of the current one, 1 to 10; required for automatic cadences.'),
   automatic: p.boolean().optional(),
   active: p.boolean().optional(),
-  /** Stored and shown; open issues are not moved to the next iteration (yet). */
-  roll_over: p.boolean().optional(),
+  roll_over: p.boolean().optional().describe('Stored and shown; open issues are not moved to the next iteration (yet).'),
 };
 
 export const CreateIterationCadenceInput = params({

@@ -5,10 +5,8 @@ import { p, params, type InferShape } from '../../kernel/params.js';
 const listFilters = {
   with_counts: p.boolean().default(false),
   include_ancestor_groups: p.boolean().default(true),
-  /** Keyword matched against title and description (terms of 3+ characters, ANDed). */
-  search: p.search().optional(),
-  /** true: archived labels only; false: unarchived only; unset: all. */
-  archived: p.boolean().optional(),
+  search: p.search().optional().describe('Keyword matched against title and description (terms of 3+ characters, ANDed).'),
+  archived: p.boolean().optional().describe('true: archived labels only; false: unarchived only; unset: all.'),
   ...paginationParams,
 };
 
@@ -16,8 +14,7 @@ export const ListGroupLabelsInput = params({
   id: p.string(),
   ...listFilters,
   include_descendant_groups: p.boolean().default(false),
-  /** false also lists the labels of the group's projects. */
-  only_group_labels: p.boolean().default(true),
+  only_group_labels: p.boolean().default(true).describe('false also lists the labels of the group\'s projects.'),
 });
 export type ListGroupLabelsInput = InferShape<typeof ListGroupLabelsInput.shape>;
 
@@ -40,8 +37,7 @@ export type GetProjectLabelInput = InferShape<typeof GetProjectLabelInput.shape>
 export const CreateLabelInput = params({
   id: p.string(),
   name: p.string(),
-  /** `#RRGGBB`, `#RGB` or a CSS color name. */
-  color: p.string(),
+  color: p.string().describe('`#RRGGBB`, `#RGB` or a CSS color name.'),
   description: p.string().nullable().optional(),
   archived: p.boolean().optional(),
 });

@@ -8,8 +8,7 @@ export const ROLE_BASE_LEVELS = [10, 15, 20, 25, 30, 40, 50] as const;
 const flagFields = Object.fromEntries(CUSTOM_PERMISSIONS.map((flag) => [flag, p.boolean().optional()])) as Record<CustomPermission, Field<boolean, true>>;
 
 const roleFields = {
-  /** Required by the spec; an empty or blank name still gets GitLab's default `<Base> - custom`. */
-  name: p.string(),
+  name: p.string().describe('Required by the spec; an empty or blank name still gets GitLab\'s default `<Base> - custom`.'),
   description: p.string().optional(),
   base_access_level: p.enum(ROLE_BASE_LEVELS),
   ...flagFields,
@@ -23,8 +22,7 @@ const updateFields = {
   member_role_id: p.integer(),
   name: p.string().optional(),
   description: p.string().nullable().optional(),
-  /** Immutable: accepted only when it equals the role's. */
-  base_access_level: p.enum(ROLE_BASE_LEVELS).optional(),
+  base_access_level: p.enum(ROLE_BASE_LEVELS).optional().describe('Immutable: accepted only when it equals the role\'s.'),
   ...flagFields,
 };
 export const UpdateInstanceRoleInput = params(updateFields);

@@ -18,11 +18,9 @@ const optionalFields = {
   labels: labelTitles().optional(),
   add_labels: labelTitles().optional(),
   remove_labels: labelTitles().optional(),
-  /** The project's or an ancestor group's milestone; `0`, null or another id leaves it unset (as GitLab). */
-  milestone_id: p.integer().nullable().optional(),
+  milestone_id: p.integer().nullable().optional().describe('The project\'s or an ancestor group\'s milestone; `0`, null or another id leaves it unset (as GitLab).'),
   remove_source_branch: p.boolean().optional(),
-  /** Only meaningful for merge requests from forks, which Forgelet does not have. */
-  allow_collaboration: p.boolean().optional(),
+  allow_collaboration: p.boolean().optional().describe('Only meaningful for merge requests from forks, which Forgelet does not have.'),
   allow_maintainer_to_push: p.boolean().optional(),
   squash: p.boolean().optional(),
 };
@@ -62,14 +60,11 @@ export type UpdateMergeRequestInput = InferShape<typeof UpdateMergeRequestInput.
 export const MergeMergeRequestInput = params({
   id: p.string(),
   merge_request_iid: p.integer(),
-  /** Must equal the head of the source branch when given. */
-  sha: p.string().optional(),
+  sha: p.string().optional().describe('Must equal the head of the source branch when given.'),
   squash: p.boolean().optional(),
   should_remove_source_branch: p.boolean().optional(),
-  /** The merge commit's message (default: GitLab's `Merge branch 'a' into 'b'` template). */
-  merge_commit_message: p.string().optional(),
-  /** The squash commit's message (default: the title). */
-  squash_commit_message: p.string().optional(),
+  merge_commit_message: p.string().optional().describe('The merge commit\'s message (default: GitLab\'s `Merge branch \'a\' into \'b\'` template).'),
+  squash_commit_message: p.string().optional().describe('The squash commit\'s message (default: the title).'),
 });
 export type MergeMergeRequestInput = InferShape<typeof MergeMergeRequestInput.shape>;
 
@@ -87,8 +82,7 @@ const listFields = {
   order_by: p.enum(['created_at', 'updated_at', 'title']).default('created_at'),
   sort: p.enum(['asc', 'desc']).default('desc'),
   labels: labelTitles().optional(),
-  /** A milestone title, or `None`/`Any`/`Upcoming`/`Started`. */
-  milestone: p.string().optional(),
+  milestone: p.string().optional().describe('A milestone title, or `None`/`Any`/`Upcoming`/`Started`.'),
   author_id: p.integer().optional(),
   author_username: p.username().optional(),
   assignee_id: userFilter().optional(),
@@ -99,8 +93,7 @@ const listFields = {
   search: p.search().optional(),
   in: p.string().regex(/^\s*(title|description)(\s*,\s*(title|description))?\s*$/).optional(),
   wip: p.enum(['yes', 'no']).optional(),
-  /** Forgelet's boolean spelling of `wip`. */
-  draft: p.boolean().optional(),
+  draft: p.boolean().optional().describe('Forgelet\'s boolean spelling of `wip`.'),
   created_after: p.datetime().optional(),
   created_before: p.datetime().optional(),
   updated_after: p.datetime().optional(),

@@ -27,24 +27,17 @@ export const MILESTONE_STATES = ['active', 'closed'] as const;
 
 const listFields = {
   id: p.string(),
-  /** Ignored when `include_ancestors` (or `include_parent_milestones`) is true. */
-  iids: p.array(p.integer()).commaSeparated().optional(),
+  iids: p.array(p.integer()).commaSeparated().optional().describe('Ignored when `include_ancestors` (or `include_parent_milestones`) is true.'),
   state: p.enum([...MILESTONE_STATES, 'all']).default('all'),
-  /** Exact, case-sensitive. */
-  title: p.string().optional(),
-  /** Title or description, case-insensitive; every word (3+ characters) must match. */
-  search: p.search().optional(),
-  /** Title only, case-insensitive; every word (3+ characters) must match. */
-  search_title: p.string().optional(),
-  /** Deprecated spelling of `include_ancestors`. */
-  include_parent_milestones: p.boolean().default(false),
+  title: p.string().optional().describe('Exact, case-sensitive.'),
+  search: p.search().optional().describe('Title or description, case-insensitive; every word (3+ characters) must match.'),
+  search_title: p.string().optional().describe('Title only, case-insensitive; every word (3+ characters) must match.'),
+  include_parent_milestones: p.boolean().default(false).describe('Deprecated spelling of `include_ancestors`.'),
   include_ancestors: p.boolean().default(false),
   updated_before: p.datetime().optional(),
   updated_after: p.datetime().optional(),
-  /** Milestones whose start_date <= value <= due_date (an open end counts as open). */
-  containing_date: p.date().optional(),
-  /** With end_date: milestones overlapping [start_date, end_date]. */
-  start_date: p.date().optional(),
+  containing_date: p.date().optional().describe('Milestones whose start_date <= value <= due_date (an open end counts as open).'),
+  start_date: p.date().optional().describe('With end_date: milestones overlapping [start_date, end_date].'),
   end_date: p.date().optional(),
   ...paginationParams,
 };

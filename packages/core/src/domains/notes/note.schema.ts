@@ -22,10 +22,8 @@ export const CreateNoteInput = params({
   ...noteable,
   body: p.string(),
   internal: p.boolean().optional(),
-  /** Renamed to `internal` in GitLab 15.5; still accepted. */
-  confidential: p.boolean().optional(),
-  /** Kept only when the caller is an administrator or project Owner. */
-  created_at: p.datetime().optional(),
+  confidential: p.boolean().optional().describe('Renamed to `internal` in GitLab 15.5; still accepted.'),
+  created_at: p.datetime().optional().describe('Kept only when the caller is an administrator or project Owner.'),
   merge_request_diff_head_sha: p.string().optional(),
 });
 export type CreateNoteInput = InferShape<typeof CreateNoteInput.shape>;
@@ -34,7 +32,6 @@ export const UpdateNoteInput = params({
   ...noteable,
   note_id: p.integer(),
   body: p.string().nonBlank().optional(),
-  /** Deprecated: an existing note's confidentiality cannot change. */
-  confidential: p.boolean().optional(),
+  confidential: p.boolean().optional().describe('Deprecated: an existing note\'s confidentiality cannot change.'),
 });
 export type UpdateNoteInput = InferShape<typeof UpdateNoteInput.shape>;

@@ -22,8 +22,7 @@ export type DownloadInput = InferShape<typeof DownloadInput.shape>;
 export const SearchInputSchema = params({
   id: p.string(),
   q: p.string().optional(),
-  /** GitLab's NON_NEGATIVE_INTEGER_REGEX / POSITIVE_INTEGER_REGEX. */
-  skip: p.string().regex(/^(0|[1-9]\d*)$/).default('0'),
+  skip: p.string().regex(/^(0|[1-9]\d*)$/).default('0').describe('GitLab\'s NON_NEGATIVE_INTEGER_REGEX / POSITIVE_INTEGER_REGEX.'),
   take: p.string().regex(/^[1-9]\d*$/).default('20'),
   prerelease: p.boolean().default(true),
 });

@@ -60,14 +60,10 @@ export const ListSchedulePipelinesInput = params({
   ...scheduleId,
   scope: p.enum(PIPELINE_SCOPES).optional(),
   status: p.enum(PIPELINE_STATUSES).optional(),
-  /** Pipelines updated on or before this time. */
-  updated_before: p.datetime().optional(),
-  /** Pipelines updated on or after this time. */
-  updated_after: p.datetime().optional(),
-  /** Pipelines created on or before this time. */
-  created_before: p.datetime().optional(),
-  /** Pipelines created on or after this time. */
-  created_after: p.datetime().optional(),
+  updated_before: p.datetime().optional().describe('Pipelines updated on or before this time.'),
+  updated_after: p.datetime().optional().describe('Pipelines updated on or after this time.'),
+  created_before: p.datetime().optional().describe('Pipelines created on or before this time.'),
+  created_after: p.datetime().optional().describe('Pipelines created on or after this time.'),
   sort: p.enum(['asc', 'desc']).default('asc'),
   ...paginationParams,
 });
@@ -76,12 +72,9 @@ export type ListSchedulePipelinesInput = InferShape<typeof ListSchedulePipelines
 export const CreatePipelineScheduleInput = params({
   ...projectId,
   description: p.string(),
-  /** A short name (`main`, expanded to `refs/heads/main` or `refs/tags/main`) or a full ref. */
-  ref: p.string().nonBlank(),
-  /** Five-field cron line, e.g. `0 1 * * *`. */
-  cron: p.string(),
-  /** An ActiveSupport name (`Pacific Time (US & Canada)`) or an IANA id (`America/Los_Angeles`). */
-  cron_timezone: p.string().default('UTC'),
+  ref: p.string().nonBlank().describe('A short name (`main`, expanded to `refs/heads/main` or `refs/tags/main`) or a full ref.'),
+  cron: p.string().describe('Five-field cron line, e.g. `0 1 * * *`.'),
+  cron_timezone: p.string().default('UTC').describe('An ActiveSupport name (`Pacific Time (US & Canada)`) or an IANA id (`America/Los_Angeles`).'),
   active: p.boolean().default(true),
   inputs: p.array(p.object({ name: p.string(), value: inputValue() })).optional(),
 });
@@ -94,15 +87,13 @@ export const UpdatePipelineScheduleInput = params({
   cron: p.string().optional(),
   cron_timezone: p.string().optional(),
   active: p.boolean().optional(),
-  /** Upserts inputs by name; `destroy: true` removes one (its `value` may then be omitted). */
-  inputs: p.array(p.object({ name: p.string(), destroy: p.boolean().optional(), value: inputValue().optional() })).optional(),
+  inputs: p.array(p.object({ name: p.string(), destroy: p.boolean().optional(), value: inputValue().optional() })).optional().describe('Upserts inputs by name; `destroy: true` removes one (its `value` may then be omitted).'),
 });
 export type UpdatePipelineScheduleInput = InferShape<typeof UpdatePipelineScheduleInput.shape>;
 
 export const CreateScheduleVariableInput = params({
   ...scheduleId,
-  /** At most 255 characters of A-Z, a-z, 0-9 and `_`. */
-  key: p.string(),
+  key: p.string().describe('At most 255 characters of A-Z, a-z, 0-9 and `_`.'),
   value: p.string(),
   variable_type: p.enum(VARIABLE_TYPES).optional(),
 });

@@ -13,8 +13,7 @@ function accessEntry<const L extends number>(levels: readonly L[]) {
     access_level: p.enum(levels).optional(),
     user_id: p.integer().optional(),
     group_id: p.integer().optional(),
-    /** An existing entry (PATCH): changed, or deleted with `_destroy`. */
-    id: p.integer().optional(),
+    id: p.integer().optional().describe('An existing entry (PATCH): changed, or deleted with `_destroy`.'),
     _destroy: p.boolean().optional(),
   });
 }
@@ -35,8 +34,7 @@ export type AccessEntryInput = {
 
 export const ListProtectedBranchesInput = params({
   id: p.string(),
-  /** Part of the name, case-insensitive. */
-  search: p.search().optional(),
+  search: p.search().optional().describe('Part of the name, case-insensitive.'),
   ...paginationParams,
 });
 export type ListProtectedBranchesInput = InferShape<typeof ListProtectedBranchesInput.shape>;
@@ -46,15 +44,12 @@ export type ProtectedBranchRefInput = InferShape<typeof ProtectedBranchRefInput.
 
 export const CreateProtectedBranchInput = params({
   id: p.string(),
-  /** A branch name or a wildcard (`release/*`). */
-  name: p.string(),
-  /** Defaults to 40 (Maintainers) unless `allowed_to_push` is given. */
-  push_access_level: p.enum(PUSH_MERGE_LEVELS).optional(),
+  name: p.string().describe('A branch name or a wildcard (`release/*`).'),
+  push_access_level: p.enum(PUSH_MERGE_LEVELS).optional().describe('Defaults to 40 (Maintainers) unless `allowed_to_push` is given.'),
   merge_access_level: p.enum(PUSH_MERGE_LEVELS).optional(),
   unprotect_access_level: p.enum(UNPROTECT_LEVELS).optional(),
   allow_force_push: p.boolean().default(false),
-  /** Premium and up; ignored below. */
-  code_owner_approval_required: p.boolean().optional(),
+  code_owner_approval_required: p.boolean().optional().describe('Premium and up; ignored below.'),
   ...allowedTo,
 });
 export type CreateProtectedBranchInput = InferShape<typeof CreateProtectedBranchInput.shape>;
@@ -64,8 +59,7 @@ export const UpdateProtectedBranchInput = params({
   name: p.string(),
   allow_force_push: p.boolean().nonBlank().optional(),
   code_owner_approval_required: p.boolean().optional(),
-  /** Adds an unprotect entry for this level. */
-  unprotect_access_level: p.enum(UNPROTECT_LEVELS).optional(),
+  unprotect_access_level: p.enum(UNPROTECT_LEVELS).optional().describe('Adds an unprotect entry for this level.'),
   ...allowedTo,
 });
 export type UpdateProtectedBranchInput = InferShape<typeof UpdateProtectedBranchInput.shape>;

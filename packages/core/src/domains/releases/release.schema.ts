@@ -33,14 +33,12 @@ const AssetLink = p.object({
   name: p.string(),
   url: p.string(),
   direct_asset_path: p.string().optional(),
-  /** Deprecated spelling of `direct_asset_path`. */
-  filepath: p.string().optional(),
+  filepath: p.string().optional().describe('Deprecated spelling of `direct_asset_path`.'),
   link_type: p.string().optional(),
 });
 
 const milestoneParams = {
-  /** Milestone titles (project milestones; on Premium also the project group's). `[]` removes all. */
-  milestones: p.array(p.string()).commaSeparated().optional(),
+  milestones: p.array(p.string()).commaSeparated().optional().describe('Milestone titles (project milestones; on Premium also the project group\'s). `[]` removes all.'),
   milestone_ids: p.array(p.integer()).commaSeparated().optional(),
 };
 
@@ -60,10 +58,8 @@ export type GetReleaseInput = InferShape<typeof GetReleaseInput.shape>;
 
 export const LatestReleaseInput = params({
   id: p.string(),
-  /** What follows `permalink/latest/` (e.g. `downloads/bin/app`), kept on the redirect. */
-  suffix_path: p.string().optional(),
-  /** Forwarded on the redirect. */
-  include_html_description: p.boolean().optional(),
+  suffix_path: p.string().optional().describe('What follows `permalink/latest/` (e.g. `downloads/bin/app`), kept on the redirect.'),
+  include_html_description: p.boolean().optional().describe('Forwarded on the redirect.'),
 });
 export type LatestReleaseInput = InferShape<typeof LatestReleaseInput.shape>;
 
@@ -73,19 +69,14 @@ export type DownloadReleaseAssetInput = InferShape<typeof DownloadReleaseAssetIn
 export const CreateReleaseInput = params({
   id: p.string(),
   tag_name: p.string(),
-  /** Makes the tag created from `ref` an annotated one. */
-  tag_message: p.string().optional(),
-  /** Defaults to `tag_name`. */
-  name: p.string().optional(),
+  tag_message: p.string().optional().describe('Makes the tag created from `ref` an annotated one.'),
+  name: p.string().optional().describe('Defaults to `tag_name`.'),
   description: p.string().optional(),
-  /** Where to create the tag when `tag_name` does not exist: a branch, tag or commit sha. */
-  ref: p.string().optional(),
+  ref: p.string().optional().describe('Where to create the tag when `tag_name` does not exist: a branch, tag or commit sha.'),
   assets: p.object({ links: p.array(AssetLink).optional() }).optional(),
   ...milestoneParams,
-  /** Defaults to now; a future date makes an upcoming release. */
-  released_at: datetime().optional(),
-  /** Accepted and ignored (Forgelet has no CI catalog). */
-  legacy_catalog_publish: p.boolean().optional(),
+  released_at: datetime().optional().describe('Defaults to now; a future date makes an upcoming release.'),
+  legacy_catalog_publish: p.boolean().optional().describe('Accepted and ignored (Forgelet has no CI catalog).'),
 });
 export type CreateReleaseInput = InferShape<typeof CreateReleaseInput.shape>;
 
@@ -104,10 +95,8 @@ export type ReleaseRefInput = InferShape<typeof ReleaseRefInput.shape>;
 
 export const ListGroupReleasesInput = params({
   id: p.string(),
-  /** By `released_at`, then id. */
-  sort: p.enum(['asc', 'desc']).default('desc'),
-  /** Only name, tag_name, description, created_at, released_at and upcoming_release. */
-  simple: p.boolean().default(false),
+  sort: p.enum(['asc', 'desc']).default('desc').describe('By `released_at`, then id.'),
+  simple: p.boolean().default(false).describe('Only name, tag_name, description, created_at, released_at and upcoming_release.'),
   ...paginationParams,
 });
 export type ListGroupReleasesInput = InferShape<typeof ListGroupReleasesInput.shape>;
@@ -123,14 +112,10 @@ export type ReleaseLinkRefInput = InferShape<typeof ReleaseLinkRefInput.shape>;
 export const CreateReleaseLinkInput = params({
   id: p.string(),
   tag_name: p.string(),
-  /** Unique in the release. */
-  name: p.string(),
-  /** http, https or ftp; unique in the release. */
-  url: p.string(),
-  /** `/path` under `/-/releases/<tag>/downloads` (≤ 128 characters), unique in the release. */
-  direct_asset_path: p.string().optional(),
-  /** Deprecated spelling of `direct_asset_path`. */
-  filepath: p.string().optional(),
+  name: p.string().describe('Unique in the release.'),
+  url: p.string().describe('http, https or ftp; unique in the release.'),
+  direct_asset_path: p.string().optional().describe('`/path` under `/-/releases/<tag>/downloads` (≤ 128 characters), unique in the release.'),
+  filepath: p.string().optional().describe('Deprecated spelling of `direct_asset_path`.'),
   link_type: p.enum(LINK_TYPES).default('other'),
 });
 export type CreateReleaseLinkInput = InferShape<typeof CreateReleaseLinkInput.shape>;
@@ -144,8 +129,7 @@ export const UpdateReleaseLinkInput = params(
     url: p.string().optional(),
     direct_asset_path: p.string().optional(),
     filepath: p.string().optional(),
-    /** Unchanged when omitted. */
-    link_type: p.enum(LINK_TYPES).optional(),
+    link_type: p.enum(LINK_TYPES).optional().describe('Unchanged when omitted.'),
   },
   { atLeastOneOf: [['name', 'url']] },
 );

@@ -6,13 +6,10 @@ export const BRANCH_SORTS = ['name_asc', 'updated_asc', 'updated_desc'] as const
 
 export const ListBranchesInput = params({
   id: p.string(),
-  /** `^term` starts with, `term$` ends with, else contains; case-insensitive. */
-  search: p.search().optional(),
-  /** A regular expression the name must match (RE2 in GitLab, JavaScript syntax here). */
-  regex: p.string().optional(),
+  search: p.search().optional().describe('`^term` starts with, `term$` ends with, else contains; case-insensitive.'),
+  regex: p.string().optional().describe('A regular expression the name must match (RE2 in GitLab, JavaScript syntax here).'),
   sort: p.enum(BRANCH_SORTS).optional(),
-  /** Keyset start: branches named after this one (with the name order). */
-  page_token: p.string().optional(),
+  page_token: p.string().optional().describe('Keyset start: branches named after this one (with the name order).'),
   ...paginationParams,
 });
 export type ListBranchesInput = InferShape<typeof ListBranchesInput.shape>;

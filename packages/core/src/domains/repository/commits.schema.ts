@@ -4,16 +4,12 @@ import { p, params, type InferShape } from '../../kernel/params.js';
 
 export const ListCommitsInput = params({
   id: p.string(),
-  /** Branch, tag or commit; the default branch when absent. */
-  ref_name: p.string().optional(),
+  ref_name: p.string().optional().describe('Branch, tag or commit; the default branch when absent.'),
   since: p.datetime().optional(),
   until: p.datetime().optional(),
-  /** Commits that changed this file, or something under this directory. */
-  path: p.string().optional(),
-  /** Part of `Name <email>`. */
-  author: p.string().optional(),
-  /** Every commit reachable from any branch or tag. */
-  all: p.boolean().optional(),
+  path: p.string().optional().describe('Commits that changed this file, or something under this directory.'),
+  author: p.string().optional().describe('Part of `Name <email>`.'),
+  all: p.boolean().optional().describe('Every commit reachable from any branch or tag.'),
   with_stats: p.boolean().optional(),
   first_parent: p.boolean().optional(),
   order: p.enum(['default', 'topo']).default('default'),
@@ -36,16 +32,14 @@ export const CommitActionInput = p.object({
   previous_path: p.string().optional(),
   content: p.string().nullable().optional(),
   encoding: p.enum(['text', 'base64']).optional(),
-  /** The commit the caller last saw the file at; another one refuses the commit. */
-  last_commit_id: p.string().optional(),
+  last_commit_id: p.string().optional().describe('The commit the caller last saw the file at; another one refuses the commit.'),
   execute_filemode: p.boolean().optional(),
 });
 
 export const CreateCommitInput = params(
   {
     id: p.string(),
-    /** The branch to commit to; a new one starts from `start_branch` or `start_sha`. */
-    branch: p.string().nonBlank(),
+    branch: p.string().nonBlank().describe('The branch to commit to; a new one starts from `start_branch` or `start_sha`.'),
     commit_message: p.string().nonBlank(),
     actions: p.array(CommitActionInput),
     start_branch: p.string().optional(),
@@ -53,8 +47,7 @@ export const CreateCommitInput = params(
     author_email: p.string().optional(),
     author_name: p.string().optional(),
     stats: p.boolean().default(true),
-    /** Reset `branch` to the start before committing. */
-    force: p.boolean().default(false),
+    force: p.boolean().default(false).describe('Reset `branch` to the start before committing.'),
   },
   { mutuallyExclusive: [['start_branch', 'start_sha']] },
 );

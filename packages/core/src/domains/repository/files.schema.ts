@@ -31,18 +31,15 @@ export type GetFileInput = InferShape<typeof GetFileInput.shape>;
 export const RawFileInput = params({
   id: p.string(),
   file_path: filePath().leadingSlash(),
-  /** Branch, tag or commit; the default branch when absent. */
-  ref: p.string().nonBlank().optional(),
-  /** Git LFS is not stored by Forgelet: accepted and ignored. */
-  lfs: p.boolean().default(false),
+  ref: p.string().nonBlank().optional().describe('Branch, tag or commit; the default branch when absent.'),
+  lfs: p.boolean().default(false).describe('Git LFS is not stored by Forgelet: accepted and ignored.'),
 });
 export type RawFileInput = InferShape<typeof RawFileInput.shape>;
 
 const simpleFields = {
   id: p.string(),
   file_path: filePath(),
-  /** The branch to commit to; a new one starts from `start_branch`. */
-  branch: p.string().nonBlank(),
+  branch: p.string().nonBlank().describe('The branch to commit to; a new one starts from `start_branch`.'),
   commit_message: p.string().nonBlank(),
   start_branch: p.string().optional(),
   author_email: p.string().optional(),
@@ -54,8 +51,7 @@ export type DeleteFileInput = InferShape<typeof DeleteFileInput.shape>;
 
 export const WriteFileInput = params({
   ...simpleFields,
-  /** null with `encoding=base64` writes an empty file. */
-  content: p.string().nullable(),
+  content: p.string().nullable().describe('null with `encoding=base64` writes an empty file.'),
   encoding: p.enum(['base64', 'text']).default('text'),
   last_commit_id: p.string().optional(),
   execute_filemode: p.boolean().optional(),

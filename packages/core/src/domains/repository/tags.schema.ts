@@ -6,8 +6,7 @@ export const ListTagsInput = params({
   id: p.string(),
   order_by: p.enum(['name', 'updated', 'version']).default('updated'),
   sort: p.enum(['asc', 'desc']).default('desc'),
-  /** `^term` starts with, `term$` ends with, else contains; case-insensitive. */
-  search: p.search().optional(),
+  search: p.search().optional().describe('`^term` starts with, `term$` ends with, else contains; case-insensitive.'),
   ...paginationParams,
 });
 export type ListTagsInput = InferShape<typeof ListTagsInput.shape>;
@@ -19,7 +18,6 @@ export const CreateTagInput = params({
   id: p.string(),
   tag_name: p.string(),
   ref: p.string(),
-  /** Makes an annotated tag. */
-  message: p.string().optional(),
+  message: p.string().optional().describe('Makes an annotated tag.'),
 });
 export type CreateTagInput = InferShape<typeof CreateTagInput.shape>;

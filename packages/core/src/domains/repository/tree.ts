@@ -18,13 +18,10 @@ import { findCodeProject } from './repository-access.js';
 
 export const ListTreeInput = params({
   id: p.string(),
-  /** A directory; the root when absent. */
-  path: p.string().optional(),
-  /** Branch, tag or commit; the default branch when absent. */
-  ref: p.string().optional(),
+  path: p.string().optional().describe('A directory; the root when absent.'),
+  ref: p.string().optional().describe('Branch, tag or commit; the default branch when absent.'),
   recursive: p.boolean().default(false),
-  /** `keyset` is accepted; pages are offset pages either way. */
-  pagination: p.enum(['legacy', 'keyset', 'none']).optional(),
+  pagination: p.enum(['legacy', 'keyset', 'none']).optional().describe('`keyset` is accepted; pages are offset pages either way.'),
   page_token: p.string().optional(),
   ...paginationParams,
 });

@@ -20,11 +20,9 @@ export const CreateSnippetInput = params(
     title: p.string().max(255).nonBlank(),
     description: p.string().optional(),
     visibility: p.enum(SNIPPET_VISIBILITIES).default('private'),
-    /** The single-file form: `content` with `file_name`. */
-    content: p.string().nonBlank().optional(),
+    content: p.string().nonBlank().optional().describe('The single-file form: `content` with `file_name`.'),
     file_name: p.string().max(255).optional(),
-    /** The files form; one file per snippet here. */
-    files: p.array(p.object({ file_path: p.string().max(255).nonBlank().regex(FILE_PATH), content: p.string().nonBlank() })).optional(),
+    files: p.array(p.object({ file_path: p.string().max(255).nonBlank().regex(FILE_PATH), content: p.string().nonBlank() })).optional().describe('The files form; one file per snippet here.'),
   },
   { exactlyOneOf: [['files', 'content']] },
 );
