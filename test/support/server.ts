@@ -37,7 +37,16 @@ export type ForgeletHttp = Pick<TestForgelet, 'url' | 'rootToken' | 'api' | 'cre
 
 export async function startTestServer(dialect: Dialect, options: StartOptions = {}): Promise<TestForgelet> {
   const database = await createTestDatabaseUrl(dialect);
-  const running = await startForgelet({ databaseUrl: database.url, allowLocalEgress: true, ...options });
+  // The test's client shares this process's event loop with the server: a long synchronous write
+  // (a 1,000-file commit on a busy machine) delays the server's keep-alive timer and the client's
+  // idle accounting alike, and a pooled connection the server closes on waking resets the next
+  // POST. A keep-alive longer than any test keeps that race out; the served binary keeps the 5 s.
+  const running = await startForgelet({
+    databaseUrl: database.url,
+    allowLocalEgress: true,
+    ...options,
+    connections: { keepAliveTimeoutMs: 120_000, ...options.connections },
+  });
   const rootToken = running.rootToken!;
   const api = async <T>(method: string, path: string, opts: CallOptions = {}): Promise<ApiResponse<T>> => {
     const headers: Record<string, string> = { ...opts.headers };
