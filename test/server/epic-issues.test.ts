@@ -216,6 +216,51 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await positions(), { issues: [['tb', -250], ['ta', 0]], children: [['Child', -500]] });
     });
 
+    it("an epic's dates come from its issues' milestones and its children's dates unless fixed", async () => {
+      const milestone = async (title: string, body: Record<string, unknown>) => {
+        const r = await f.api('POST', `/projects/${app.id}/milestones`, { token: owner.token, body: { title, ...body } });
+        expectStatus(r, 201);
+        return r.body;
+      };
+      const [m1, m2] = [await milestone('m1', { start_date: '2030-01-05', due_date: '2030-01-31' }), await milestone('m2', { due_date: '2030-03-15' })];
+      const [top, fixed, middle, leaf] = [await epic('Dated'), await epic('Fixed', { start_date: '2030-01-10', end_date: '2030-02-20' }), await epic('Middle'), await epic('Leaf')];
+      const link = async (parent: any, child: any) => expectStatus(await f.api('POST', `/groups/${group.id}/epics/${parent.iid}/epics/${child.id}`, { token: owner.token }), 201);
+      await link(top, fixed);
+      await link(top, middle);
+      await link(middle, leaf);
+      const i1 = await issue(app, { title: 'in m1', milestone_id: m1.id });
+      const onTop = await assign(top, i1.id);
+      expectStatus(onTop, 201);
+      expectStatus(await assign(leaf, (await issue(app, { title: 'in m2', milestone_id: m2.id })).id), 201);
+      const dates = async (e: any) => {
+        const r = await f.api('GET', `/groups/${group.id}/epics/${e.iid}`, { token: owner.token });
+        const keys = ['start_date', 'start_date_from_inherited_source', 'start_date_from_milestones', 'due_date', 'end_date', 'due_date_from_inherited_source', 'due_date_from_milestones'];
+        return Object.fromEntries(keys.map((k) => [k, r.body[k]]));
+      };
+      const all = (start: string | null, due: string | null) => ({
+        start_date: start, start_date_from_inherited_source: start, start_date_from_milestones: start,
+        due_date: due, end_date: due, due_date_from_inherited_source: due, due_date_from_milestones: due,
+      });
+      // Start: m1 (Jan 5) before the fixed child (Jan 10); due: m2 (Mar 15) two levels down, after the fixed child (Feb 20).
+      assert.deepEqual(await dates(top), all('2030-01-05', '2030-03-15'));
+      assert.deepEqual(await dates(leaf), all(null, '2030-03-15'));
+      const listed = await f.api('GET', `/groups/${group.id}/epics?search=Middle`, { token: owner.token });
+      assert.deepEqual([listed.body[0].start_date, listed.body[0].due_date], [null, '2030-03-15'], 'lists compute them too');
+
+      // Fixed dates win; the inherited ones stay, *_from_milestones only when a milestone sources them.
+      const edited = await f.api('PUT', `/groups/${group.id}/epics/${top.iid}`, { token: owner.token, body: { start_date: '2029-12-01', end_date: '2030-06-30', due_date_is_fixed: true } });
+      expectStatus(edited, 200);
+      assert.deepEqual(await dates(top), {
+        start_date: '2029-12-01', start_date_from_inherited_source: '2030-01-05', start_date_from_milestones: '2030-01-05',
+        due_date: '2030-06-30', end_date: '2030-06-30', due_date_from_inherited_source: '2030-03-15', due_date_from_milestones: null,
+      });
+
+      // Without the issue in m1 the fixed child sources the start.
+      expectStatus(await f.api('DELETE', `/groups/${group.id}/epics/${top.iid}/issues/${onTop.body.id}`, { token: owner.token }), 200);
+      expectStatus(await f.api('PUT', `/groups/${group.id}/epics/${top.iid}`, { token: owner.token, body: { start_date_is_fixed: false, due_date_is_fixed: false } }), 200);
+      assert.deepEqual(await dates(top), all('2030-01-10', '2030-03-15'));
+    });
+
     it('epics are Premium: 403 on the free tier, served on Premium (epic links need Ultimate, epic issues do not)', async () => {
       const e = await epic('Tiered');
       const config = f.forge.deps.config;

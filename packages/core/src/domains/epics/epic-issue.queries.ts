@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { selectIssueMilestoneDates } from '../issues/index.js';
 import type { Database } from '../../storage/database.js';
 import type { EpicIssueRow } from './epic.table.js';
 
@@ -32,4 +33,17 @@ export async function selectIdsWithIssues(db: Kysely<Database>, ids: readonly nu
   if (ids.length === 0) return new Set();
   const rows = await db.selectFrom('epic_issues').select('epic_id').distinct().where('epic_id', 'in', [...ids]).execute();
   return new Set(rows.map((r) => r.epic_id));
+}
+
+/** For each of the epics `ids` with issues in milestones: the earliest milestone start and the latest milestone due date. */
+export async function selectMilestoneDatesOfEpics(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, { start: string | null; due: string | null }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('epic_issues as ei')
+    .innerJoin(selectIssueMilestoneDates(db).as('imd'), 'imd.issue_id', 'ei.issue_id')
+    .select((eb) => ['ei.epic_id', eb.fn.min('imd.start_date').as('start'), eb.fn.max('imd.due_date').as('due')])
+    .where('ei.epic_id', 'in', [...ids])
+    .groupBy('ei.epic_id')
+    .execute();
+  return new Map(rows.map((r) => [r.epic_id, { start: r.start, due: r.due }]));
 }

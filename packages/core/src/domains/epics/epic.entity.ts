@@ -1,6 +1,7 @@
 import type { UrlBuilder } from '../../access/context.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import type { UserBasicEntity } from '../../access/user.entity.js';
+import type { EpicDates } from './epic-dates.js';
 import type { EpicRow } from './epic.table.js';
 
 /** GitLab's `EE::API::Entities::Epic` (`ee/lib/api/entities/epic.rb`). */
@@ -75,14 +76,11 @@ export interface EpicPresentation {
   labels: string[];
   /** The group of the request (`references.relative` is relative to it). */
   requestGroup: NamespaceRow;
+  dates: EpicDates;
 }
 
 export function toEpicEntity(row: EpicRow, p: EpicPresentation, urls: UrlBuilder): EpicEntity {
-  const startFixed = row.start_date_fixed;
-  const dueFixed = row.due_date_fixed;
-  // Epics hold no issues here, so nothing is inherited from milestones.
-  const startDate = row.start_date_is_fixed ? startFixed : null;
-  const dueDate = row.due_date_is_fixed ? dueFixed : null;
+  const { start, due } = p.dates;
   const web = epicWebUrl(urls, p.group, row.iid);
   return {
     id: row.id,
@@ -95,17 +93,17 @@ export function toEpicEntity(row: EpicRow, p: EpicPresentation, urls: UrlBuilder
     description: row.description,
     confidential: row.confidential === 1,
     author: p.author,
-    start_date: startDate,
+    start_date: start.date,
     start_date_is_fixed: row.start_date_is_fixed === 1,
-    start_date_fixed: startFixed,
-    start_date_from_inherited_source: null,
-    start_date_from_milestones: null,
-    end_date: dueDate,
-    due_date: dueDate,
+    start_date_fixed: row.start_date_fixed,
+    start_date_from_inherited_source: start.inherited,
+    start_date_from_milestones: start.fromMilestones,
+    end_date: due.date,
+    due_date: due.date,
     due_date_is_fixed: row.due_date_is_fixed === 1,
-    due_date_fixed: dueFixed,
-    due_date_from_inherited_source: null,
-    due_date_from_milestones: null,
+    due_date_fixed: row.due_date_fixed,
+    due_date_from_inherited_source: due.inherited,
+    due_date_from_milestones: due.fromMilestones,
     state: row.state === 'closed' ? 'closed' : 'opened',
     web_edit_url: `${web}/edit`,
     web_url: web,

@@ -81,6 +81,20 @@ export async function selectAncestors(db: Kysely<Database>, epic: EpicRow): Prom
   return out;
 }
 
+/** Every descendant of the epics `ids` (children, their children, …), the epics themselves left out. */
+export async function selectDescendants(db: Kysely<Database>, ids: readonly number[]): Promise<EpicRow[]> {
+  if (ids.length === 0) return [];
+  // UNION (not UNION ALL) ends the walk even on a cycle the tree rules should never let in.
+  return db
+    .withRecursive('tree(id)', (qc) =>
+      qc.selectFrom('epics').select('id').where('parent_id', 'in', [...ids]).union(qc.selectFrom('epics as e').innerJoin('tree', 'tree.id', 'e.parent_id').select('e.id')),
+    )
+    .selectFrom('epics')
+    .innerJoin('tree', 'tree.id', 'epics.id')
+    .selectAll('epics')
+    .execute();
+}
+
 /** Levels of the subtree rooted at `epicId`, the epic itself counting 1 (GitLab's max_descendants_depth). */
 export async function subtreeDepth(db: Kysely<Database>, epicId: number): Promise<number> {
   let depth = 1;

@@ -3,6 +3,7 @@ import type { Ctx } from '../../access/context.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import { selectLabelsOfTargets } from '../labels/index.js';
+import { epicDatesOf } from './epic-dates.js';
 import { toEpicEntity, type EpicEntity } from './epic.entity.js';
 import type { EpicRow } from './epic.table.js';
 
@@ -10,9 +11,10 @@ export async function presentEpics(ctx: Ctx, rows: EpicRow[], requestGroup: Name
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id);
   const parentIds = [...new Set(rows.flatMap((r) => (r.parent_id === null ? [] : [r.parent_id])))];
-  const [labels, parents] = await Promise.all([
+  const [labels, parents, dates] = await Promise.all([
     selectLabelsOfTargets(ctx.db, 'Epic', ids),
     parentIds.length ? ctx.db.selectFrom('epics').select(['id', 'iid', 'group_id']).where('id', 'in', parentIds).execute() : [],
+    epicDatesOf(ctx.db, rows),
   ]);
   const groupIds = [...new Set(rows.map((r) => r.group_id))];
   const authorIds = [...new Set(rows.map((r) => r.author_id))];
@@ -38,6 +40,7 @@ export async function presentEpics(ctx: Ctx, rows: EpicRow[], requestGroup: Name
         parent: row.parent_id === null ? null : parentById.get(row.parent_id) ?? null,
         labels: (labels.get(row.id) ?? []).map((l) => l.title),
         requestGroup,
+        dates: dates.get(row.id)!,
       },
       ctx.urls,
     ),

@@ -7,7 +7,7 @@ export { createIssue } from './create-issue.js';
 export { updateIssue } from './update-issue.js';
 export { deleteIssue } from './delete-issue.js';
 export { presentIssues } from './present-issues.js';
-export { countOpenIssueChange, recountOpenIssues } from './issue.queries.js';
+export { countOpenIssueChange, recountOpenIssues, selectIssueMilestoneDates } from './issue.queries.js';
 export { toIssueBasicEntity } from './issue.entity.js';
 export type { IssueEntity, IssueBasicEntity } from './issue.entity.js';
 export type { IssueRow } from './issue.table.js';

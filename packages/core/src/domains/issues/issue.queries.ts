@@ -119,3 +119,8 @@ export async function selectAssigneesOfIssues(db: Kysely<Database>, issueIds: re
 export async function deleteIssueById(trx: Kysely<Database>, issueId: number): Promise<void> {
   await trx.deleteFrom('issues').where('id', '=', issueId).execute();
 }
+
+/** Each issue with a milestone, and that milestone's dates: for another domain to join and aggregate. */
+export function selectIssueMilestoneDates(db: Kysely<Database>) {
+  return db.selectFrom('issues as i').innerJoin('milestones as m', 'm.id', 'i.milestone_id').select(['i.id as issue_id', 'm.start_date', 'm.due_date']);
+}
