@@ -3,10 +3,13 @@
  * auth, parameter schema, handler) with no node:http types; the server serves the
  * collected table, and the OpenAPI document and the client come from the same declarations.
  */
+import { sep } from 'node:path';
 import type { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import type { ResponseDecl } from './openapi.js';
 import type { Page } from './pagination.js';
 import { params as declareParams, type InferShape, type ObjectField, type Shape } from './params.js';
+import type { Tier } from './tiers.js';
 
 /**
  * What a handler receives. The kernel knows nothing of it: the access layer, which defines the
@@ -66,6 +69,11 @@ export interface RouteOptions<S extends Shape> {
   basicAuth?: boolean;
   /** Group in the OpenAPI document and client. */
   tag?: string;
+  /**
+   * The lowest tier that has the endpoint (a Premium or Ultimate feature of GitLab), for
+   * docs/routes.md; below it the use case answers as GitLab does for an unlicensed feature.
+   */
+  tier?: Tier;
   /** The handler reads the body itself (`req.body`); only query and path give params. */
   rawBody?: boolean;
   /** Largest accepted multipart file in bytes (config.limits.uploadBytes when that is lower). */
@@ -96,5 +104,39 @@ export function route<S extends Shape = {}>(
   handler: (ctx: RouteContext, params: InferShape<S>, req: RouteRequest) => Promise<Reply>,
 ): Route<Shape> {
   const params = options.params ?? (declareParams({}) as unknown as ObjectField<S>);
-  return { ...options, method, path, params, handler } as unknown as Route<Shape>;
+  const declared = { ...options, method, path, params, handler } as unknown as Route<Shape>;
+  if (SOURCES !== null) {
+    const site: { stack?: string } = {};
+    Error.captureStackTrace(site, route);
+    callers.set(declared, site);
+  }
+  return declared;
+}
+
+/** Where a route is declared: the file of its `route()` call, relative to packages/core/src, and the line. */
+export interface RouteDeclaration {
+  file: string;
+  line: number;
+}
+
+/**
+ * packages/core/src when core runs from its TypeScript sources (tsx: the tests, the scripts,
+ * `npm run generate:routes`); then route() keeps its caller's stack, formatted (source-mapped)
+ * only when asked for. A bundled build (dist, the CLI's server chunk) has no sources to point
+ * at: nothing is captured and routeDeclaration() answers undefined.
+ */
+const SOURCES = import.meta.url.endsWith('/kernel/route.ts') ? fileURLToPath(new URL('../', import.meta.url)) : null;
+const callers = new WeakMap<Route, { stack?: string }>();
+
+/** The `route()` call that declared a route (undefined in a bundled build, or for a route not made by route()). */
+export function routeDeclaration(declared: Route): RouteDeclaration | undefined {
+  const stack = callers.get(declared)?.stack;
+  if (SOURCES === null || stack === undefined) return undefined;
+  // The first frame is route()'s caller: `at <anonymous> (/src/x.routes.ts:12:3)`, `at file:///src/x.routes.ts:12:3`.
+  const frame = stack.split('\n').find((l) => l.trimStart().startsWith('at '));
+  const m = frame === undefined ? null : /((?:file:\/\/)?[^\s()]+):(\d+):\d+\)?$/.exec(frame.trim());
+  if (!m) return undefined;
+  const file = m[1]!.startsWith('file://') ? fileURLToPath(m[1]!) : m[1]!;
+  if (!file.startsWith(SOURCES)) return undefined;
+  return { file: file.slice(SOURCES.length).split(sep).join('/'), line: Number(m[2]) };
 }

@@ -16,56 +16,57 @@ import {
   UpdateEpicInput,
 } from './epic.schema.js';
 import { deleteEpic, getEpic, listEpics } from './epics.js';
+import { EPIC_LINKS_TIER, EPICS_TIER } from './find-epic.js';
 import { updateEpic } from './update-epic.js';
 
 const tag = 'epics';
 
 // GitLab's `authenticate_non_get!`: reads are open to anonymous callers on public groups.
 export const epicsRoutes: Route[] = [
-  route('GET', '/groups/:id/epics', { auth: 'optional', params: ListEpicsInput, tag, summary: 'List epics of a group' },
+  route('GET', '/groups/:id/epics', { tier: EPICS_TIER, auth: 'optional', params: ListEpicsInput, tag, summary: 'List epics of a group' },
     async (ctx, input) => paged(await listEpics(ctx, input))),
-  route('POST', '/groups/:id/epics', { auth: 'required', params: CreateEpicInput, tag, summary: 'Create an epic' },
+  route('POST', '/groups/:id/epics', { tier: EPICS_TIER, auth: 'required', params: CreateEpicInput, tag, summary: 'Create an epic' },
     async (ctx, input) => created(await createEpic(ctx, input))),
-  route('GET', '/groups/:id/epics/:epic_iid', { auth: 'optional', params: EpicPathInput, tag, summary: 'Get an epic' },
+  route('GET', '/groups/:id/epics/:epic_iid', { tier: EPICS_TIER, auth: 'optional', params: EpicPathInput, tag, summary: 'Get an epic' },
     async (ctx, input) => ok(await getEpic(ctx, input.id, input.epic_iid))),
-  route('PUT', '/groups/:id/epics/:epic_iid', { auth: 'required', params: UpdateEpicInput, tag, summary: 'Update, close or reopen an epic' },
+  route('PUT', '/groups/:id/epics/:epic_iid', { tier: EPICS_TIER, auth: 'required', params: UpdateEpicInput, tag, summary: 'Update, close or reopen an epic' },
     async (ctx, input) => ok(await updateEpic(ctx, input))),
-  route('DELETE', '/groups/:id/epics/:epic_iid', { auth: 'required', params: EpicPathInput, tag, summary: 'Delete an epic' },
+  route('DELETE', '/groups/:id/epics/:epic_iid', { tier: EPICS_TIER, auth: 'required', params: EpicPathInput, tag, summary: 'Delete an epic' },
     async (ctx, input) => {
       await deleteEpic(ctx, input.id, input.epic_iid);
       return noContent();
     }),
   // Epic links under GitLab's path…
-  route('GET', '/groups/:id/epics/:epic_iid/epics', { auth: 'required', params: EpicPathInput, tag: 'epic_links', summary: 'List child epics' },
+  route('GET', '/groups/:id/epics/:epic_iid/epics', { tier: EPIC_LINKS_TIER, auth: 'required', params: EpicPathInput, tag: 'epic_links', summary: 'List child epics' },
     async (ctx, input) => ok(await listChildEpics(ctx, input.id, input.epic_iid))),
-  route('POST', '/groups/:id/epics/:epic_iid/epics/:child_epic_id', { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Assign an existing epic as a child' },
+  route('POST', '/groups/:id/epics/:epic_iid/epics/:child_epic_id', { tier: EPIC_LINKS_TIER, auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Assign an existing epic as a child' },
     async (ctx, input) => created(await assignChildEpic(ctx, input))),
-  route('POST', '/groups/:id/epics/:epic_iid/epics', { auth: 'required', params: CreateChildEpicInput, tag: 'epic_links', summary: 'Create and assign a child epic' },
+  route('POST', '/groups/:id/epics/:epic_iid/epics', { tier: EPIC_LINKS_TIER, auth: 'required', params: CreateChildEpicInput, tag: 'epic_links', summary: 'Create and assign a child epic' },
     async (ctx, input) => created(await createChildEpic(ctx, input))),
-  route('PUT', '/groups/:id/epics/:epic_iid/epics/:child_epic_id', { auth: 'required', params: ReorderChildEpicInput, tag: 'epic_links', summary: 'Reorder a child epic' },
+  route('PUT', '/groups/:id/epics/:epic_iid/epics/:child_epic_id', { tier: EPIC_LINKS_TIER, auth: 'required', params: ReorderChildEpicInput, tag: 'epic_links', summary: 'Reorder a child epic' },
     async (ctx, input) => ok(await reorderChildEpic(ctx, input))),
-  route('DELETE', '/groups/:id/epics/:epic_iid/epics/:child_epic_id', { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Unassign a child epic' },
+  route('DELETE', '/groups/:id/epics/:epic_iid/epics/:child_epic_id', { tier: EPIC_LINKS_TIER, auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Unassign a child epic' },
     async (ctx, input) => ok(await unassignChildEpic(ctx, input))),
 
   // …and gitbeaker's `EpicLinks` spelling (`title` in the query string: params are merged).
-  route('GET', '/groups/:id/epics/:epic_iid/links', { auth: 'required', params: EpicPathInput, tag: 'epic_links', summary: 'List child epics' },
+  route('GET', '/groups/:id/epics/:epic_iid/links', { tier: EPIC_LINKS_TIER, auth: 'required', params: EpicPathInput, tag: 'epic_links', summary: 'List child epics' },
     async (ctx, input) => ok(await listChildEpics(ctx, input.id, input.epic_iid))),
-  route('POST', '/groups/:id/epics/:epic_iid/links/:child_epic_id', { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Assign an existing epic as a child' },
+  route('POST', '/groups/:id/epics/:epic_iid/links/:child_epic_id', { tier: EPIC_LINKS_TIER, auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Assign an existing epic as a child' },
     async (ctx, input) => created(await assignChildEpic(ctx, input))),
-  route('POST', '/groups/:id/epics/:epic_iid/links', { auth: 'required', params: CreateChildEpicInput, tag: 'epic_links', summary: 'Create and assign a child epic' },
+  route('POST', '/groups/:id/epics/:epic_iid/links', { tier: EPIC_LINKS_TIER, auth: 'required', params: CreateChildEpicInput, tag: 'epic_links', summary: 'Create and assign a child epic' },
     async (ctx, input) => created(await createChildEpic(ctx, input))),
-  route('PUT', '/groups/:id/epics/:epic_iid/links/:child_epic_id', { auth: 'required', params: ReorderChildEpicInput, tag: 'epic_links', summary: 'Reorder a child epic' },
+  route('PUT', '/groups/:id/epics/:epic_iid/links/:child_epic_id', { tier: EPIC_LINKS_TIER, auth: 'required', params: ReorderChildEpicInput, tag: 'epic_links', summary: 'Reorder a child epic' },
     async (ctx, input) => ok(await reorderChildEpic(ctx, input))),
-  route('DELETE', '/groups/:id/epics/:epic_iid/links/:child_epic_id', { auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Unassign a child epic' },
+  route('DELETE', '/groups/:id/epics/:epic_iid/links/:child_epic_id', { tier: EPIC_LINKS_TIER, auth: 'required', params: EpicLinkPathInput, tag: 'epic_links', summary: 'Unassign a child epic' },
     async (ctx, input) => ok(await unassignChildEpic(ctx, input))),
 
   // Issues of an epic (GitLab's `API::EpicIssues`).
-  route('GET', '/groups/:id/epics/:epic_iid/issues', { auth: 'required', params: ListEpicIssuesInput, tag: 'epic_issues', summary: "List an epic's issues in its order" },
+  route('GET', '/groups/:id/epics/:epic_iid/issues', { tier: EPICS_TIER, auth: 'required', params: ListEpicIssuesInput, tag: 'epic_issues', summary: "List an epic's issues in its order" },
     async (ctx, input) => paged(await listEpicIssues(ctx, input))),
-  route('POST', '/groups/:id/epics/:epic_iid/issues/:issue_id', { auth: 'required', params: AssignEpicIssueInput, tag: 'epic_issues', summary: 'Assign an issue to the epic (moving it from another epic)' },
+  route('POST', '/groups/:id/epics/:epic_iid/issues/:issue_id', { tier: EPICS_TIER, auth: 'required', params: AssignEpicIssueInput, tag: 'epic_issues', summary: 'Assign an issue to the epic (moving it from another epic)' },
     async (ctx, input) => created(await assignEpicIssue(ctx, input))),
-  route('PUT', '/groups/:id/epics/:epic_iid/issues/:epic_issue_id', { auth: 'required', params: ReorderEpicIssueInput, tag: 'epic_issues', summary: "Move an issue among the epic's issues and children" },
+  route('PUT', '/groups/:id/epics/:epic_iid/issues/:epic_issue_id', { tier: EPICS_TIER, auth: 'required', params: ReorderEpicIssueInput, tag: 'epic_issues', summary: "Move an issue among the epic's issues and children" },
     async (ctx, input) => paged(await reorderEpicIssue(ctx, input))),
-  route('DELETE', '/groups/:id/epics/:epic_iid/issues/:epic_issue_id', { auth: 'required', params: EpicIssuePathInput, tag: 'epic_issues', summary: 'Remove an issue from the epic' },
+  route('DELETE', '/groups/:id/epics/:epic_iid/issues/:epic_issue_id', { tier: EPICS_TIER, auth: 'required', params: EpicIssuePathInput, tag: 'epic_issues', summary: 'Remove an issue from the epic' },
     async (ctx, input) => ok(await removeEpicIssue(ctx, input))),
 ];

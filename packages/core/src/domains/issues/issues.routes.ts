@@ -30,8 +30,8 @@ export const issuesRoutes = [
     async (ctx, input) => paged(await listIssuesOfMilestone(ctx, 'groups', input))),
   route('GET', '/projects/:id/milestones/:milestone_id/issues', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Issues of a project milestone' },
     async (ctx, input) => paged(await listIssuesOfMilestone(ctx, 'projects', input))),
-  route('GET', '/groups/:id/milestones/:milestone_id/burndown_events', { auth: 'optional', params: MilestoneRefInput, tag: 'milestones', summary: 'Burndown chart events of a group milestone (Premium)' },
+  route('GET', '/groups/:id/milestones/:milestone_id/burndown_events', { tier: 'premium', auth: 'optional', params: MilestoneRefInput, tag: 'milestones', summary: 'Burndown chart events of a group milestone (Premium)' },
     async (ctx, input) => ok(await listBurndownEvents(ctx, 'groups', input))),
-  route('GET', '/projects/:id/milestones/:milestone_id/burndown_events', { auth: 'optional', params: MilestoneRefInput, tag: 'milestones', summary: 'Burndown chart events of a project milestone (Premium)' },
+  route('GET', '/projects/:id/milestones/:milestone_id/burndown_events', { tier: 'premium', auth: 'optional', params: MilestoneRefInput, tag: 'milestones', summary: 'Burndown chart events of a project milestone (Premium)' },
     async (ctx, input) => ok(await listBurndownEvents(ctx, 'projects', input))),
 ];
