@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { fixedClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, expectStatus, snapshotCounts } from './http.js';
@@ -170,6 +171,38 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await snapshotCounts(f), { ...before, users: before.users - 1, projects: before.projects - 1, tokens: before.tokens - 1 });
       const again = await f.api('DELETE', `/users/${u.id}`);
       assert.deepEqual([again.status, again.body], [404, { message: '404 User Not Found' }]);
+    });
+  });
+
+  describe(`${dialect}: last_activity_on`, () => {
+    const clock = fixedClock('2024-03-04T23:50:00.000Z');
+    let f: TestForgelet;
+    const activity = async (id: number) => (await f.api('GET', `/users/${id}`)).body.last_activity_on;
+
+    before(async () => {
+      f = await startTestServer(dialect, { clock });
+    });
+    after(() => f.stop());
+
+    it("the day of the user's last API request that answered without an error, as GitLab's Users::ActivityService records it after the endpoint", async () => {
+      const u = await f.createUser('active');
+      const root = (await f.api('GET', '/user')).body;
+      assert.equal(await activity(u.id), null, 'created, never called');
+      const me = await f.api('GET', '/user', { token: u.token });
+      assert.equal(me.body.last_activity_on, null, 'recorded after the endpoint answered');
+      assert.equal(await activity(u.id), '2024-03-04');
+      assert.equal(await activity(root.id), '2024-03-04', 'root called too');
+      clock.advance(20 * 60_000); // the next day (UTC)
+      const refused = await f.api('GET', '/projects/999999', { token: u.token });
+      expectStatus(refused, 404);
+      assert.equal(await activity(u.id), '2024-03-04', 'an answer with an error records nothing');
+      expectStatus(await f.api('GET', '/projects', { token: u.token }), 200);
+      assert.equal(await activity(u.id), '2024-03-05');
+      // Sudo: the user acted as, not the admin's token owner.
+      const sudoer = await f.createUser('sudoer', { admin: true, scopes: ['api', 'sudo'] });
+      const other = await f.createUser('actedas');
+      expectStatus(await f.api('GET', '/user', { token: sudoer.token, headers: { Sudo: 'actedas' } }), 200);
+      assert.deepEqual([await activity(other.id), await activity(sudoer.id)], ['2024-03-05', null]);
     });
   });
 }

@@ -78,6 +78,37 @@ for (const dialect of DIALECTS) {
       assert.equal((await f.api('GET', `/projects/${project.id}/pipelines/${tagPipeline.id}`)).body.tag, true);
     });
 
+    it("before_sha is the push's before: the branch's previous head, blank for a new branch or tag; API pipelines keep it blank", async () => {
+      const BLANK = '0'.repeat(40);
+      const full = async (ref: string) => {
+        const last = (await f.api('GET', `/projects/${project.id}/pipelines?ref=${ref}&sort=desc`)).body[0];
+        return (await f.api('GET', `/projects/${project.id}/pipelines/${last.id}`)).body;
+      };
+      const head = async (branch: string) => (await f.api('GET', `/projects/${project.id}/repository/branches/${branch}`)).body.commit.id;
+      const previous = await head('dev-ci');
+      const r = await commit('dev-ci', [{ action: 'create', file_path: 'before.txt', content: 'x' }], 'Before');
+      expectStatus(r, 201);
+      assert.deepEqual([(await full('dev-ci')).sha, (await full('dev-ci')).before_sha], [r.body.id, previous]);
+      // The files API pushes the same way.
+      const put = await f.api('PUT', `/projects/${project.id}/repository/files/before.txt`, { token: dev.token, body: { branch: 'dev-ci', content: 'y', commit_message: 'Again' } });
+      expectStatus(put, 200);
+      assert.equal((await full('dev-ci')).before_sha, r.body.id);
+      // A branch made by a commit from another one is new: blank, as a tag.
+      expectStatus(await commit('dev-new', [{ action: 'create', file_path: 'n.txt', content: 'n' }], 'New', { start_branch: 'dev-ci' }), 201);
+      assert.equal((await full('dev-new')).before_sha, BLANK);
+      expectStatus(await f.api('POST', `/projects/${project.id}/repository/tags`, { token: dev.token, body: { tag_name: 'v-before', ref: 'dev-ci' } }), 201);
+      assert.equal((await full('v-before')).before_sha, BLANK);
+      // A merge's before is the target's head it merged into.
+      const target = await head('main');
+      const mr = await f.api('POST', `/projects/${project.id}/merge_requests`, { token: dev.token, body: { source_branch: 'dev-new', target_branch: 'main', title: 'Before' } });
+      expectStatus(mr, 201);
+      expectStatus(await f.api('PUT', `/projects/${project.id}/merge_requests/${mr.body.iid}/merge`, { token: dev.token }), 200);
+      assert.equal((await full('main')).before_sha, target);
+      const api = await f.api('POST', `/projects/${project.id}/pipeline`, { token: dev.token, body: { ref: 'dev-ci' } });
+      expectStatus(api, 201);
+      assert.equal(api.body.before_sha, BLANK);
+    });
+
     it('a broken CI file gives a failed push pipeline naming the error; the commit stands', async () => {
       const r = await commit('dev-ci', [{ action: 'update', file_path: '.gitlab-ci.yml', content: 'build:\n  script: [make\n' }], 'Break CI');
       expectStatus(r, 201);

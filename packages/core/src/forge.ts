@@ -18,6 +18,7 @@ import { bootstrapRoot, type BootstrapResult } from './domains/accounts/index.js
 import {
   authenticate,
   checkScopes,
+  recordActivity,
   groupRoutes,
   membersRoutes,
   projectRoutes,
@@ -87,6 +88,8 @@ export interface Forge {
   routes: Route[];
   authenticate(creds: Credentials, route: Pick<Route, 'jobToken' | 'basicAuth'>): Promise<Actor>;
   checkScopes: typeof checkScopes;
+  /** After an endpoint answered without an error: the user's `last_activity_on` (GitLab's API `after` hook). */
+  recordActivity(actor: Actor): Promise<void>;
   context(actor: Actor): Ctx;
   /** A context acting as the named user (embedding and scripts); throws when unknown. */
   contextFor(username: string): Promise<Ctx>;
@@ -199,6 +202,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     authenticate: (creds, route) =>
       authenticate(deps, creds, { allowJobToken: Boolean(route.jobToken), allowBasic: Boolean(route.basicAuth), jobTokenResolver: forge.jobTokenResolver }),
     checkScopes,
+    recordActivity: (actor) => recordActivity(deps, actor),
     context: (actor) => contextFor(deps, actor),
     async contextFor(username) {
       const user = await deps.db.selectFrom('users').selectAll().where(sql`lower(username)`, '=', username.toLowerCase()).executeTakeFirst();

@@ -330,6 +330,7 @@ export class ForgeletServer {
       if (route.rawBody) request.body = bodyStream(req);
       const ctx = this.forge.context(actor);
       const reply = await route.handler(ctx, params, request);
+      await this.forge.recordActivity(actor);
       const host = req.headers.host;
       const base = this.linksFromHost && host && /^[\w.:[\]-]+$/.test(host) ? `http://${host}` : this.forge.deps.config.externalUrl;
       const linkBase = `${base}${path}`;

@@ -6,6 +6,7 @@
 import { sql } from 'kysely';
 import type { Actor, Deps } from './context.js';
 import { ANONYMOUS } from './context.js';
+import { isoDate } from '../kernel/clock.js';
 import { ForbiddenError, InsufficientScopeError, InvalidTokenError, NotFoundError, UnauthorizedError } from '../kernel/errors.js';
 import { digestToken } from '../kernel/ids.js';
 import { preparedQuery } from '../storage/prepared.js';
@@ -119,6 +120,18 @@ export async function authenticate(deps: Deps, creds: Credentials, options: Auth
   }
   if (creds.sudo !== undefined && creds.sudo !== '' && actor.kind === 'user') actor = await applySudo(deps, actor, creds.sudo);
   return actor;
+}
+
+/**
+ * GitLab's Users::ActivityService, which its API runs after every endpoint that answered
+ * without an error, for the request's user (the one Sudo names, a job's user):
+ * `last_activity_on` becomes today, written at most once a day.
+ */
+export async function recordActivity(deps: Deps, actor: Actor): Promise<void> {
+  if (!actor.user) return;
+  const today = isoDate(deps.clock.now());
+  if (actor.user.last_activity_on === today) return;
+  await deps.db.updateTable('users').set({ last_activity_on: today }).where('id', '=', actor.user.id).execute();
 }
 
 async function applySudo(deps: Deps, actor: Actor, sudo: string): Promise<Actor> {

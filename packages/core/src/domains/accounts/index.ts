@@ -3,7 +3,7 @@ export { tokenRoutes } from './tokens.routes.js';
 export { groupRoutes } from './groups.routes.js';
 export { projectRoutes } from './projects.routes.js';
 export { membersRoutes } from './members.routes.js';
-export { authenticate, checkScopes, type Credentials, type JobTokenResolver } from '../../access/authenticate.js';
+export { authenticate, checkScopes, recordActivity, type Credentials, type JobTokenResolver } from '../../access/authenticate.js';
 export { findGroup, findProject, findUser } from '../../access/lookup.js';
 export { insertTokenWithValue, TOKEN_SCOPES } from './tokens.js';
 export { insertUserWithNamespace } from './user.queries.js';

@@ -28,6 +28,8 @@ export interface CreatePipelineInput {
   variables?: { key: string; value: string; variable_type?: 'env_var' | 'file' }[];
   inputs?: Record<string, unknown>;
   pipelineScheduleId?: number;
+  /** A push's `before` (GitLab's oldrev); the blank sha for other sources and new refs. */
+  beforeSha?: string;
 }
 
 export const CI_CONFIG_PATH = '.gitlab-ci.yml';
@@ -101,7 +103,7 @@ export async function createPipeline(ctx: Ctx, project: ProjectRow, input: Creat
       ref: target.name,
       tag: target.kind === 'tag' ? 1 : 0,
       sha: target.commit.sha,
-      before_sha: BLANK_SHA,
+      before_sha: input.beforeSha ?? BLANK_SHA,
       user_id: user?.id ?? null,
       pipeline_schedule_id: input.pipelineScheduleId ?? null,
       warnings: JSON.stringify(parsed.warnings),

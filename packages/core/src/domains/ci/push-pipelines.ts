@@ -20,7 +20,7 @@ export async function createPushPipeline(ctx: Ctx, project: ProjectRow, pushed: 
   const ref = pushed.kind === 'tag' ? await selectTag(ctx.db, project.id, pushed.name) : await selectBranch(ctx.db, project.id, pushed.name);
   if (!ref || !(await readFileOnRef(ctx.db, ref, CI_CONFIG_PATH))) return;
   try {
-    await createPipeline(ctx, project, { ref: `refs/${pushed.kind === 'tag' ? 'tags' : 'heads'}/${pushed.name}`, source: 'push' });
+    await createPipeline(ctx, project, { ref: `refs/${pushed.kind === 'tag' ? 'tags' : 'heads'}/${pushed.name}`, source: 'push', beforeSha: pushed.before ?? undefined });
   } catch (err) {
     // The push stands whatever the pipeline's fate (GitLab's post-receive runs apart from it).
     if (!(err instanceof DomainError)) throw err;

@@ -1,7 +1,7 @@
 /** Runners in GitLab's JSON shapes (`Entities::Ci::Runner`, `RunnerDetails`, `RunnerRegistrationDetails`). */
 import type { Ctx } from '../../access/context.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
-import { toProjectSimpleEntity, type ProjectSimpleEntity } from '../accounts/index.js';
+import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/index.js';
 import type { CiRunnerManagerRow, CiRunnerRow, RunnerType } from './ci.table.js';
 import { latestRunnerManagers } from './runner-managers.js';
 
@@ -156,10 +156,6 @@ export async function presentRunnerDetails(ctx: Ctx, runner: CiRunnerRow, option
     latestRunnerManagers(ctx.db, [runner.id]),
   ]);
   const latest = managers.get(runner.id);
-  const nsIds = [...new Set(projects.map((p) => p.namespace_id))];
-  const namespaces = new Map(
-    nsIds.length ? (await ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute()).map((n) => [n.id, n]) : [],
-  );
   const details: RunnerDetailsEntity = {
     ...base!,
     tag_list: (JSON.parse(runner.tag_list) as string[]).slice().sort(),
@@ -176,7 +172,8 @@ export async function presentRunnerDetails(ctx: Ctx, runner: CiRunnerRow, option
     groups: groups.map((g) => ({ id: g.id, web_url: ctx.urls.web(`/groups/${g.full_path}`), name: g.name })),
   };
   if (runner.runner_type === 'project_type') {
-    details.projects = projects.map((p) => toProjectSimpleEntity(p, namespaces.get(p.namespace_id)!, ctx.urls));
+    // The projects' own simple entities (their README included), as GET /projects?simple=true shows them.
+    details.projects = await presentSimpleProjects(ctx, projects);
   }
   return details;
 }

@@ -44,6 +44,7 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
   const removeSource = input.should_remove_source_branch === undefined ? mr.should_remove_source_branch : bool(input.should_remove_source_branch);
   const removable = removeSource ? await sourceBranchRemovable(ctx, project, source) : false;
   const now = nowIso(ctx);
+  let before: string | null = null;
   const row = await ctx.db.transaction().execute(async (trx) => {
     const merged = await updateOpenMergeRequestToMerged(trx, mr.id, mr.sha, {
       squash,
@@ -57,6 +58,7 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
     // The branches as of this transaction (a push may have moved them since they were read).
     const from = (await selectBranch(trx, project.id, mr.source_branch)) ?? source;
     const into = (await selectBranch(trx, project.id, mr.target_branch)) ?? target;
+    before = into.commit_sha;
     const outcome = await recordMerge(trx, ctx, project, merged, from, into, {
       squash: squash === 1,
       mergeCommitMessage: input.merge_commit_message,
@@ -68,6 +70,6 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
     return updateMergeRequestById(trx, mr.id, { merge_commit_sha: outcome.mergeCommitSha, squash_commit_sha: outcome.squashCommitSha });
   });
   // The merge is a push to the target branch: its pipeline runs, as on GitLab.
-  await createPushPipeline(ctx, project, { kind: 'branch', name: mr.target_branch, message: input.merge_commit_message });
+  await createPushPipeline(ctx, project, { kind: 'branch', name: mr.target_branch, message: input.merge_commit_message, before });
   return presentMergeRequest(ctx, row, project);
 }

@@ -160,6 +160,6 @@ export async function createCommit(ctx: Ctx, input: CreateCommitInput): Promise<
       force: input.force,
     }),
   );
-  await runRefPushed(ctx, project, { kind: 'branch', name: input.branch, message: input.commit_message });
+  await runRefPushed(ctx, project, { kind: 'branch', name: input.branch, message: input.commit_message, before: done.before });
   return presentCommitDetail(ctx.urls, project, done.commit, { stats: input.stats ? done.stats : undefined });
 }

@@ -138,7 +138,7 @@ export async function writeFile(ctx: Ctx, action: Extract<CommitActionName, 'cre
   if (!(await canOnBranch(ctx, project, input.branch, 'push'))) throw new BadRequestError('You are not allowed to push into this branch', { raw: true });
   const content = 'content' in input ? input : undefined;
   const startBranch = input.start_branch ?? input.branch;
-  await ctx.db.transaction().execute(async (trx) => {
+  const done = await ctx.db.transaction().execute(async (trx) => {
     if (action === 'update' && content?.last_commit_id) {
       const start = await selectBranch(trx, project.id, startBranch);
       const current = start && (await readFileOnRef(trx, start, input.file_path));
@@ -146,7 +146,7 @@ export async function writeFile(ctx: Ctx, action: Extract<CommitActionName, 'cre
         throw new BadRequestError('You are attempting to update a file that has changed since you started editing it.', { raw: true });
       }
     }
-    await recordCommitIn(trx, ctx, project, {
+    return recordCommitIn(trx, ctx, project, {
       branch: input.branch,
       start_branch: startBranch,
       commit_message: input.commit_message,
@@ -161,6 +161,6 @@ export async function writeFile(ctx: Ctx, action: Extract<CommitActionName, 'cre
       ],
     });
   });
-  await runRefPushed(ctx, project, { kind: 'branch', name: input.branch, message: input.commit_message });
+  await runRefPushed(ctx, project, { kind: 'branch', name: input.branch, message: input.commit_message, before: done.before });
   return { file_path: input.file_path, branch: input.branch };
 }

@@ -18,6 +18,8 @@ export interface PushedRef {
   name: string;
   /** The pushed commit's message (or the tag's): `[skip ci]` in it skips the pipeline. */
   message?: string | null;
+  /** The ref's head before the push (GitLab's oldrev, a push pipeline's `before_sha`); none for a new ref. */
+  before?: string | null;
 }
 
 export interface PushHooks {

@@ -43,6 +43,8 @@ export interface RecordedCommit {
   stats: CommitStats;
   branch: RepositoryRefRow;
   branchCreated: boolean;
+  /** The branch's head before this commit (a push's `before`); null when the commit created the branch. */
+  before: string | null;
 }
 
 /** A fresh 40-hex commit id. Forgelet keeps no trees, so ids are random rather than content hashes. */
@@ -182,6 +184,7 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
     fail(`A branch called '${input.branch}' already exists. Switch to that branch in order to make changes`);
   }
   let branchCreated = false;
+  const before = branch?.commit_sha || null;
   let parent: string | null;
   if (!branch) {
     if (!validRefName(input.branch)) fail(`Something went wrong when we tried to create '${input.branch}' for you: Branch name is invalid`);
@@ -236,7 +239,7 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
     if (project.default_branch !== input.branch) await trx.updateTable('projects').set({ default_branch: input.branch }).where('id', '=', project.id).execute();
     await protectDefaultBranch(trx, project.id, input.branch, now);
   }
-  return { commit, stats: applied.stats, branch, branchCreated };
+  return { commit, stats: applied.stats, branch, branchCreated, before };
 }
 
 /** Checks push access, then records the commit in its own transaction. */
