@@ -154,7 +154,7 @@ const EMBEDDED_KEYS = new Set([
 
 /** The entities checked: each GET shape of the main resources. */
 const ENTITIES = [
-  'group', 'project', 'project_list', 'issue', 'issue_list', 'note', 'award_emoji', 'milestone', 'label', 'user', 'member', 'snippet', 'epic',
+  'group', 'project', 'project_list', 'issue', 'issue_list', 'note', 'award_emoji', 'milestone', 'label', 'user', 'member', 'snippet', 'epic', 'epic_issue',
   'iteration', 'merge_request', 'merge_request_list', 'release', 'pipeline', 'pipeline_list', 'job', 'runner', 'environment', 'deployment', 'package',
 ];
 
@@ -240,6 +240,17 @@ for (const dialect of DIALECTS) {
     const get = (path: string, token?: string) => call('GET', path, undefined, token, 200);
     const at = (ms: number) => clock.set(new Date(Date.parse(T0) + ms), true);
     const add = (entity: string, ...values: unknown[]) => (states[entity] ??= []).push(...values);
+    /**
+     * An epic's issue is the issue entity (guarded as `issue`) with the association's fields:
+     * those are compared here, the rest must be what the issue answers.
+     */
+    const epicIssue = (entry: any, issue: any) => {
+      const { epic_issue_id, relative_position, ...rest } = entry;
+      const { subscribed: _subscribed, ...issueFields } = issue;
+      embedded.push(['epic_issue', rest, issueFields]);
+      assert.deepEqual(Object.keys(rest), Object.keys(issueFields), 'the issue entity without subscribed');
+      return { epic_issue_id, relative_position };
+    };
 
     before(async () => {
       clock.set(new Date(T0), true);
@@ -281,6 +292,8 @@ for (const dialect of DIALECTS) {
       add('snippet', await get(`/projects/${project.id}/snippets/${snippet.id}`));
       const epic = await call('POST', `/groups/${group.id}/epics`, { title: 'Plain epic' });
       add('epic', await get(`/groups/${group.id}/epics/${epic.iid}`));
+      await call('POST', `/groups/${group.id}/epics/${epic.iid}/issues/${issue.id}`);
+      add('epic_issue', epicIssue((await get(`/groups/${group.id}/epics/${epic.iid}/issues`))[0], await get(`/projects/${project.id}/issues/${issue.iid}`)));
       const cadence = await call('POST', `/forgelet/groups/${group.id}/iteration_cadences`, { title: 'Plain cadence', automatic: false });
       await call('POST', `/forgelet/groups/${group.id}/iterations`, { cadence_id: cadence.id, start_date: '2024-05-06', due_date: '2024-05-12' });
       add('iteration', (await get(`/groups/${group.id}/iterations`))[0]);
@@ -532,8 +545,17 @@ for (const dialect of DIALECTS) {
         title: 'Rich epic', description: 'Big', labels: 'bug', color: '#FF0000', confidential: true, parent_id: parentEpic.id,
         start_date: '2024-05-01', start_date_is_fixed: true, end_date: '2024-07-01', due_date_is_fixed: true,
       }, dev.token);
+      // Its issues (incidents cannot be): a confidential one; the parent epic holds another.
+      const planned = await call('POST', `${base}/issues`, { title: 'Planned', confidential: true, labels: 'ui', milestone_id: milestone.id }, dev.token);
+      await call('POST', `/groups/${group.id}/epics/${epic.iid}/issues/${planned.id}`, undefined, dev.token);
+      await call('POST', `/groups/${group.id}/epics/${parentEpic.iid}/issues/${done.id}`, undefined, dev.token);
       await call('PUT', `/groups/${group.id}/epics/${epic.iid}`, { state_event: 'close' }, dev.token);
       add('epic', await get(`/groups/${group.id}/epics/${epic.iid}`));
+      add(
+        'epic_issue',
+        epicIssue((await get(`/groups/${group.id}/epics/${epic.iid}/issues`))[0], await get(`${base}/issues/${planned.iid}`)),
+        epicIssue((await get(`/groups/${group.id}/epics/${parentEpic.iid}/issues`))[0], await get(`${base}/issues/${done.iid}`)),
+      );
 
       // An iteration, over by now.
       const cadence = await call('POST', `/forgelet/groups/${group.id}/iteration_cadences`, { title: 'Sprints', automatic: false }, dev.token);
