@@ -96,10 +96,6 @@ const ALLOWED: Record<string, string> = {
   'snippet.imported': 'not computed yet: a direct transfer brings no snippets here (GitLab marks the ones it imports)',
   'snippet.imported_from': 'not computed yet: a direct transfer brings no snippets here',
 
-  'epic.start_date_from_inherited_source': "not computed yet: GitLab inherits the earliest start of the epic's issues' milestones and child epics (Epics::UpdateDatesService)",
-  'epic.start_date_from_milestones': 'not computed yet: deprecated alias of start_date_from_inherited_source',
-  'epic.due_date_from_inherited_source': "not computed yet: GitLab inherits the latest due date of the epic's issues' milestones and child epics",
-  'epic.due_date_from_milestones': 'not computed yet: deprecated alias of due_date_from_inherited_source',
   'epic.upvotes': 'not served: award emoji on epics',
   'epic.downvotes': 'not served: award emoji on epics',
 
