@@ -23,8 +23,8 @@ import {
  * is a reaction or a read that belongs to the lower domain's behaviour but needs the higher
  * one's code; the way out, where there is one, is a hook the higher domain registers at wiring
  * time, as ci's pipeline hooks (domains/ci/pipeline-hooks.ts) do for delivery, flows and merge
- * requests, and the repository's push hooks (domains/repository/push-hooks.ts) for ci and
- * approvals.
+ * requests, the repository's push hooks (domains/repository/push-hooks.ts) for ci and
+ * approvals, and the issues' hooks (domains/issues/issue-hooks.ts) for delivery.
  */
 const BACK_EDGES: Record<string, string> = {
   'accounts > repository': 'creating a project with initialize_with_readme writes its first commit; projects show readme_url',
@@ -41,7 +41,6 @@ const BACK_EDGES: Record<string, string> = {
   'issues > state-events': 'closing and reopening an issue records a resource state event',
   'merge-requests > state-events': 'closing, reopening and merging a merge request records a resource state event',
   'epics > state-events': 'closing and reopening an epic records a resource state event',
-  'issues > delivery': "creating, closing or deleting an incident refreshes the project's DORA incident metrics",
 };
 
 const edges = importEdges();

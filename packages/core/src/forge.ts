@@ -29,7 +29,7 @@ import {
 } from './domains/accounts/index.js';
 import { systemRoutes } from './domains/system/system.routes.js';
 import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
-import { issuesRoutes } from './domains/issues/index.js';
+import { issuesRoutes, registerIssueHooks } from './domains/issues/index.js';
 import { mergeRequestPipelineHooks, mergeRequestsRoutes } from './domains/merge-requests/index.js';
 import { notesRoutes } from './domains/notes/index.js';
 import { snippetsRoutes } from './domains/snippets/index.js';
@@ -51,7 +51,7 @@ import { jobTokenScopeRoutes } from './domains/job-token-scope/index.js';
 import { applicationSettingsRoutes } from './domains/application-settings/index.js';
 import { closeIngestBuffer, errorTrackingRoutes, registerErrorTrackingJobs } from './domains/error-tracking/index.js';
 import { packagesRoutes } from './domains/packages/index.js';
-import { deliveryPipelineHooks, deliveryRoutes, registerDelivery } from './domains/delivery/index.js';
+import { deliveryIssueHooks, deliveryPipelineHooks, deliveryRoutes, registerDelivery } from './domains/delivery/index.js';
 import { memberRolesRoutes } from './domains/member-roles/index.js';
 import { bulkImportsRoutes, registerBulkImportJobs } from './domains/bulk-imports/index.js';
 import { flowsPipelineHooks, flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
@@ -170,6 +170,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   // A push resets approvals (in the commit's transaction), then runs its pipeline (after it).
   registerPushHooks(approvalsPushHooks);
   registerPushHooks(ciPushHooks);
+  // An incident changing refreshes the DORA incident metrics, in the issue's transaction.
+  registerIssueHooks(deliveryIssueHooks);
   registerDelivery(deps);
   registerArtifactJobs(deps);
   registerBulkImportJobs(deps);

@@ -24,7 +24,7 @@ import { can } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
 import { findGroup, findProject } from '../../access/lookup.js';
-import type { IssueRow } from '../issues/index.js';
+import type { IssueHooks, IssueRow } from '../issues/index.js';
 import type { DoraMetricsInput } from './delivery.schema.js';
 import { ENVIRONMENT_TIERS } from './delivery.table.js';
 
@@ -236,3 +236,10 @@ export async function doraMetrics(ctx: Ctx, kind: 'projects' | 'groups', input: 
   // Monthly: the month's rows (daily medians per project and tier) aggregated as one set.
   return [...buckets.entries()].map(([date, list]) => ({ date, value: aggregate(metric, list) }));
 }
+
+/** Delivery's reaction to issues, registered by the wiring (the issues domain's hooks). */
+export const deliveryIssueHooks: IssueHooks = {
+  issueChanged: async (trx, before, after) => {
+    await refreshIncidentMetrics(trx, before, after);
+  },
+};

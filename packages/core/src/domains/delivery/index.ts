@@ -2,7 +2,7 @@
 export { deliveryRoutes } from './delivery.routes.js';
 export { registerDelivery, protectionsFor, protectedFrom, needsApproval, pendingApprovalCount, type Protection } from './protection.js';
 export { syncJobDeployments, deliveryPipelineHooks } from './ci-hook.js';
-export { refreshDoraDay, refreshIncidentMetrics, doraMetrics, median, monthsBefore, DORA_METRICS, DORA_INTERVALS, type DoraPoint, type DoraMetric } from './dora.js';
+export { refreshDoraDay, refreshIncidentMetrics, deliveryIssueHooks, doraMetrics, median, monthsBefore, DORA_METRICS, DORA_INTERVALS, type DoraPoint, type DoraMetric } from './dora.js';
 export { listEnvironments, getEnvironment, createEnvironment, updateEnvironment, deleteEnvironment, stopEnvironment } from './environments.js';
 export { guessTier, environmentSlug } from './environment-model.js';
 export {

@@ -14,7 +14,7 @@ import { assignableUserIds, checkIssueText, requestedAssignees } from './issue-f
 import { countOpenIssueChange, insertIssue, replaceAssignees } from './issue.queries.js';
 import type { CreateIssueInput } from './issue.schema.js';
 import { presentIssues } from './present-issues.js';
-import { refreshIncidentMetrics } from '../delivery/index.js';
+import { issueChanged } from './issue-hooks.js';
 
 /**
  * POST /projects/:id/issues. Needs create_issue (Guest); a new issue's author may set its
@@ -60,7 +60,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
     await replaceAssignees(trx, issue.id, assignees);
     await countOpenIssueChange(trx, null, issue);
     await recordProjectActivity(trx, project.id, now);
-    return refreshIncidentMetrics(trx, null, issue); // DORA: an incident counts on the day it opens
+    return issueChanged(trx, null, issue); // other domains follow (DORA: an incident counts on the day it opens)
   });
   const [entity] = await presentIssues(ctx, [row], [project]);
   return entity!;

@@ -5,7 +5,7 @@ import { deleteTargetLabelLinks } from '../labels/index.js';
 import { deleteNoteableNotes } from '../notes/index.js';
 import { findIssue } from './find-issue.js';
 import { countOpenIssueChange, deleteIssueById, lockIssueById } from './issue.queries.js';
-import { refreshIncidentMetrics } from '../delivery/index.js';
+import { issueChanged } from './issue-hooks.js';
 
 /** DELETE /projects/:id/issues/:issue_iid: Owners and admins (destroy_issue), with the issue's notes, reactions and label links. */
 export async function deleteIssue(ctx: Ctx, projectRef: string, iid: number): Promise<void> {
@@ -19,6 +19,6 @@ export async function deleteIssue(ctx: Ctx, projectRef: string, iid: number): Pr
     await deleteTargetLabelLinks(trx, 'Issue', issue.id);
     await deleteIssueById(trx, issue.id);
     await countOpenIssueChange(trx, before, null);
-    await refreshIncidentMetrics(trx, before, null); // DORA: a deleted incident no longer counts
+    await issueChanged(trx, before, null); // other domains follow (DORA: a deleted incident no longer counts)
   });
 }

@@ -17,7 +17,7 @@ import {
 import type { UpdateIssueInput } from './issue.schema.js';
 import type { IssueUpdate } from './issue.table.js';
 import { presentIssues } from './present-issues.js';
-import { refreshIncidentMetrics } from '../delivery/index.js';
+import { issueChanged } from './issue-hooks.js';
 
 /**
  * PUT /projects/:id/issues/:issue_iid. Reporters (admin_issue) change anything; the author
@@ -75,7 +75,7 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
     if (touched) await updateIssueById(trx, issue.id, { ...set, updated_at: now });
     const after = await selectIssueById(trx, issue.id);
     await countOpenIssueChange(trx, before, after); // closed, reopened, made confidential or public
-    return refreshIncidentMetrics(trx, before, after); // DORA: incident closed, reopened or retyped
+    return issueChanged(trx, before, after); // other domains follow (DORA: incident closed, reopened or retyped)
   });
   const [entity] = await presentIssues(ctx, [row], [project]);
   return entity!;
