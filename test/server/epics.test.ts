@@ -36,7 +36,6 @@ for (const dialect of DIALECTS) {
     let guest: User;
     let outsider: User;
     let group: any; // private "pl"
-    let sub: any; // private "pl/sub"
     let open: any; // public "openpl"
     const basic = (u: User) => ({ id: u.id, username: u.username, name: u.username, state: 'active', locked: false, avatar_url: null, web_url: `${f.url}/${u.username}` });
     const ids = async (path: string, token = owner.token) => {
@@ -49,7 +48,7 @@ for (const dialect of DIALECTS) {
       f = await startTestServer(dialect);
       [owner, reporter, guest, outsider] = await createUsers(f, ['eowner', 'ereporter', 'eguest', 'eoutsider']);
       group = await createGroup(f, owner.token, { name: 'Planning', path: 'pl' });
-      sub = await createGroup(f, owner.token, { name: 'Sub', path: 'sub', parent_id: group.id });
+      await createGroup(f, owner.token, { name: 'Sub', path: 'sub', parent_id: group.id }); // private "pl/sub"
       open = await createGroup(f, owner.token, { name: 'Open', path: 'openpl', visibility: 'public' });
       for (const g of [group, open]) {
         await addMember(f, 'groups', g.id, reporter.id, 20);

@@ -10,7 +10,7 @@ import { backfillCountersAndMetrics } from '../../packages/core/src/storage/migr
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
-import { commitCi, createRunner, finishJob, requestJob } from './ci-support.js';
+import { createRunner, finishJob, requestJob } from './ci-support.js';
 import { addMember, allowDevelopersToMerge, createGroup, createProject, expectStatus } from './http.js';
 
 const T0 = '2026-03-02T09:00:00.000Z';

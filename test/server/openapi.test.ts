@@ -9,7 +9,7 @@ import { FORGELET_VERSION, buildOpenApi, type Route } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
 import { startTestServer, type ApiResponse, type TestForgelet } from '../support/server.js';
-import { createGroup, createProject, createUsers, expectStatus } from './http.js';
+import { createUsers, expectStatus } from './http.js';
 import { enableTracking, exceptionEvent, store } from './error-tracking.helpers.js';
 import { commitCi, createRunner, multipart, zipOf } from './ci-support.js';
 

@@ -13,7 +13,6 @@ import { addMember, createGroup, createProject, createUsers, expectStatus } from
 import { basic, getRaw, nupkg, putPackage } from './packages-fixtures.js';
 
 type User = { id: number; username: string; token: string };
-const NOW = '2024-06-15T12:00:00.000Z';
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: group feed, job tokens, package API, package settings`, () => {

@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { ApiError, Forgelet, type JobPayload, type UpdateJobParams } from '@forgelet/client';
+import { ApiError, type JobPayload, type UpdateJobParams } from '@forgelet/client';
 import type { Command } from 'commander';
 import pkg from '../../package.json' with { type: 'json' };
 import { CliError, UsageError } from '../errors.js';

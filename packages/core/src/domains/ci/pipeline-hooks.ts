@@ -4,11 +4,9 @@
  * merge requests record their head pipeline's progress (merge-requests). Each domain hands its
  * reaction to the wiring (forge.ts), which registers it here; processPipeline runs the hooks
  * inside the transaction of the change it processes, in registration order.
- *
- * The registry is per process, not per forge: every forge wires the same reactions, and
- * registering one again is a no-op.
  */
 import type { Kysely } from 'kysely';
+import { HookList } from '../../kernel/hooks.js';
 import type { Database } from '../../storage/database.js';
 import type { CiPipelineRow } from './ci.table.js';
 
@@ -30,17 +28,17 @@ export interface PipelineHooks {
   statusChanged?: (trx: Kysely<Database>, from: string, pipeline: CiPipelineRow) => Promise<void>;
 }
 
-const registered: PipelineHooks[] = [];
+const registered = new HookList<PipelineHooks>();
 
-/** Adds a domain's reactions (once per `hooks` object). */
+/** Adds a domain's reactions (once per `hooks` object; see kernel/hooks.ts). */
 export function registerPipelineHooks(hooks: PipelineHooks): void {
-  if (!registered.includes(hooks)) registered.push(hooks);
+  registered.register(hooks);
 }
 
 export async function runJobsAdvanced(trx: Kysely<Database>, pipelineId: number, jobs: ProcessedJob[], now: string): Promise<void> {
-  for (const h of registered) if (h.jobsAdvanced) await h.jobsAdvanced(trx, pipelineId, jobs, now);
+  for (const h of registered.all()) if (h.jobsAdvanced) await h.jobsAdvanced(trx, pipelineId, jobs, now);
 }
 
 export async function runStatusChanged(trx: Kysely<Database>, from: string, pipeline: CiPipelineRow): Promise<void> {
-  for (const h of registered) if (h.statusChanged) await h.statusChanged(trx, from, pipeline);
+  for (const h of registered.all()) if (h.statusChanged) await h.statusChanged(trx, from, pipeline);
 }

@@ -25,7 +25,6 @@ import {
 } from './settings.js';
 
 const tag = 'error_tracking';
-const errors = '/forgelet/projects/:id/error_tracking/errors';
 
 /** gitbeaker's ErrorTrackingClientKeys.remove sends the key id in the body of `DELETE …/client_keys`. */
 const DeleteKeyByBodyInput = params({ id: p.string(), key_id: p.integer() });

@@ -3,11 +3,9 @@
  * incident opened, closed, reopened, retyped or deleted refreshes the project's DORA incident
  * metrics (delivery). Each domain hands its reaction to the wiring (forge.ts), which registers
  * it here; the hooks run inside the transaction of the change, in registration order.
- *
- * The registry is per process, not per forge: every forge wires the same reactions, and
- * registering one again is a no-op.
  */
 import type { Kysely } from 'kysely';
+import { HookList } from '../../kernel/hooks.js';
 import type { Database } from '../../storage/database.js';
 import type { IssueRow } from './issue.table.js';
 
@@ -16,15 +14,15 @@ export interface IssueHooks {
   issueChanged?: (trx: Kysely<Database>, before: IssueRow | null, after: IssueRow | null) => Promise<void>;
 }
 
-const registered: IssueHooks[] = [];
+const registered = new HookList<IssueHooks>();
 
-/** Adds a domain's reactions (once per `hooks` object). */
+/** Adds a domain's reactions (once per `hooks` object; see kernel/hooks.ts). */
 export function registerIssueHooks(hooks: IssueHooks): void {
-  if (!registered.includes(hooks)) registered.push(hooks);
+  registered.register(hooks);
 }
 
 /** Runs the reactions to a change and answers `after`, so a call can close a transaction. */
 export async function issueChanged<T extends IssueRow | null>(trx: Kysely<Database>, before: IssueRow | null, after: T): Promise<T> {
-  for (const h of registered) if (h.issueChanged) await h.issueChanged(trx, before, after);
+  for (const h of registered.all()) if (h.issueChanged) await h.issueChanged(trx, before, after);
   return after;
 }

@@ -1,15 +1,14 @@
 /**
  * CI job token scope: which projects' job tokens may act on a project (its inbound allowlist
- * of projects and groups), and the check every job-token request goes through.
+ * of projects and groups), managed here; the check every job-token request goes through is
+ * access/job-token-scope.ts.
  */
-import type { Kysely } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
+import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { authorize, canRead, traversalIds } from '../../access/policy.js';
-import type { Database } from '../../storage/database.js';
+import { authorize, canRead } from '../../access/policy.js';
 import { findProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/index.js';

@@ -3,11 +3,9 @@
  * written through the API runs its push pipeline (ci), and a merge request's source branch
  * getting a new head resets or keeps its approvals (approvals). Each domain hands its reaction
  * to the wiring (forge.ts), which registers it here, as ci's pipeline hooks do.
- *
- * The registry is per process, not per forge: every forge wires the same reactions, and
- * registering one again is a no-op.
  */
 import type { Kysely } from 'kysely';
+import { HookList } from '../../kernel/hooks.js';
 import type { Ctx } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { Database } from '../../storage/database.js';
@@ -29,17 +27,17 @@ export interface PushHooks {
   mergeRequestHeadsMoved?: (trx: Kysely<Database>, projectId: number, branch: string, sha: string, now: string) => Promise<void>;
 }
 
-const registered: PushHooks[] = [];
+const registered = new HookList<PushHooks>();
 
-/** Adds a domain's reactions (once per `hooks` object). */
+/** Adds a domain's reactions (once per `hooks` object; see kernel/hooks.ts). */
 export function registerPushHooks(hooks: PushHooks): void {
-  if (!registered.includes(hooks)) registered.push(hooks);
+  registered.register(hooks);
 }
 
 export async function runRefPushed(ctx: Ctx, project: ProjectRow, pushed: PushedRef): Promise<void> {
-  for (const h of registered) if (h.refPushed) await h.refPushed(ctx, project, pushed);
+  for (const h of registered.all()) if (h.refPushed) await h.refPushed(ctx, project, pushed);
 }
 
 export async function runMergeRequestHeadsMoved(trx: Kysely<Database>, projectId: number, branch: string, sha: string, now: string): Promise<void> {
-  for (const h of registered) if (h.mergeRequestHeadsMoved) await h.mergeRequestHeadsMoved(trx, projectId, branch, sha, now);
+  for (const h of registered.all()) if (h.mergeRequestHeadsMoved) await h.mergeRequestHeadsMoved(trx, projectId, branch, sha, now);
 }
