@@ -1,17 +1,20 @@
 /**
- * Generates packages/core/src/generated/openapi-responses.ts: the RESPONSES of every route,
- * read from the route declarations with the TypeScript compiler API.
+ * Generates packages/core/src/generated/openapi-responses.ts: the answers of every route, from
+ * the reply types the routes declare and the runtime route table.
  *
- * For each `route(method, path, options, handler)` call in packages/core/src/domains/** and
- * packages/core/src/test-harness:
- *  - the path is evaluated statically (string constants, template literals, `for … of` over
- *    literal arrays, `.map` over literal arrays, parameters of local helpers from their call
- *    sites, literal-union types), giving the exact `METHOD path` keys the route table holds;
- *  - the handler's replies are traced through its return statements (and the local helpers it
- *    returns from): `ok`/`created`/`accepted`/`noContent`/`paged`/`text` and `{ kind: … }`
- *    literals give the status, the content type and, for JSON, the TypeScript type of the body;
- *  - body types become JSON Schema 2020-12; named types (interfaces, aliases) go to
- *    `components.schemas` and are referenced.
+ * Each route's type is `Route<S, R>` (kernel/route.ts), where `R` is the union of its replies:
+ * `ok<T>` → `JsonReply<200, T>`, `created<T>` → `JsonReply<201, T>`, `paged<T>` → `PageReply<T>`,
+ * `text(body, 'application/xml')` → `TextReply<200, 'application/xml'>`, and so on. This script
+ *  - takes the routes from the runtime table (createForge in test mode, as docs/routes.md), so
+ *    every `METHOD path` key is the one the server serves;
+ *  - finds each route's `route()` call at the file and line the route recorded when declared
+ *    (kernel/route.ts `routeDeclaration`), and asks the TypeScript checker for the type of that
+ *    call: the `R` of its `Route<S, R>`;
+ *  - turns every member of `R` into an answer: its literal status, its kind, the content types
+ *    of text and stream replies, and the JSON Schema 2020-12 of a JSON body or page item (named
+ *    types, interfaces and aliases, go to `components.schemas` and are referenced).
+ * A reply whose status is not a literal, or whose JSON body is untyped, is a problem: the
+ * route must declare what it answers.
  *
  * Run: `npm run generate:openapi` (a test fails when the committed file is stale).
  * `--check` exits 1 when the file is stale: at once when a hash of the inputs (core's sources,
@@ -23,6 +26,8 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { routeDeclaration } from '../packages/core/src/kernel/route.js';
+import { forgeRoutes } from './routes-doc.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CORE = path.join(ROOT, 'packages/core/src');
@@ -35,35 +40,24 @@ type Schema = Record<string, unknown>;
 export interface ResponseDecl {
   status: number;
   kind: 'json' | 'page' | 'empty' | 'text' | 'stream' | 'redirect';
-  /** Content types (text/stream); absent for json/page/empty/redirect. `*\/*` when computed at run time. */
+  /** Content types (text/stream); absent for json/page/empty/redirect. `*\/*` when chosen at run time. */
   contentTypes?: string[];
   /** JSON Schema of the body (json/page: the item), absent when none. */
   schema?: Schema;
 }
 
-interface Found {
-  keys: string[];
-  file: string;
-  line: number;
-  responses: ResponseDecl[];
-  problems: string[];
-}
-
-const WILD = '\u0000';
-/** Parameters of the helper being traced → the arguments of the call that led there. */
-const bindings = new Map<ts.Node, ts.Expression>();
-
 export interface GenerateResult {
   text: string;
-  routes: Found[];
+  /** How many routes the runtime table holds. */
+  routes: number;
   problems: string[];
 }
 
 const HASH_LINE = /^\/\/ inputs: ([0-9a-f]+)\n/m;
 
-/** sha256 of everything the output depends on: core's sources (not the generated file), this script, TypeScript's version. */
+/** sha256 of everything the output depends on: core's sources (not the generated file), this script and the route-table loader, TypeScript's version. */
 export function inputsHash(): string {
-  const hash = createHash('sha256').update(ts.version).update(readFileSync(fileURLToPath(import.meta.url)));
+  const hash = createHash('sha256').update(ts.version).update(readFileSync(fileURLToPath(import.meta.url))).update(readFileSync(path.join(ROOT, 'scripts/routes-doc.ts')));
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
       const p = path.join(dir, e.name);
@@ -76,60 +70,73 @@ export function inputsHash(): string {
   return hash.digest('hex');
 }
 
-export function generate(): GenerateResult {
-  // Every domain file that declares routes (most are *.routes.ts; a few use cases keep theirs beside them).
-  const domains = path.join(CORE, 'domains');
-  const dirs = [...readdirSync(domains).map((d) => path.join(domains, d)), path.join(CORE, 'test-harness')];
-  const files: string[] = [];
-  for (const dir of dirs) {
-    for (const f of readdirSync(dir)) {
-      const file = path.join(dir, f);
-      if (f.endsWith('.ts') && /\broute\(/.test(readFileSync(file, 'utf8'))) files.push(file);
-    }
-  }
-  files.sort();
+/** A route to document: its `METHOD path` and the file (absolute) and line of its `route()` call. */
+export interface RouteSite {
+  name: string;
+  file: string;
+  line: number;
+}
+
+/** The declared answers of the routes at `sites`, the named schemas they reference, and the problems met. */
+export function answersOf(sites: readonly RouteSite[]): { table: Record<string, ResponseDecl[]>; schemas: Record<string, Schema>; problems: string[] } {
+  const problems: string[] = [];
+  const files = [...new Set(sites.map((s) => s.file))].sort();
   const config = ts.readConfigFile(path.join(ROOT, 'tsconfig.json'), ts.sys.readFile);
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, ROOT);
   const program = ts.createProgram(files, { ...parsed.options, noEmit: true });
   const checker = program.getTypeChecker();
   const schemas = new SchemaBuilder(checker);
-  const found: Found[] = [];
 
+  // Every route() call of those files by `file:line` of its callee.
+  const calls = new Map<string, ts.CallExpression[]>();
   for (const file of files) {
-    const sf = program.getSourceFile(file)!;
+    const sf = program.getSourceFile(file);
+    if (!sf) {
+      problems.push(`${file}: not found`);
+      continue;
+    }
     const visit = (node: ts.Node) => {
-      if (ts.isCallExpression(node) && isKernel(checker, node.expression, 'route') && node.arguments.length === 4) {
-        found.push(analyzeRoute(checker, schemas, sf, node));
+      if (ts.isCallExpression(node) && isRouteFunction(checker, node.expression)) {
+        const line = sf.getLineAndCharacterOfPosition(node.expression.getStart()).line + 1;
+        const key = `${file}:${line}`;
+        calls.set(key, [...(calls.get(key) ?? []), node]);
       }
       ts.forEachChild(node, visit);
     };
     visit(sf);
   }
 
-  const problems: string[] = [];
   const table: Record<string, ResponseDecl[]> = {};
-  const owner = new Map<string, string>();
-  for (const r of found) {
-    const where = `${path.relative(ROOT, r.file)}:${r.line}`;
-    for (const p of r.problems) problems.push(`${where}: ${p}`);
-    if (!r.responses.length) continue;
-    for (const key of r.keys) {
-      if (key.includes(WILD)) {
-        problems.push(`${where}: path not resolved statically (${key.replace(WILD, '…')})`);
-        continue;
-      }
-      const text = JSON.stringify(r.responses);
-      if (table[key] && JSON.stringify(table[key]) !== text) problems.push(`${where}: ${key} also declared at ${owner.get(key)} with other responses`);
-      if (!table[key]) {
-        table[key] = r.responses;
-        owner.set(key, where);
-      }
+  const answers = new Map<ts.CallExpression, ResponseDecl[]>();
+  for (const site of sites) {
+    const where = `${path.relative(ROOT, site.file)}:${site.line}`;
+    const found = calls.get(`${site.file}:${site.line}`) ?? [];
+    if (found.length !== 1) {
+      problems.push(`${site.name}: ${found.length ? 'several route() calls' : 'no route() call'} at ${where}`);
+      continue;
     }
+    const call = found[0]!;
+    if (!answers.has(call)) answers.set(call, declaredReplies(checker, schemas, call, (p) => problems.push(`${site.name} (${where}): ${p}`)));
+    const responses = answers.get(call)!;
+    if (responses.length) table[site.name] = responses;
   }
+  return { table, schemas: schemas.components(), problems };
+}
+
+export async function generate(): Promise<GenerateResult> {
+  const { routes } = await forgeRoutes();
+  const problems: string[] = [];
+  const sites: RouteSite[] = [];
+  for (const r of routes) {
+    const at = routeDeclaration(r);
+    if (at) sites.push({ name: `${r.method} ${r.path}`, file: path.join(CORE, at.file), line: at.line });
+    else problems.push(`${r.method} ${r.path}: no declaration site (core must run from its TypeScript sources)`);
+  }
+  const { table, schemas: components, problems: found } = answersOf(sites);
+  problems.push(...found);
   const sortedTable = Object.fromEntries(Object.keys(table).sort().map((k) => [k, table[k]]));
-  const components = schemas.components();
   const text = [
-    '// GENERATED by scripts/openapi-responses.ts from the route handlers and the entity types: do not edit.',
+    '// GENERATED by scripts/openapi-responses.ts from the routes\' declared reply types: do not edit.',
     '// Regenerate with `npm run generate:openapi` (test/server/openapi.test.ts fails when this file is stale).',
     `// inputs: ${inputsHash()}`,
     '/* eslint-disable */',
@@ -142,7 +149,7 @@ export function generate(): GenerateResult {
     '/** JSON Schemas (2020-12) of the named response types, for `components.schemas`. */',
     `const RESPONSE_SCHEMAS_JSON = \`${templateText(JSON.stringify(components, null, 1))}\`;`,
     '',
-    '/** `METHOD path` → the answers its handler gives (success and redirect statuses). */',
+    '/** `METHOD path` → the answers its route declares (success and redirect statuses). */',
     `const ROUTE_RESPONSES_JSON = \`${templateText(JSON.stringify(sortedTable, null, 1))}\`;`,
     '',
     'let parsed: { schemas: Record<string, Record<string, unknown>>; routes: Record<string, ResponseDecl[]> } | null = null;',
@@ -153,7 +160,7 @@ export function generate(): GenerateResult {
     '}',
     '',
   ].join('\n');
-  return { text, routes: found, problems };
+  return { text, routes: routes.length, problems };
 }
 
 /** `text` as the body of a template literal whose value is `text` again. */
@@ -161,304 +168,77 @@ function templateText(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${');
 }
 
-function declOf(checker: ts.TypeChecker, expr: ts.Expression): ts.Declaration | undefined {
-  let sym = ts.isShorthandPropertyAssignment(expr.parent) && expr.parent.name === expr ? checker.getShorthandAssignmentValueSymbol(expr.parent) : checker.getSymbolAtLocation(expr);
+/** Whether `expr` names kernel/route.ts's `route`. */
+function isRouteFunction(checker: ts.TypeChecker, expr: ts.Expression): boolean {
+  let sym = checker.getSymbolAtLocation(expr);
   if (sym && sym.flags & ts.SymbolFlags.Alias) sym = checker.getAliasedSymbol(sym);
-  return sym?.declarations?.[0];
+  const decl = sym?.declarations?.[0];
+  return Boolean(decl && ts.isFunctionDeclaration(decl) && decl.name?.text === 'route' && path.resolve(decl.getSourceFile().fileName) === ROUTE_MODULE);
 }
 
-function isKernel(checker: ts.TypeChecker, expr: ts.Expression, name?: string): boolean {
-  const decl = declOf(checker, expr);
-  if (!decl || path.resolve(decl.getSourceFile().fileName) !== ROUTE_MODULE) return false;
-  return name === undefined || (ts.isVariableDeclaration(decl) || ts.isFunctionDeclaration(decl) ? decl.name?.getText() === name : false);
-}
+// ---------------------------------------------------------------- declared replies
 
-function unwrap(e: ts.Expression): ts.Expression {
-  for (;;) {
-    if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e) || ts.isAwaitExpression(e)) e = e.expression;
-    else if (ts.isTypeAssertionExpression(e)) e = e.expression;
-    else return e;
-  }
-}
-
-// ---------------------------------------------------------------- paths
-
-function evalStrings(checker: ts.TypeChecker, expr: ts.Expression, depth = 0): string[] {
-  if (depth > 12) return [WILD];
-  const e = unwrap(expr);
-  if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e)) return [e.text];
-  if (ts.isTemplateExpression(e)) {
-    let acc = [e.head.text];
-    for (const span of e.templateSpans) {
-      const vals = evalStrings(checker, span.expression, depth + 1);
-      acc = acc.flatMap((a) => vals.map((v) => a + v + span.literal.text));
-    }
-    return acc;
-  }
-  if (ts.isBinaryExpression(e) && e.operatorToken.kind === ts.SyntaxKind.PlusToken) {
-    const l = evalStrings(checker, e.left, depth + 1);
-    const r = evalStrings(checker, e.right, depth + 1);
-    return l.flatMap((a) => r.map((b) => a + b));
-  }
-  if (ts.isConditionalExpression(e)) return [...evalStrings(checker, e.whenTrue, depth + 1), ...evalStrings(checker, e.whenFalse, depth + 1)];
-  if (ts.isIdentifier(e) || ts.isPropertyAccessExpression(e)) {
-    const decl = declOf(checker, e);
-    if (decl && ts.isVariableDeclaration(decl)) {
-      // `for (const x of ['a', 'b'])`
-      const list = decl.parent?.parent;
-      if (list && ts.isForOfStatement(list) && ts.isVariableDeclarationList(decl.parent) && decl.parent.declarations[0] === decl) {
-        const items = arrayItems(checker, list.expression, depth);
-        if (items) return items;
-      } else if (decl.initializer && decl.parent.flags & ts.NodeFlags.Const) {
-        return evalStrings(checker, decl.initializer, depth + 1);
-      }
-    }
-    if (decl && ts.isParameter(decl)) {
-      const bound = bindings.get(decl);
-      if (bound) return evalStrings(checker, bound, depth + 1);
-      const fromCalls = parameterValues(checker, decl, depth);
-      if (fromCalls) return fromCalls;
-    }
-    if (decl && ts.isPropertyAssignment(decl)) return evalStrings(checker, decl.initializer, depth + 1);
-  }
-  return fromType(checker.getTypeAtLocation(e));
-}
-
-function fromType(t: ts.Type): string[] {
-  const parts = t.isUnion() ? t.types : [t];
-  if (parts.every((p) => p.isStringLiteral())) return parts.map((p) => (p as ts.StringLiteralType).value);
-  return [WILD];
-}
-
-function arrayItems(checker: ts.TypeChecker, expr: ts.Expression, depth: number): string[] | undefined {
-  let e = unwrap(expr);
-  if (ts.isIdentifier(e) || ts.isPropertyAccessExpression(e)) {
-    const decl = declOf(checker, e);
-    if (decl && ts.isVariableDeclaration(decl) && decl.initializer) e = unwrap(decl.initializer);
-  }
-  if (ts.isArrayLiteralExpression(e)) return e.elements.flatMap((el) => evalStrings(checker, el, depth + 1));
-  const t = checker.getTypeAtLocation(e);
-  const idx = checker.getIndexTypeOfType(t, ts.IndexKind.Number);
-  if (idx) {
-    const v = fromType(idx);
-    if (!v.includes(WILD)) return v;
-  }
-  return undefined;
-}
-
-/** A parameter's values: from `.map` over a literal array, or from every call of its (local) function. */
-function parameterValues(checker: ts.TypeChecker, param: ts.ParameterDeclaration, depth: number): string[] | undefined {
-  const fn = param.parent;
-  const index = fn.parameters.indexOf(param);
-  // `[...].map((x) => route(...))`
-  if (ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) {
-    const call = fn.parent;
-    if (ts.isCallExpression(call) && ts.isPropertyAccessExpression(call.expression) && ['map', 'flatMap', 'forEach'].includes(call.expression.name.text) && index === 0) {
-      return arrayItems(checker, call.expression.expression, depth);
-    }
-  }
-  let nameNode: ts.Node | undefined;
-  if (ts.isFunctionDeclaration(fn)) nameNode = fn.name;
-  else if ((ts.isArrowFunction(fn) || ts.isFunctionExpression(fn)) && ts.isVariableDeclaration(fn.parent)) nameNode = fn.parent.name;
-  if (!nameNode) return undefined;
-  const target = checker.getSymbolAtLocation(nameNode);
-  if (!target) return undefined;
-  const values: string[] = [];
-  let calls = 0;
-  const visit = (node: ts.Node) => {
-    if (ts.isCallExpression(node) && checker.getSymbolAtLocation(node.expression) === target) {
-      calls++;
-      const arg = node.arguments[index];
-      values.push(...(arg ? evalStrings(checker, arg, depth + 1) : [WILD]));
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(fn.getSourceFile());
-  return calls ? [...new Set(values)] : undefined;
-}
-
-// ---------------------------------------------------------------- replies
-
-interface Trace {
-  checker: ts.TypeChecker;
-  schemas: SchemaBuilder;
-  problems: string[];
-  seen: Set<ts.Node>;
-}
-
-function analyzeRoute(checker: ts.TypeChecker, schemas: SchemaBuilder, sf: ts.SourceFile, call: ts.CallExpression): Found {
-  const [methodArg, pathArg, options, handler] = call.arguments;
-  const methods = evalStrings(checker, methodArg!);
-  const paths = evalStrings(checker, pathArg!);
-  const keys = methods.flatMap((m) => paths.map((p) => `${m} ${p}`));
-  const t: Trace = { checker, schemas, problems: [], seen: new Set() };
-  // A route that declares its `response` is documented from the declaration.
-  const declared = ts.isObjectLiteralExpression(options!) && Boolean(prop(options, 'response'));
-  const raw = declared ? [] : replyOfFunctionValue(t, handler!);
-  const responses = merge(raw);
-  const line = sf.getLineAndCharacterOfPosition(call.getStart()).line + 1;
-  return { keys, file: sf.fileName, line, responses, problems: t.problems };
-}
-
-/** The replies of a function-valued expression (the handler). */
-function replyOfFunctionValue(t: Trace, expr: ts.Expression): ResponseDecl[] {
-  const e = unwrap(expr);
-  if (ts.isArrowFunction(e) || ts.isFunctionExpression(e) || ts.isFunctionDeclaration(e)) return repliesOfBody(t, e);
-  if (ts.isIdentifier(e) || ts.isPropertyAccessExpression(e)) {
-    const decl = declOf(t.checker, e);
-    if (decl && ts.isFunctionDeclaration(decl)) return repliesOfBody(t, decl);
-    if (decl && ts.isVariableDeclaration(decl) && decl.initializer) return replyOfFunctionValue(t, decl.initializer);
-  }
-  if (ts.isCallExpression(e)) {
-    // A handler factory: the functions it returns.
-    const decl = declOf(t.checker, e.expression);
-    const fn = decl && functionOf(decl);
-    if (fn) return returnedExpressions(fn).flatMap((r) => replyOfFunctionValue(t, r));
-  }
-  t.problems.push(`handler not traced: ${e.getText().slice(0, 80)}`);
-  return [];
-}
-
-function functionOf(decl: ts.Declaration): ts.SignatureDeclaration | undefined {
-  if (ts.isFunctionDeclaration(decl) || ts.isMethodDeclaration(decl)) return decl.body ? decl : undefined;
-  if (ts.isVariableDeclaration(decl) && decl.initializer) {
-    const init = unwrap(decl.initializer);
-    if (ts.isArrowFunction(init) || ts.isFunctionExpression(init)) return init;
-  }
-  return undefined;
-}
-
-function returnedExpressions(fn: ts.SignatureDeclaration): ts.Expression[] {
-  const body = (fn as ts.FunctionLikeDeclaration).body;
-  if (!body) return [];
-  if (!ts.isBlock(body)) return [body];
-  const out: ts.Expression[] = [];
-  const visit = (node: ts.Node) => {
-    if (ts.isFunctionLike(node)) return;
-    if (ts.isReturnStatement(node) && node.expression) out.push(node.expression);
-    ts.forEachChild(node, visit);
-  };
-  ts.forEachChild(body, visit);
-  return out;
-}
-
-function repliesOfBody(t: Trace, fn: ts.SignatureDeclaration, args: readonly ts.Expression[] = []): ResponseDecl[] {
-  if (t.seen.has(fn)) return [];
-  t.seen.add(fn);
-  const bound: ts.Node[] = [];
-  fn.parameters.forEach((p, i) => {
-    if (args[i] && !bindings.has(p)) {
-      bindings.set(p, args[i]);
-      bound.push(p);
-    }
-  });
-  const out = returnedExpressions(fn).flatMap((r) => replyOf(t, r));
-  for (const p of bound) bindings.delete(p);
-  t.seen.delete(fn);
-  return out;
-}
-
-function numberOf(t: Trace, expr: ts.Expression | undefined, fallback: number): number[] {
-  if (!expr) return [fallback];
-  const e = unwrap(expr);
-  if (ts.isNumericLiteral(e)) return [Number(e.text)];
-  if (ts.isIdentifier(e)) {
-    const decl = declOf(t.checker, e);
-    const bound = decl && bindings.get(decl);
-    if (bound) return numberOf(t, bound, fallback);
-  }
-  const ty = t.checker.getTypeAtLocation(e);
-  const parts = ty.isUnion() ? ty.types : [ty];
-  if (parts.every((p) => p.isNumberLiteral())) return parts.map((p) => (p as ts.NumberLiteralType).value);
-  t.problems.push(`status not static: ${e.getText().slice(0, 60)}`);
-  return [fallback];
-}
-
-function contentTypes(t: Trace, expr: ts.Expression | undefined, fallback: string): string[] {
-  if (!expr) return [fallback];
-  const v = evalStrings(t.checker, expr);
-  return v.map((s) => (s.includes(WILD) ? '*/*' : s));
-}
-
-function prop(obj: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined | null {
-  for (const p of obj.properties) {
-    if (ts.isPropertyAssignment(p) && p.name.getText() === name) return p.initializer;
-    if (ts.isShorthandPropertyAssignment(p) && p.name.text === name) return p.name;
-  }
-  return obj.properties.some((p) => ts.isSpreadAssignment(p)) ? null : undefined;
-}
-
-function replyOf(t: Trace, expr: ts.Expression): ResponseDecl[] {
-  const e = unwrap(expr);
-  const { checker } = t;
-  if (ts.isConditionalExpression(e)) return [...replyOf(t, e.whenTrue), ...replyOf(t, e.whenFalse)];
-  if (ts.isBinaryExpression(e) && (e.operatorToken.kind === ts.SyntaxKind.BarBarToken || e.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken)) {
-    return [...replyOf(t, e.left), ...replyOf(t, e.right)];
-  }
-  if (ts.isCallExpression(e)) {
-    const callee = e.expression;
-    if (isKernel(checker, callee)) {
-      const name = (declOf(checker, callee) as ts.VariableDeclaration).name.getText();
-      const [a0, a1, a2] = e.arguments;
-      const bodySchema = (x: ts.Expression) => t.schemas.of(checker.getTypeAtLocation(x), x);
-      switch (name) {
-        case 'ok':
-          return [{ status: 200, kind: 'json', schema: bodySchema(a0!) }];
-        case 'created':
-          return [{ status: 201, kind: 'json', schema: bodySchema(a0!) }];
-        case 'accepted':
-          return [{ status: 202, kind: 'json', schema: a0 ? bodySchema(a0) : { type: 'object', properties: { message: { type: 'string' } }, required: ['message'], additionalProperties: false } }];
-        case 'noContent':
-          return [{ status: 204, kind: 'empty' }];
-        case 'paged': {
-          const page = checker.getTypeAtLocation(a0!);
-          const items = checker.getPropertyOfType(page, 'items');
-          const itemsType = items && checker.getTypeOfSymbolAtLocation(items, a0!);
-          const item = itemsType && checker.isArrayType(itemsType) ? checker.getTypeArguments(itemsType as ts.TypeReference)[0] : undefined;
-          return [{ status: 200, kind: 'page', schema: item ? t.schemas.of(item, a0!) : {} }];
-        }
-        case 'text':
-          return numberOf(t, a2, 200).map((status) => ({ status, kind: 'text', contentTypes: contentTypes(t, a1, 'text/plain') }));
-      }
-    }
-    const decl = declOf(checker, callee);
-    const fn = decl && functionOf(decl);
-    if (fn) return repliesOfBody(t, fn, e.arguments);
-    // `.then(ok)` and the like are not traced.
-    t.problems.push(`reply not traced: ${e.getText().slice(0, 80)}`);
+/** The answers a `route()` call declares: the members of `R` in the `Route<S, R>` it returns. */
+function declaredReplies(checker: ts.TypeChecker, schemas: SchemaBuilder, call: ts.CallExpression, problem: (p: string) => void): ResponseDecl[] {
+  const routeType = checker.getTypeAtLocation(call);
+  const handler = checker.getPropertyOfType(routeType, 'handler');
+  const signature = handler && checker.getSignaturesOfType(checker.getTypeOfSymbolAtLocation(handler, call), ts.SignatureKind.Call)[0];
+  if (!signature) {
+    problem('the route() call has no handler type');
     return [];
   }
-  if (ts.isObjectLiteralExpression(e)) {
-    const kindExpr = prop(e, 'kind');
-    const kinds = kindExpr ? evalStrings(checker, kindExpr) : [];
-    if (!kinds.length || kinds.includes(WILD)) {
-      t.problems.push(`reply kind not static: ${e.getText().slice(0, 80)}`);
-      return [];
+  const replies = checker.getAwaitedType(signature.getReturnType()) ?? signature.getReturnType();
+  const out: ResponseDecl[] = [];
+  for (const member of replies.isUnion() ? replies.types : [replies]) {
+    const prop = (name: string) => {
+      const p = checker.getPropertyOfType(member, name);
+      return p && checker.getTypeOfSymbolAtLocation(p, call);
+    };
+    const kind = literals(prop('kind'), 'string')?.[0] as ResponseDecl['kind'] | undefined;
+    const statuses = literals(prop('status'), 'number') as number[] | undefined;
+    if (!kind) {
+      problem(`a reply of type ${checker.typeToString(member)} has no literal kind`);
+      continue;
     }
-    return kinds.flatMap((kind) =>
-      numberOf(t, prop(e, 'status') ?? undefined, 200).map((status): ResponseDecl => {
-        switch (kind) {
-          case 'json':
-            return { status, kind: 'json', schema: t.schemas.of(checker.getTypeAtLocation(prop(e, 'body')!), e) };
-          case 'page':
-            return { status, kind: 'page', schema: {} };
-          case 'text':
-          case 'stream':
-            return { status, kind, contentTypes: contentTypes(t, prop(e, 'contentType') ?? undefined, '*/*') };
-          case 'redirect':
-            return { status, kind: 'redirect' };
-          default:
-            return { status, kind: 'empty' };
+    if (!statuses) {
+      problem(`a ${kind} reply has no literal status (${checker.typeToString(member)}): type the reply, e.g. JsonReply<200, T>`);
+      continue;
+    }
+    for (const status of statuses) {
+      switch (kind) {
+        case 'json': {
+          const body = prop('body');
+          if (!body || body.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) problem(`the ${status} JSON body is untyped`);
+          out.push({ status, kind, schema: body ? schemas.of(body, call) : {} });
+          break;
         }
-      }),
-    );
+        case 'page': {
+          const page = prop('page');
+          const items = page && checker.getPropertyOfType(page, 'items');
+          const itemsType = items && checker.getTypeOfSymbolAtLocation(items, call);
+          const item = itemsType && checker.isArrayType(itemsType) ? checker.getTypeArguments(itemsType as ts.TypeReference)[0] : undefined;
+          if (!item || item.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) problem('the page items are untyped');
+          out.push({ status, kind, schema: item ? schemas.of(item, call) : {} });
+          break;
+        }
+        case 'text':
+        case 'stream':
+          out.push({ status, kind, contentTypes: (literals(prop('contentType'), 'string') as string[] | undefined) ?? ['*/*'] });
+          break;
+        default:
+          out.push({ status, kind });
+      }
+    }
   }
-  if (ts.isIdentifier(e)) {
-    const decl = declOf(checker, e);
-    if (decl && ts.isVariableDeclaration(decl) && decl.initializer) return replyOf(t, decl.initializer);
-  }
-  t.problems.push(`reply not traced: ${e.getText().slice(0, 80)}`);
-  return [];
+  return merge(out);
+}
+
+/** The values of a literal type or a union of literals of one primitive; undefined when it is not one. */
+function literals(type: ts.Type | undefined, of: 'string' | 'number'): Array<string | number> | undefined {
+  if (!type) return undefined;
+  const parts = type.isUnion() ? type.types : [type];
+  if (!parts.every((p) => (of === 'string' ? p.isStringLiteral() : p.isNumberLiteral()))) return undefined;
+  return parts.map((p) => (p as ts.LiteralType).value as string | number);
 }
 
 /** One entry per (status, kind); JSON bodies of one status become anyOf; content types are merged. */
@@ -554,7 +334,7 @@ class SchemaBuilder {
       if (sym?.getName() === 'Date') return { type: 'string' };
       const properties: Record<string, Schema> = {};
       const required: string[] = [];
-      for (const p of c.getPropertiesOfType(type)) {
+      for (const p of inDeclarationOrder(c.getPropertiesOfType(type))) {
         const pt = c.getTypeOfSymbolAtLocation(p, at);
         if (c.getSignaturesOfType(pt, ts.SignatureKind.Call).length) continue;
         const parts = pt.isUnion() ? pt.types : [pt];
@@ -593,7 +373,8 @@ class SchemaBuilder {
       else schemas.push(s);
     }
     if (literals.length) {
-      const values = literals.map((t) => (t as ts.LiteralType).value as string | number);
+      // Sorted: a union's order is the checker's (type ids, which follow the order it met them).
+      const values = literals.map((t) => (t as ts.LiteralType).value as string | number).sort((x, y) => (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y))));
       if (simple.includes('null')) {
         values.push(null as unknown as string);
         simple.splice(simple.indexOf('null'), 1);
@@ -605,6 +386,21 @@ class SchemaBuilder {
     // `T | null` for a named T: anyOf keeps the reference.
     return { anyOf: schemas };
   }
+}
+
+/**
+ * Properties in the order they are written (file, then position): the checker lists those of
+ * mapped types (Omit, Pick) and intersections in an order that depends on what it checked first.
+ */
+function inDeclarationOrder(props: ts.Symbol[]): ts.Symbol[] {
+  const at = (p: ts.Symbol): [string, number] => {
+    const d = p.declarations?.[0];
+    return d ? [d.getSourceFile().fileName, d.getStart()] : ['\uffff', 0];
+  };
+  return props
+    .map((p, i) => ({ p, i, at: at(p) }))
+    .sort((x, y) => x.at[0].localeCompare(y.at[0]) || x.at[1] - y.at[1] || x.i - y.i)
+    .map((x) => x.p);
 }
 
 function docOf(checker: ts.TypeChecker, sym: ts.Symbol): string | undefined {
@@ -629,7 +425,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     console.error(`${relative} is up to date (inputs unchanged)`);
     process.exit(0);
   }
-  const result = generate();
+  const result = await generate();
   for (const p of result.problems) console.error(`warning: ${p}`);
   if (check) {
     if (current.replace(HASH_LINE, '') !== result.text.replace(HASH_LINE, '')) {
@@ -638,5 +434,5 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     }
     console.error(`${relative} is up to date (inputs changed, answers did not: npm run generate:openapi records the new inputs)`);
   } else if (current !== result.text) writeFileSync(GENERATED_FILE, result.text);
-  console.error(`${result.routes.length} route declarations, ${(Date.now() - started) / 1000}s`);
+  console.error(`${result.routes} routes, ${(Date.now() - started) / 1000}s`);
 }

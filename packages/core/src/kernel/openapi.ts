@@ -4,15 +4,15 @@
  * the path) and `:name`s embedded in a segment (`Packages(Id=':package_name',…)`), query
  * parameters (GET/DELETE/HEAD and raw-body routes) or a request body (POST/PUT/PATCH) from the
  * params schema, security from the route's auth mode, the answers each handler gives
- * (status, content type, JSON Schema of the body: generated from the handlers and the entity
- * types into generated/openapi-responses.ts by scripts/openapi-responses.ts), and GitLab's
+ * (status, content type, JSON Schema of the body: generated from the reply types the routes
+ * declare into generated/openapi-responses.ts by scripts/openapi-responses.ts), and GitLab's
  * error bodies for 4xx.
  */
 import { generatedResponses } from '../generated/openapi-responses.js';
 import type { JsonSchema, ObjectField, Shape } from './params.js';
 import type { Method, Route } from './route.js';
 
-/** One answer of a route: what scripts/openapi-responses.ts reads from the handler. */
+/** One answer of a route: what scripts/openapi-responses.ts reads from the route's declared reply type. */
 export interface ResponseDecl {
   status: number;
   /** The Reply kind: json (a body), page (a JSON array with pagination headers), empty, text, stream, redirect. */
@@ -199,7 +199,7 @@ const PAGE_HEADERS = ['Link', 'X-Total', 'X-Total-Pages', 'X-Page', 'X-Per-Page'
 /** The success (and redirect) answers of a route, then the client errors that apply to it. */
 function responsesOf(route: Route, table: ResponseTable): Doc {
   const key = `${route.method} ${route.path}`;
-  const decls = route.response ?? table.routes[key];
+  const decls = table.routes[key];
   const head = route.method === 'HEAD';
   const responses: Doc = {};
   if (!decls?.length) {

@@ -6,7 +6,6 @@
 import { sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import type { ResponseDecl } from './openapi.js';
 import type { Page } from './pagination.js';
 import { params as declareParams, type InferShape, type ObjectField, type Shape } from './params.js';
 import type { Tier } from './tiers.js';
@@ -41,20 +40,65 @@ export interface RouteRequest {
   uploads?: string[];
 }
 
-export type Reply =
-  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
-  | { kind: 'page'; status: number; page: Page<unknown>; headers?: Record<string, string> }
-  | { kind: 'empty'; status: number; headers?: Record<string, string> }
-  | { kind: 'text'; status: number; body: string; contentType: string; headers?: Record<string, string> }
-  | { kind: 'stream'; status: number; body: Readable; contentType: string; size?: number; headers?: Record<string, string> }
-  | { kind: 'redirect'; status: number; location: string };
+/**
+ * A handler's answers, typed at the declaration: the constructors below keep the status as a
+ * literal type and the body's type, so a route's type (`Route<S, R>`) carries the union of
+ * what it can answer. scripts/openapi-responses.ts reads that declared union, route by route
+ * from the runtime table, to write the OpenAPI answers.
+ */
+type Headers = Record<string, string>;
+export interface JsonReply<Status extends number = number, T = unknown> { kind: 'json'; status: Status; body: T; headers?: Headers }
+export interface PageReply<T = unknown> { kind: 'page'; status: 200; page: Page<T>; headers?: Headers }
+export interface EmptyReply<Status extends number = number> { kind: 'empty'; status: Status; headers?: Headers }
+export interface TextReply<Status extends number = number, Type extends string = string> { kind: 'text'; status: Status; body: string; contentType: Type; headers?: Headers }
+export interface StreamReply<Status extends number = number, Type extends string = string> {
+  kind: 'stream';
+  status: Status;
+  body: Readable;
+  contentType: Type;
+  size?: number;
+  headers?: Headers;
+}
+export interface RedirectReply<Status extends number = number> { kind: 'redirect'; status: Status; location: string }
 
-export const ok = (body: unknown, headers?: Record<string, string>): Reply => ({ kind: 'json', status: 200, body, headers });
-export const created = (body: unknown): Reply => ({ kind: 'json', status: 201, body });
-export const accepted = (body: unknown = { message: '202 Accepted' }): Reply => ({ kind: 'json', status: 202, body });
-export const noContent = (): Reply => ({ kind: 'empty', status: 204 });
-export const paged = (page: Page<unknown>): Reply => ({ kind: 'page', status: 200, page });
-export const text = (body: string, contentType = 'text/plain', status = 200): Reply => ({ kind: 'text', status, body, contentType });
+export type Reply = JsonReply | PageReply | EmptyReply | TextReply | StreamReply | RedirectReply;
+
+/** A JSON body with any status (`ok`, `created`, `accepted` name the common ones). */
+export const json = <Status extends number, T>(status: Status, body: T, headers?: Headers): JsonReply<Status, T> => ({ kind: 'json', status, body, headers });
+export const ok = <T>(body: T, headers?: Headers): JsonReply<200, T> => ({ kind: 'json', status: 200, body, headers });
+export const created = <T>(body: T): JsonReply<201, T> => ({ kind: 'json', status: 201, body });
+/** GitLab's `202 Accepted` answer (`{"message": "202 Accepted"}` unless a body is given). */
+export function accepted(): JsonReply<202, { message: string }>;
+export function accepted<T>(body: T): JsonReply<202, T>;
+export function accepted(body: unknown = { message: '202 Accepted' }): JsonReply<202, unknown> {
+  return { kind: 'json', status: 202, body };
+}
+export const noContent = (): EmptyReply<204> => ({ kind: 'empty', status: 204 });
+/** No body, with a status (`noContent` for 204) and headers (a HEAD answer, a runner's 204). */
+export const empty = <Status extends number>(status: Status, headers?: Headers): EmptyReply<Status> => ({ kind: 'empty', status, headers });
+/** A body streamed from `body` (200), with its length when known. */
+export const stream = <Type extends string>(body: Readable, contentType: Type, options: { size?: number; headers?: Headers } = {}): StreamReply<200, Type> => ({
+  kind: 'stream',
+  status: 200,
+  body,
+  contentType,
+  size: options.size,
+  headers: options.headers,
+});
+/** A download: application/octet-stream, `Content-Disposition: attachment` with the file's name (RFC 6266 and 5987 spellings). */
+export function attachment(body: Readable, size: number, fileName: string): StreamReply<200, 'application/octet-stream'> {
+  const plain = fileName.replace(/["\\\r\n]/g, '_');
+  return stream(body, 'application/octet-stream', { size, headers: { 'Content-Disposition': `attachment; filename="${plain}"; filename*=UTF-8''${encodeURIComponent(fileName)}` } });
+}
+export const redirect = (location: string): RedirectReply<302> => ({ kind: 'redirect', status: 302, location });
+export const paged = <T>(page: Page<T>): PageReply<T> => ({ kind: 'page', status: 200, page });
+/** A text body: text/plain and 200 unless given. */
+export function text(body: string): TextReply<200, 'text/plain'>;
+export function text<Type extends string>(body: string, contentType: Type): TextReply<200, Type>;
+export function text<Type extends string, Status extends number>(body: string, contentType: Type, status: Status, headers?: Headers): TextReply<Status, Type>;
+export function text(body: string, contentType = 'text/plain', status = 200, headers?: Headers): TextReply {
+  return { kind: 'text', status, body, contentType, headers };
+}
 
 export interface RouteOptions<S extends Shape> {
   auth: AuthMode;
@@ -83,28 +127,24 @@ export interface RouteOptions<S extends Shape> {
    * GitLab endpoint answers it; without it, 413.
    */
   uploadTooLarge?: string;
-  /**
-   * The answers for the OpenAPI document, only when scripts/openapi-responses.ts cannot read
-   * them from the handler (normally they are generated from its code and the entity types).
-   */
-  response?: readonly ResponseDecl[];
 }
 
-export interface Route<S extends Shape = Shape> extends RouteOptions<S> {
+/** A declared route; `R` is the union of its answers (the handler's declared reply type). */
+export interface Route<S extends Shape = Shape, R extends Reply = Reply> extends RouteOptions<S> {
   method: Method;
   path: string;
   params: ObjectField<S>;
-  handler: (ctx: RouteContext, params: InferShape<S>, req: RouteRequest) => Promise<Reply>;
+  handler: (ctx: RouteContext, params: InferShape<S>, req: RouteRequest) => Promise<R>;
 }
 
-export function route<S extends Shape = {}>(
+export function route<S extends Shape = {}, R extends Reply = Reply>(
   method: Method,
   path: string,
   options: RouteOptions<S>,
-  handler: (ctx: RouteContext, params: InferShape<S>, req: RouteRequest) => Promise<Reply>,
-): Route<Shape> {
+  handler: (ctx: RouteContext, params: InferShape<S>, req: RouteRequest) => Promise<R>,
+): Route<Shape, R> {
   const params = options.params ?? (declareParams({}) as unknown as ObjectField<S>);
-  const declared = { ...options, method, path, params, handler } as unknown as Route<Shape>;
+  const declared = { ...options, method, path, params, handler } as unknown as Route<Shape, R>;
   if (SOURCES !== null) {
     const site: { stack?: string } = {};
     Error.captureStackTrace(site, route);
@@ -126,7 +166,7 @@ export interface RouteDeclaration {
  * at: nothing is captured and routeDeclaration() answers undefined.
  */
 const SOURCES = import.meta.url.endsWith('/kernel/route.ts') ? fileURLToPath(new URL('../', import.meta.url)) : null;
-const callers = new WeakMap<Route, { stack?: string }>();
+const callers = new WeakMap<Route<Shape, Reply>, { stack?: string }>();
 
 /** The `route()` call that declared a route (undefined in a bundled build, or for a route not made by route()). */
 export function routeDeclaration(declared: Route): RouteDeclaration | undefined {

@@ -1,27 +1,15 @@
-import { accepted, noContent, ok, paged, route, type Reply, type Route } from '../../kernel/route.js';
+import { accepted, attachment, noContent, ok, paged, route, stream, type Route } from '../../kernel/route.js';
 import { ArtifactFileByRefInput, ArtifactsByRefInput, ArtifactTreeInput, JobArtifactFileInput, JobArtifactsInput, ProjectArtifactsInput } from './artifacts.schema.js';
 import { deleteJobArtifacts, deleteProjectArtifacts, keepJobArtifacts } from './manage-artifacts.js';
 import { artifactsByRef, downloadJobArtifactFile, downloadJobArtifacts, listArtifactTree, type ArtifactDownload, type ArtifactFile, type ByRefResult } from './read-artifacts.js';
 
 /** An archive: application/octet-stream, attachment, streamed with its length. */
-export function archiveReply(file: ArtifactDownload): Reply {
-  const name = file.filename.replace(/["\\\r\n]/g, '_');
-  return {
-    kind: 'stream',
-    status: 200,
-    body: file.body,
-    size: file.size,
-    contentType: 'application/octet-stream',
-    headers: { 'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(file.filename)}` },
-  };
-}
+export const archiveReply = (file: ArtifactDownload) => attachment(file.body, file.size, file.filename);
 
-function fileReply(file: ArtifactFile): Reply {
-  return { kind: 'stream', status: 200, body: file.body, size: file.size, contentType: file.contentType, headers: { 'Content-Disposition': file.disposition } };
-}
+const fileReply = (file: ArtifactFile) => stream(file.body, file.contentType, { size: file.size, headers: { 'Content-Disposition': file.disposition } });
 
 /** A by-ref request is read again from its path (a ref may hold `raw` or end in `download`): the archive or one file. */
-function byRefReply(result: ByRefResult): Reply {
+function byRefReply(result: ByRefResult): ReturnType<typeof archiveReply> | ReturnType<typeof fileReply> {
   return result.kind === 'download' ? archiveReply(result.file) : fileReply(result.file);
 }
 

@@ -14,7 +14,7 @@ import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { p, params, type Infer } from '../../kernel/params.js';
 import { authorize } from '../../access/policy.js';
-import { accepted, ok, type Reply } from '../../kernel/route.js';
+import { accepted, ok, stream } from '../../kernel/route.js';
 import { nowIso } from '../../access/context.js';
 import { findGroup, findProject } from '../../access/lookup.js';
 import { gitlabRecords, selfRecord } from './export-records.js';
@@ -229,17 +229,10 @@ export function parentsFirst(rows: { id: number; parent_id: number | null }[]): 
   return out;
 }
 
-function ndjsonReply(records: unknown[], relation: string): Reply {
+function ndjsonReply(records: unknown[], relation: string) {
   const text = records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : '');
   const gz = gzipSync(Buffer.from(text, 'utf8'));
-  return {
-    kind: 'stream',
-    status: 200,
-    body: Readable.from([gz]),
-    contentType: 'application/gzip',
-    size: gz.length,
-    headers: { 'Content-Disposition': `attachment; filename="${relation}.ndjson.gz"` },
-  };
+  return stream(Readable.from([gz]), 'application/gzip', { size: gz.length, headers: { 'Content-Disposition': `attachment; filename="${relation}.ndjson.gz"` } });
 }
 
 /** The records of one relation: all of them, or one batch (`offset`/`limit`). */

@@ -1,4 +1,4 @@
-import { created, noContent, ok, paged, route, text, type Reply, type Route } from '../../kernel/route.js';
+import { attachment, created, noContent, ok, paged, route, text, type Route } from '../../kernel/route.js';
 import {
   CancelJobInput,
   CreatePipelineRequest,
@@ -29,7 +29,6 @@ import {
   listProjectJobs,
   playJob,
   retryJob,
-  type ArtifactDownload,
 } from './jobs.js';
 import {
   cancelPipeline,
@@ -44,18 +43,6 @@ import {
 } from './pipelines.js';
 import { patchTrace, requestJob, runnerDownloadArtifacts, updateJob, uploadArtifacts } from './runner-api.js';
 import { createUserRunner, getRunner, listProjectRunners, listRunnerManagers, registerRunner, unregisterRunner, verifyRunner } from './runners.js';
-
-function download(file: ArtifactDownload): Reply {
-  const name = file.filename.replace(/["\\\r\n]/g, '_');
-  return {
-    kind: 'stream',
-    status: 200,
-    body: file.body,
-    size: file.size,
-    contentType: 'application/octet-stream',
-    headers: { 'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(file.filename)}` },
-  };
-}
 
 const pipelines = 'pipelines';
 const jobs = 'jobs';
@@ -93,7 +80,7 @@ export const ciRoutes: Route[] = [
   route('GET', '/projects/:id/jobs/:job_id/trace', { auth: 'required', params: JobRefInput, tag: jobs, summary: 'The log of a job (text/plain)' },
     async (ctx, input) => {
       const trace = await getJobTrace(ctx, input);
-      return { kind: 'text', status: 200, body: trace.body, contentType: 'text/plain', headers: { 'Content-Disposition': `infile; filename="${trace.filename}"` } };
+      return text(trace.body, 'text/plain', 200, { 'Content-Disposition': `infile; filename="${trace.filename}"` });
     }),
   route('POST', '/projects/:id/jobs/:job_id/cancel', { auth: 'required', params: CancelJobInput, tag: jobs, summary: 'Cancel a job' },
     async (ctx, input) => created(await cancelJob(ctx, input))),
@@ -137,5 +124,8 @@ export const ciRoutes: Route[] = [
   route('POST', '/jobs/:id/artifacts', { auth: 'none', params: UploadArtifactInput, tag: runners, summary: 'A runner uploads the artifacts of its job (multipart `file`)' },
     async (ctx, input, req) => uploadArtifacts(ctx, input, req.headers)),
   route('GET', '/jobs/:id/artifacts', { auth: 'none', params: RunnerDownloadArtifactInput, tag: runners, summary: 'A runner downloads the artifacts a job depends on' },
-    async (ctx, input, req) => download(await runnerDownloadArtifacts(ctx, input, req.headers))),
+    async (ctx, input, req) => {
+      const file = await runnerDownloadArtifacts(ctx, input, req.headers);
+      return attachment(file.body, file.size, file.filename);
+    }),
 ];

@@ -9,7 +9,7 @@ import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { digestToken, randomToken } from '../../kernel/ids.js';
 import type { UploadedFile } from '../../kernel/params.js';
-import type { Reply, RouteRequest } from '../../kernel/route.js';
+import { created, empty, json, text, type RouteRequest } from '../../kernel/route.js';
 import { checkZipArchive, insertArchiveIndex } from '../artifacts/index.js';
 import { ZipRejectedError } from '../artifacts/index.js';
 import { isProtectedBranch } from '../repository/index.js';
@@ -82,9 +82,9 @@ async function candidateJobs(ctx: Ctx, runner: CiRunnerRow, afterId: number, tra
 }
 
 /** POST /jobs/request: 201 with a job the runner now owns, or 204 when there is none. */
-export async function requestJob(ctx: Ctx, input: RequestJobInput, ip: string): Promise<Reply> {
+export async function requestJob(ctx: Ctx, input: RequestJobInput, ip: string) {
   const { runner, manager } = await authenticateRunner(ctx, input.token, { ip, systemId: input.system_id, info: input.info });
-  if (runner.paused === 1) return { kind: 'empty', status: 204, headers: lastUpdateHeader() };
+  if (runner.paused === 1) return empty(204, lastUpdateHeader());
   const traversals = runner.runner_type === 'group_type' ? await groupTraversalsOf(ctx.db, runner.id) : [];
   let afterId = 0;
   for (;;) {
@@ -97,12 +97,12 @@ export async function requestJob(ctx: Ctx, input: RequestJobInput, ip: string): 
       const claimed = await claimJob(ctx, runner, manager, job);
       if (claimed) {
         const payload = await buildJobPayload(ctx, await loadPayloadContext(ctx, claimed.job, claimed.token, runner));
-        return { kind: 'json', status: 201, body: payload };
+        return created(payload);
       }
     }
     if (batch.length < BATCH) break;
   }
-  return { kind: 'empty', status: 204, headers: lastUpdateHeader() };
+  return empty(204, lastUpdateHeader());
 }
 
 /**
@@ -161,15 +161,9 @@ function jobTokenOf(input: { token?: string }, headers: Record<string, string | 
 }
 
 /** PUT /jobs/:id: the runner reports the job running, succeeded or failed. */
-export async function updateJob(ctx: Ctx, input: UpdateJobInput, req: Pick<RouteRequest, 'headers' | 'ip'>): Promise<Reply> {
+export async function updateJob(ctx: Ctx, input: UpdateJobInput, req: Pick<RouteRequest, 'headers' | 'ip'>) {
   const job = await authenticateJob(ctx, input.id, jobTokenOf(input, req.headers), { heartbeatFrom: req.ip });
-  const reply = (status: number): Reply => ({
-    kind: 'text',
-    status,
-    body: String(status),
-    contentType: 'text/plain',
-    headers: { 'X-GitLab-Trace-Update-Interval': TRACE_UPDATE_INTERVAL },
-  });
+  const reply = <Status extends 200 | 400>(status: Status) => text(String(status), 'text/plain', status, { 'X-GitLab-Trace-Update-Interval': TRACE_UPDATE_INTERVAL });
   const now = nowIso(ctx);
   switch (input.state) {
     case undefined:
@@ -228,7 +222,7 @@ function maskToken(data: Buffer, token: string): Buffer {
  * PATCH /jobs/:id/trace: appends the body at the `Content-Range` start, which must be the log's
  * current length (else 416 with the length in `Range`); 202 with `Range: 0-<length>`.
  */
-export async function patchTrace(ctx: Ctx, input: { id: number; token?: string }, req: Pick<RouteRequest, 'headers' | 'ip' | 'body'>): Promise<Reply> {
+export async function patchTrace(ctx: Ctx, input: { id: number; token?: string }, req: Pick<RouteRequest, 'headers' | 'ip' | 'body'>) {
   const { headers, body } = req;
   const token = jobTokenOf(input, headers);
   const job = await authenticateJob(ctx, input.id, token, { heartbeatFrom: req.ip });
@@ -251,13 +245,9 @@ export async function patchTrace(ctx: Ctx, input: { id: number; token?: string }
     return { ok: true as const, size: current + data.length };
   });
   if (!size.ok) {
-    return { kind: 'json', status: 416, body: { message: '416 Range Not Satisfiable' }, headers: { Range: `0-${size.size}` } };
+    return json(416, { message: '416 Range Not Satisfiable' }, { Range: `0-${size.size}` });
   }
-  return {
-    kind: 'empty',
-    status: 202,
-    headers: { 'Job-Status': job.status, Range: `0-${size.size}`, 'X-GitLab-Trace-Update-Interval': TRACE_UPDATE_INTERVAL },
-  };
+  return empty(202, { 'Job-Status': job.status, Range: `0-${size.size}`, 'X-GitLab-Trace-Update-Interval': TRACE_UPDATE_INTERVAL });
 }
 
 function artifactKey(job: CiJobRow, type: string): string {
@@ -327,7 +317,7 @@ async function insertArtifact(
 }
 
 /** POST /jobs/:id/artifacts (multipart `file`, streamed to the blob store by the server): 201. */
-export async function uploadArtifacts(ctx: Ctx, input: UploadArtifactInput, headers: Record<string, string | undefined>): Promise<Reply> {
+export async function uploadArtifacts(ctx: Ctx, input: UploadArtifactInput, headers: Record<string, string | undefined>) {
   const job = await authenticateJob(ctx, input.id, jobTokenOf(input, headers), { notRunning: 'Job is not processing on runner' });
   if (!ARTIFACT_TYPES.includes(input.artifact_type)) throw new ValidationError([{ field: 'artifact_type', message: 'does not have a valid value' }]);
   const expireIn = input.expire_in ?? parseDefinition(job).artifacts?.expire_in ?? DEFAULT_ARTIFACTS_EXPIRE_IN;
@@ -338,7 +328,7 @@ export async function uploadArtifacts(ctx: Ctx, input: UploadArtifactInput, head
   if (input.metadata && input.artifact_type === 'archive') {
     await storeArtifact(ctx, job, input.metadata, { type: 'metadata', format: 'gzip', fileName: input.metadata.filename || 'metadata.gz', expireAt });
   }
-  return { kind: 'text', status: 201, body: '201', contentType: 'text/plain' };
+  return text('201', 'text/plain', 201);
 }
 
 /**

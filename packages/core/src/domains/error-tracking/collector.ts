@@ -11,7 +11,7 @@
  */
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, isDomainError, NotFoundError, TooLargeError } from '../../kernel/errors.js';
-import { ok, type Reply, type RouteRequest } from '../../kernel/route.js';
+import { ok, type RouteRequest } from '../../kernel/route.js';
 import { preparedQuery } from '../../storage/prepared.js';
 import { selectProjectByRef } from '../../access/lookup.js';
 import type { CollectorInput } from './error-tracking.schema.js';
@@ -63,7 +63,7 @@ function keyFromHeaders(input: CollectorInput, req: RouteRequest): string | null
   return keyOfAuthHeader(auth);
 }
 
-export async function collect(ctx: Ctx, kind: 'store' | 'envelope', input: CollectorInput, req: RouteRequest): Promise<Reply> {
+export async function collect(ctx: Ctx, kind: 'store' | 'envelope', input: CollectorInput, req: RouteRequest) {
   const raw = await readBody(req.body, ctx.config.limits.bodyBytes);
   const received = ctx.clock.now();
 

@@ -3,10 +3,9 @@
  * both `nuget` (what every client sends) and `pkgfeed`, with the `.json` spellings NuGet v3
  * clients use; the generic package API; the group package settings extension.
  */
-import type { Readable } from 'node:stream';
 import type { Ctx } from '../../access/context.js';
 import type { Infer } from '../../kernel/params.js';
-import { created, noContent, ok, paged, route, text, type Reply, type Route, type RouteRequest } from '../../kernel/route.js';
+import { attachment, created, noContent, ok, paged, route, text, type Route, type RouteRequest } from '../../kernel/route.js';
 import {
   deletePackageVersion,
   downloadPackageFile,
@@ -45,19 +44,7 @@ const tag = 'packages';
 /** Feed routes: HTTP Basic (username + token, `gitlab-ci-token` + job token) and job tokens. */
 const feed = { basicAuth: true, jobToken: true, tag } as const;
 
-function fileReply(body: Readable, size: number, fileName: string): Reply {
-  const name = fileName.replace(/["\\\r\n]/g, '_');
-  return {
-    kind: 'stream',
-    status: 200,
-    body,
-    size,
-    contentType: 'application/octet-stream',
-    headers: { 'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(fileName)}` },
-  };
-}
-
-const xml = (body: string): Reply => text(body, XML_TYPE);
+const xml = (body: string) => text(body, XML_TYPE);
 
 // The feed's handlers; each route below names its full path (the same API under `nuget` and
 // `pkgfeed`, for projects and for groups).
@@ -75,7 +62,7 @@ const v2Service = (owner: FeedOwner) => async (ctx: Ctx, input: Infer<typeof Fee
 const v2MetadataDocument = (owner: FeedOwner) => async (ctx: Ctx, input: Infer<typeof FeedRefInput>) => xml(await v2Metadata(ctx, owner, input.id));
 const symbolFile = (owner: FeedOwner) => async (ctx: Ctx, input: Infer<typeof SymbolFileInput>, req: RouteRequest) => {
   const file = await downloadSymbolFile(ctx, owner, input.id, input, req.headers);
-  return fileReply(file.body, file.size, file.fileName);
+  return attachment(file.body, file.size, file.fileName);
 };
 const upload = (kind: UploadKind) => async (ctx: Ctx, input: Infer<typeof UploadInputSchema>, req: RouteRequest) => {
   await uploadPackage(ctx, input, req, kind);
@@ -97,7 +84,7 @@ const packageVersions = async (ctx: Ctx, input: Infer<typeof NameInput>) => ok(a
 const download = async (ctx: Ctx, input: Infer<typeof DownloadInput>, req: RouteRequest) => {
   // HEAD (answered by this GET route) does not count as a download
   const file = await downloadPackageFile(ctx, input.id, input.package_name, input.package_version, input.package_filename, { count: req.method !== 'HEAD' });
-  return fileReply(file.body, file.size, file.fileName);
+  return attachment(file.body, file.size, file.fileName);
 };
 
 export const packagesRoutes: Route[] = [

@@ -8,7 +8,7 @@ import { nowIso, type Ctx } from '../../access/context.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import { authorize, namespaceOf } from '../../access/policy.js';
-import type { Reply } from '../../kernel/route.js';
+import { redirect } from '../../kernel/route.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
@@ -122,7 +122,7 @@ export async function getRelease(ctx: Ctx, input: GetReleaseInput): Promise<Rele
 }
 
 /** GET /projects/:id/releases/permalink/latest[/*suffix]: 302 to the latest release by `released_at`. */
-export async function latestReleaseRedirect(ctx: Ctx, input: LatestReleaseInput): Promise<Reply> {
+export async function latestReleaseRedirect(ctx: Ctx, input: LatestReleaseInput) {
   const project = await releaseProject(ctx, input.id);
   await authorize(ctx, 'read_code', { kind: 'project', project });
   const latest = await ctx.db
@@ -143,11 +143,11 @@ export async function latestReleaseRedirect(ctx: Ctx, input: LatestReleaseInput)
     location += `/${suffix.split('/').map(encodeURIComponent).join('/')}`;
   }
   if (input.include_html_description !== undefined) location += `?include_html_description=${input.include_html_description}`;
-  return { kind: 'redirect', status: 302, location };
+  return redirect(location);
 }
 
 /** GET /projects/:id/releases/:tag_name/downloads/*direct_asset_path: 302 to the link's URL. */
-export async function downloadReleaseAsset(ctx: Ctx, input: DownloadReleaseAssetInput): Promise<Reply> {
+export async function downloadReleaseAsset(ctx: Ctx, input: DownloadReleaseAssetInput) {
   const project = await releaseProject(ctx, input.id);
   await authorize(ctx, 'read_code', { kind: 'project', project });
   const release = await selectRelease(ctx.db, project.id, input.tag_name);
@@ -159,7 +159,7 @@ export async function downloadReleaseAsset(ctx: Ctx, input: DownloadReleaseAsset
     .where('filepath', '=', `/${input.direct_asset_path.replace(/^\/+/, '')}`)
     .executeTakeFirst();
   if (!link) throw new NotFoundError(null, { exact: '404 Not found' });
-  return { kind: 'redirect', status: 302, location: link.url };
+  return redirect(link.url);
 }
 
 /**

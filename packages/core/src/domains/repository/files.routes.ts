@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { created, noContent, ok, route, type Route } from '../../kernel/route.js';
+import { created, empty, noContent, ok, route, stream, type Route } from '../../kernel/route.js';
 import { getFile, getRawFile, writeFile } from './files.js';
 import { DeleteFileInput, GetFileInput, RawFileInput, WriteFileInput } from './files.schema.js';
 
@@ -11,7 +11,7 @@ export const filesRoutes: Route[] = [
   route('HEAD', '/projects/:id/repository/files/:file_path', { auth: 'optional', scopes: readScopes, params: GetFileInput, tag, summary: 'File metadata in X-Gitlab-* headers' },
     async (ctx, input) => {
       const file = await getFile(ctx, input);
-      return { kind: 'empty', status: 200, headers: file.headers };
+      return empty(200, file.headers);
     }),
   route('GET', '/projects/:id/repository/files/:file_path', { auth: 'optional', scopes: readScopes, params: GetFileInput, tag, summary: 'Get a file (base64 content) at a ref' },
     async (ctx, input) => {
@@ -21,7 +21,7 @@ export const filesRoutes: Route[] = [
   route('GET', '/projects/:id/repository/files/:file_path/raw', { auth: 'optional', jobToken: true, scopes: readScopes, params: RawFileInput, tag, summary: 'Raw file content (ref: default branch)' },
     async (ctx, input) => {
       const file = await getRawFile(ctx, input);
-      return { kind: 'stream', status: 200, body: Readable.from([file.content]), size: file.content.length, contentType: file.contentType, headers: file.headers };
+      return stream(Readable.from([file.content]), file.contentType, { size: file.content.length, headers: file.headers });
     }),
   route('POST', '/projects/:id/repository/files/:file_path', { auth: 'required', params: WriteFileInput, tag, summary: 'Create a file in a commit (Developer)' },
     async (ctx, input) => created(await writeFile(ctx, 'create', input))),

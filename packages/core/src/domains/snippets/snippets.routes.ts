@@ -1,4 +1,4 @@
-import { created, noContent, ok, paged, route, type Reply } from '../../kernel/route.js';
+import { created, noContent, ok, paged, route, text } from '../../kernel/route.js';
 import { CreateSnippetInput, ListSnippetsInput, SnippetRefInput, UpdateSnippetInput } from './snippet.schema.js';
 import * as snippets from './snippets.js';
 
@@ -10,10 +10,10 @@ export const snippetRoutes = [
   route('GET', '/projects/:id/snippets/:snippet_id', { auth: 'optional', params: SnippetRefInput, tag, summary: 'Get a project snippet' },
     async (ctx, input) => ok(await snippets.getSnippet(ctx, input))),
   route('GET', '/projects/:id/snippets/:snippet_id/raw', { auth: 'optional', params: SnippetRefInput, tag, summary: 'Get a project snippet\'s content' },
-    async (ctx, input): Promise<Reply> => {
+    async (ctx, input) => {
       const { content } = await snippets.getSnippetContent(ctx, input);
       // GitLab answers a snippet without a repository as a text/plain attachment.
-      return { kind: 'text', status: 200, body: content, contentType: 'text/plain', headers: { 'Content-Disposition': 'attachment' } };
+      return text(content, 'text/plain', 200, { 'Content-Disposition': 'attachment' });
     }),
   route('POST', '/projects/:id/snippets', { auth: 'required', params: CreateSnippetInput, tag, summary: 'Create a project snippet' },
     async (ctx, input) => created(await snippets.createSnippet(ctx, input))),
