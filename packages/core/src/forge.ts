@@ -29,12 +29,11 @@ import {
 } from './domains/accounts/index.js';
 import { systemRoutes } from './domains/system/system.routes.js';
 import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
-import { issuesRoutes, registerIssueHooks } from './domains/issues/index.js';
-import { mergeRequestPipelineHooks, mergeRequestsRoutes } from './domains/merge-requests/index.js';
-import { notesRoutes } from './domains/notes/index.js';
-import { snippetsRoutes } from './domains/snippets/index.js';
-import { awardEmojiRoutes } from './domains/award-emoji/index.js';
-import { stateEventsRoutes } from './domains/state-events/index.js';
+import { issueNoteable, issuesRoutes, registerIssueHooks } from './domains/issues/index.js';
+import { mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestsRoutes, registerApprovalStatus } from './domains/merge-requests/index.js';
+import { findAwardableNoteable, notesRoutes, registerNoteable } from './domains/notes/index.js';
+import { snippetNoteable, snippetsRoutes } from './domains/snippets/index.js';
+import { awardEmojiRoutes, registerAwardableFinder } from './domains/award-emoji/index.js';
 import { labelsRoutes } from './domains/labels/index.js';
 import { milestonesRoutes } from './domains/milestones/index.js';
 import { iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
@@ -44,7 +43,7 @@ import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index
 import { registerPushHooks, repositoryRoutes } from './domains/repository/index.js';
 import { releasesRoutes } from './domains/releases/index.js';
 import { protectedBranchesRoutes } from './domains/protected-branches/index.js';
-import { approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
+import { approvalStatusesOf, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
 import { pipelineSchedulesRoutes, registerPipelineScheduleJobs } from './domains/pipeline-schedules/index.js';
 import { createTestHarnessRoutes } from './test-harness/index.js';
 import { jobTokenScopeRoutes } from './domains/job-token-scope/index.js';
@@ -172,6 +171,14 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerPushHooks(ciPushHooks);
   // An incident changing refreshes the DORA incident metrics, in the issue's transaction.
   registerIssueHooks(deliveryIssueHooks);
+  // Notes and reactions serve routes under issues, merge requests and snippets, whose domains
+  // find them; reactions go on noteables and their notes, which notes finds.
+  registerNoteable('issues', issueNoteable);
+  registerNoteable('merge_requests', mergeRequestNoteable);
+  registerNoteable('snippets', snippetNoteable);
+  registerAwardableFinder(findAwardableNoteable);
+  // Merge requests show and merge by their approval state, which approvals computes.
+  registerApprovalStatus(approvalStatusesOf);
   registerDelivery(deps);
   registerArtifactJobs(deps);
   registerBulkImportJobs(deps);
@@ -179,7 +186,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   const routes: Route[] = [
     ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes,
     ...memberRolesRoutes,
-    ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes, ...stateEventsRoutes,
+    ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes,
     ...labelsRoutes, ...milestonesRoutes, ...iterationsRoutes, ...epicsRoutes, ...pipelineSchedulesRoutes,
     ...jobTokenScopeRoutes, ...applicationSettingsRoutes,
     ...releasesRoutes, ...protectedBranchesRoutes, ...approvalsRoutes,

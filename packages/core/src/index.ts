@@ -1,6 +1,6 @@
 /** @forgelet/core: all domain logic behind injected storage, clock, blobs, secrets and egress. */
 export { createForge, createUrlBuilder, DEFAULT_LIMITS, type Forge, type ForgeOptions } from './forge.js';
-export { bootstrapRoot, ROOT_TOKEN_SCOPES, type BootstrapResult } from './domains/accounts/index.js';
+export { bootstrapRoot, ROOT_TOKEN_SCOPES, projectRunnersToken, type BootstrapResult } from './domains/accounts/index.js';
 export {
   checkSecretKey, rotateSecrets, sealedKeyIds, SecretKeyMismatchError,
   type RotationColumnReport, type RotationOptions, type RotationReport,
@@ -69,7 +69,8 @@ export {
 export type * from './domains/award-emoji/index.js';
 export { listAwardEmoji, getAwardEmoji, awardEmoji, removeAwardEmoji } from './domains/award-emoji/index.js';
 export type * from './domains/state-events/index.js';
-export { listStateEvents, getStateEvent } from './domains/state-events/index.js';
+export { listIssueStateEvents, getIssueStateEvent } from './domains/issues/index.js';
+export { listMergeRequestStateEvents, getMergeRequestStateEvent } from './domains/merge-requests/index.js';
 export type * from './domains/merge-requests/index.js';
 export {
   createMergeRequest, getMergeRequest, updateMergeRequest, mergeMergeRequest, deleteMergeRequest,
@@ -93,7 +94,7 @@ export {
   listChildEpics, assignChildEpic, createChildEpic, reorderChildEpic, unassignChildEpic,
   listEpicIssues, assignEpicIssue, reorderEpicIssue, removeEpicIssue,
 } from './domains/epics/index.js';
-export { listEpicStateEvents, getEpicStateEvent } from './domains/state-events/index.js';
+export { listEpicStateEvents, getEpicStateEvent } from './domains/epics/index.js';
 export type * from './domains/iterations/index.js';
 export {
   listGroupIterations, listIterationCadences, getIterationCadence, createIterationCadence, updateIterationCadence, deleteIterationCadence,
@@ -175,7 +176,7 @@ export {
 export type * from './domains/ci/index.js';
 export type { RequestJobInput, UpdateJobInput } from './domains/ci/index.js';
 export {
-  createPipeline, presentPipeline, presentPipelineBasic, parseCiConfig, parseDuration, processPipeline, resolveJobToken, projectRunnersToken,
+  createPipeline, presentPipeline, presentPipelineBasic, parseCiConfig, parseDuration, processPipeline, resolveJobToken,
   listPipelines, getPipeline, getLatestPipeline, createPipelineFromApi, cancelPipeline, retryPipeline, deletePipeline, listPipelineVariables, listPipelineJobs,
   listProjectJobs, getJob, cancelJob, retryJob, playJob, getJobTrace, currentJob,
   createUserRunner, registerRunner, verifyRunner, unregisterRunner, getRunner, listRunnerManagers, listProjectRunners,

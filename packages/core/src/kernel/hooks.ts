@@ -20,3 +20,29 @@ export class HookList<H extends object> {
     return this.hooks;
   }
 }
+
+/**
+ * One implementation per key, handed over by the wiring: a lower domain that serves routes for
+ * things a higher domain owns asks here, instead of importing it (notes find their noteables,
+ * reactions their awardables). Like a HookList it is per process; registering a key again
+ * replaces nothing but the same implementation.
+ */
+export class Registry<K extends string, V> {
+  private readonly entries = new Map<K, V>();
+
+  /** `what` names the registry in the error for a key nobody registered. */
+  constructor(private readonly what: string) {}
+
+  register(key: K, value: V): void {
+    const prior = this.entries.get(key);
+    if (prior !== undefined && prior !== value) throw new Error(`${this.what}: ${key} is registered twice`);
+    this.entries.set(key, value);
+  }
+
+  /** The implementation for `key`; a key nobody registered is a wiring mistake (forge.ts). */
+  get(key: K): V {
+    const value = this.entries.get(key);
+    if (value === undefined) throw new Error(`${this.what}: nothing registered for ${key} (forge.ts wires them)`);
+    return value;
+  }
+}

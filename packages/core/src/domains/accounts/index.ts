@@ -27,6 +27,8 @@ export { listUsers, getUser, currentUser, createUser, updateUser, deleteUser } f
 export { listGroups, listSubgroups, listDescendantGroups, getGroup, createGroup, updateGroup, deleteGroup } from './groups.js';
 export { listProjects, listGroupProjects, getProject, createProject, updateProject, deleteProject } from './projects.js';
 export { listProjectUsers } from './project-users.js';
+/** For ci: legacy runner registration with a project's token. */
+export { projectOfRunnersToken, projectRunnersToken } from './runners-token.js';
 export { listMembers, listAllMembers, getMember, addMember, editMember, removeMember } from './members.js';
 export {
   createPersonalAccessToken, listPersonalAccessTokens, getPersonalAccessToken, revokePersonalAccessToken, rotatePersonalAccessToken,

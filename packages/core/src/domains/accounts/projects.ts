@@ -9,7 +9,7 @@ import { GUEST, MAINTAINER, OWNER } from '../../access/levels.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
 import { accessLevel, authorize, can, memberLevels, namespaceOf, requireUser } from '../../access/policy.js';
-import { projectRunnersToken } from '../ci/index.js';
+import { projectRunnersToken } from './runners-token.js';
 import { bool } from '../../storage/dialect.js';
 import { preparedQuery } from '../../storage/prepared.js';
 import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from '../../access/lookup.js';

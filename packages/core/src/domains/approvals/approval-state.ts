@@ -22,7 +22,7 @@ import { accessLevel, can } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import type { MergeRequestRow } from '../merge-requests/index.js';
+import type { MergeRequestApprovalStatus, MergeRequestRow } from '../merge-requests/index.js';
 import type { MergeRequestApprovalRow } from './approvals.table.js';
 import {
   approverIdsOf,
@@ -49,7 +49,8 @@ export interface WrappedRule {
   approved: boolean;
 }
 
-export type SyncStatus = 'checking' | 'approvals_syncing' | null;
+/** `checking` / `approvals_syncing` until the queue has processed the last push (as merge requests show it). */
+export type SyncStatus = MergeRequestApprovalStatus['sync'];
 
 export interface ApprovalState {
   mergeRequest: MergeRequestRow;

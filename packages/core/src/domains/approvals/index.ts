@@ -5,7 +5,8 @@ export { listProjectRules, getProjectRule, createProjectRule, updateProjectRule,
 export { listMergeRequestRules, getMergeRequestRule, createMergeRequestRule, updateMergeRequestRule, deleteMergeRequestRule } from './merge-request-rules.js';
 export { getApprovals, getApprovalState, approveMergeRequest, unapproveMergeRequest, resetApprovals } from './approve.js';
 export { onMergeRequestHeadsMoved, approvalsPushHooks, registerApprovalJobs, APPROVALS_SYNC_JOB } from './on-push.js';
-export { approvalStatusesOf, approvalsAllowMerge, type MergeRequestApprovalStatus } from './merge-status.js';
+/** For the wiring: the approval status merge requests show and merge by. */
+export { approvalStatusesOf } from './merge-status.js';
 export type { ApprovalStateEntity, ApprovalStateRuleEntity, ApprovalRuleShortEntity, MergeRequestApprovalStateEntity } from './approval-state.entity.js';
 export type {
   ApprovalRuleEntity,

@@ -1,5 +1,6 @@
 import { accepted, attachment, noContent, ok, paged, route, stream, type Route } from '../../kernel/route.js';
-import { ArtifactFileByRefInput, ArtifactsByRefInput, ArtifactTreeInput, JobArtifactFileInput, JobArtifactsInput, ProjectArtifactsInput } from './artifacts.schema.js';
+import { ArtifactFileByRefInput, RunnerDownloadArtifactInput, UploadArtifactInput, ArtifactsByRefInput, ArtifactTreeInput, JobArtifactFileInput, JobArtifactsInput, ProjectArtifactsInput } from './artifacts.schema.js';
+import { runnerDownloadArtifacts, uploadArtifacts } from './runner-artifacts.js';
 import { deleteJobArtifacts, deleteProjectArtifacts, keepJobArtifacts } from './manage-artifacts.js';
 import { artifactsByRef, downloadJobArtifactFile, downloadJobArtifacts, listArtifactTree, type ArtifactDownload, type ArtifactFile, type ByRefResult } from './read-artifacts.js';
 
@@ -17,6 +18,14 @@ const tag = 'job_artifacts';
 
 /** Reads accept CI job tokens (JOB-TOKEN header or `job_token` query), subject to the job token scope. */
 export const artifactsRoutes: Route[] = [
+  // The runner API's artifact endpoints.
+  route('POST', '/jobs/:id/artifacts', { auth: 'none', params: UploadArtifactInput, tag: 'runners', summary: 'A runner uploads the artifacts of its job (multipart `file`)' },
+    async (ctx, input, req) => uploadArtifacts(ctx, input, req.headers)),
+  route('GET', '/jobs/:id/artifacts', { auth: 'none', params: RunnerDownloadArtifactInput, tag: 'runners', summary: 'A runner downloads the artifacts a job depends on' },
+    async (ctx, input, req) => {
+      const file = await runnerDownloadArtifacts(ctx, input, req.headers);
+      return attachment(file.body, file.size, file.filename);
+    }),
   route('GET', '/projects/:id/jobs/:job_id/artifacts', { auth: 'optional', jobToken: true, params: JobArtifactsInput, tag, summary: 'Download the artifacts archive of a job' },
     async (ctx, input) => archiveReply(await downloadJobArtifacts(ctx, input))),
   route('GET', '/projects/:id/jobs/:job_id/artifacts/tree', { auth: 'optional', jobToken: true, params: ArtifactTreeInput, tag, summary: 'List the files and directories of a job\'s archive (`path`, `recursive`)' },

@@ -43,3 +43,18 @@ export type ArtifactFileByRefInput = InferShape<typeof ArtifactFileByRefInput.sh
 
 export const ProjectArtifactsInput = params({ id: p.string() });
 export type ProjectArtifactsInput = InferShape<typeof ProjectArtifactsInput.shape>;
+
+/** The runner API's artifact endpoints (a job's token in `token` or the JOB-TOKEN header). */
+export const UploadArtifactInput = params({
+  id: p.integer(),
+  token: p.string().optional(),
+  file: p.file(),
+  expire_in: p.string().optional(),
+  artifact_type: p.string().default('archive'),
+  artifact_format: p.enum(['raw', 'zip', 'gzip']).default('zip'),
+  metadata: p.file().optional(),
+});
+export type UploadArtifactInput = InferShape<typeof UploadArtifactInput.shape>;
+
+export const RunnerDownloadArtifactInput = params({ id: p.integer(), token: p.string().optional(), direct_download: p.boolean().default(false) });
+export type RunnerDownloadArtifactInput = InferShape<typeof RunnerDownloadArtifactInput.shape>;

@@ -38,7 +38,8 @@ export interface ArtifactFile {
   disposition: string;
 }
 
-function streamArchive(ctx: Pick<Ctx, 'blobs'>, archive: CiJobArtifactRow): ArtifactDownload {
+/** An archive artifact as a download. */
+export function streamArchive(ctx: Pick<Ctx, 'blobs'>, archive: CiJobArtifactRow): ArtifactDownload {
   return { body: readBlob(ctx.blobs, archive.blob_key), size: Number(archive.size), filename: archive.file_name };
 }
 

@@ -1,11 +1,10 @@
 import type { Ctx } from '../../access/context.js';
 import { p, params } from '../../kernel/params.js';
 import { created, noContent, ok, paged, route, type Route, type RouteRequest } from '../../kernel/route.js';
-import type { NoteableSegment } from '../notes/index.js';
 import * as awards from './award-emoji.js';
 
 /** The path parameter naming each awardable: issues and merge requests by iid, snippets by id. */
-const REF_PARAM = { issues: 'issue_iid', merge_requests: 'merge_request_iid', snippets: 'snippet_id' } as const satisfies Record<NoteableSegment, string>;
+const REF_PARAM = { issues: 'issue_iid', merge_requests: 'merge_request_iid', snippets: 'snippet_id' } as const satisfies Record<awards.AwardableSegment, string>;
 
 /** GitLab's `If-Unmodified-Since` check reads the header leniently and ignores what it can't parse. */
 function unmodifiedSince(header: string | undefined): Date | undefined {
@@ -15,7 +14,7 @@ function unmodifiedSince(header: string | undefined): Date | undefined {
 }
 
 /** The parameters of the routes under one awardable (or a note of one), and the target they name. */
-function awardable(segment: NoteableSegment, onNote: boolean) {
+function awardable(segment: awards.AwardableSegment, onNote: boolean) {
   const key = REF_PARAM[segment];
   // The awardable's key differs per segment, so it is declared untyped and read back in `target`.
   const scope = { id: p.string(), ...({ [key]: p.integer() } as {}), ...(onNote ? ({ note_id: p.integer() } as {}) : {}) };

@@ -9,18 +9,21 @@ import { NotFoundError, PreconditionError, UnauthorizedError } from '../../kerne
 import { paginate, paginationParams, type Page, type PageRequest } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
 import { requireUser } from '../../access/policy.js';
+import { Registry } from '../../kernel/hooks.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
-import { findNote, findNoteable, type NoteableSegment } from '../notes/index.js';
 import { toAwardEmojiEntity, type AwardEmojiEntity } from './award-emoji.entity.js';
 import { deleteAwardEmojiById, insertAwardEmoji, selectAwardEmojiById, selectAwardEmojiOf, type AwardableKey } from './award-emoji.queries.js';
 import type { AwardEmojiRow } from './award-emoji.table.js';
 import { isValidEmojiName, normalizeEmojiName } from './emoji-names.js';
 
+/** The path segment of each awardable kind (and of the noteables whose notes take reactions). */
+export type AwardableSegment = 'issues' | 'merge_requests' | 'snippets';
+
 /** Where a reaction route points: `/projects/:id/<segment>/:ref[/notes/:note_id]`. */
 export interface AwardableTarget {
   /** Project id or full path. */
   project: string;
-  segment: NoteableSegment;
+  segment: AwardableSegment;
   /** iid of the issue or merge request, id of the snippet. */
   ref: number;
   /** Set on the routes for reactions on a note of the noteable. */
@@ -33,13 +36,20 @@ export type ListAwardEmojiInput = InferShape<typeof ListAwardEmojiInput.shape>;
 export const CreateAwardEmojiInput = params({ name: p.string().describe('Emoji name without colons (thumbsup)') });
 export type CreateAwardEmojiInput = InferShape<typeof CreateAwardEmojiInput.shape>;
 
-/** The noteable (or its note) the caller can read: 404 otherwise, as the shared finders answer. */
-async function findAwardable(ctx: Ctx, target: AwardableTarget): Promise<AwardableKey> {
-  const noteable = await findNoteable(ctx, target.project, target.segment, target.ref);
-  if (target.noteId === undefined) return { type: noteable.type, id: noteable.id };
-  const note = await findNote(ctx, noteable, target.noteId);
-  return { type: 'Note', id: note.id };
+/**
+ * Finds the awardable a route names, when the caller can read it (404 otherwise). The awardables
+ * are the noteables and their notes, so the notes domain provides it through the wiring.
+ */
+export type AwardableFinder = (ctx: Ctx, target: AwardableTarget) => Promise<AwardableKey>;
+
+const finders = new Registry<'awardables', AwardableFinder>('award emoji');
+
+/** Hands award emoji the finder of its awardables (forge.ts). */
+export function registerAwardableFinder(finder: AwardableFinder): void {
+  finders.register('awardables', finder);
 }
+
+const findAwardable = (ctx: Ctx, target: AwardableTarget) => finders.get('awardables')(ctx, target);
 
 /** ActiveRecord's `find` miss: GitLab answers `404 Not found`. */
 const awardNotFound = () => new NotFoundError(null, { exact: '404 Not found' });

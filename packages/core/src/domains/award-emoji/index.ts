@@ -1,5 +1,8 @@
 export { awardEmojiRoutes } from './award-emoji.routes.js';
 export { listAwardEmoji, getAwardEmoji, awardEmoji, removeAwardEmoji, type AwardableTarget } from './award-emoji.js';
+/** For the wiring: who finds the awardables (notes, which knows the noteables and their notes). */
+export { registerAwardableFinder, type AwardableFinder, type AwardableSegment } from './award-emoji.js';
+export type { AwardableKey } from './award-emoji.queries.js';
 export type { CreateAwardEmojiInput, ListAwardEmojiInput } from './award-emoji.js';
 export type { AwardEmojiEntity, AwardableType } from './award-emoji.entity.js';
 export type { AwardEmojiRow } from './award-emoji.table.js';

@@ -1,4 +1,4 @@
-import { attachment, created, noContent, ok, paged, route, text, type Route } from '../../kernel/route.js';
+import { created, noContent, ok, paged, route, text, type Route } from '../../kernel/route.js';
 import {
   CancelJobInput,
   CreatePipelineRequest,
@@ -14,11 +14,9 @@ import {
   PlayJobInput,
   RegisterRunnerInput,
   RequestJobInput,
-  RunnerDownloadArtifactInput,
   RunnerRefInput,
   RunnerTokenInput,
   UpdateJobInput,
-  UploadArtifactInput,
   VerifyRunnerInput,
 } from './ci.schema.js';
 import {
@@ -41,7 +39,7 @@ import {
   listPipelineVariables,
   retryPipeline,
 } from './pipelines.js';
-import { patchTrace, requestJob, runnerDownloadArtifacts, updateJob, uploadArtifacts } from './runner-api.js';
+import { patchTrace, requestJob, updateJob } from './runner-api.js';
 import { createUserRunner, getRunner, listProjectRunners, listRunnerManagers, registerRunner, unregisterRunner, verifyRunner } from './runners.js';
 
 const pipelines = 'pipelines';
@@ -121,11 +119,4 @@ export const ciRoutes: Route[] = [
     async (ctx, input, req) => updateJob(ctx, input, req)),
   route('PATCH', '/jobs/:id/trace', { auth: 'none', rawBody: true, params: JobTraceInput, tag: runners, summary: 'A runner appends to the log of its job (Content-Range)' },
     async (ctx, input, req) => patchTrace(ctx, input, req)),
-  route('POST', '/jobs/:id/artifacts', { auth: 'none', params: UploadArtifactInput, tag: runners, summary: 'A runner uploads the artifacts of its job (multipart `file`)' },
-    async (ctx, input, req) => uploadArtifacts(ctx, input, req.headers)),
-  route('GET', '/jobs/:id/artifacts', { auth: 'none', params: RunnerDownloadArtifactInput, tag: runners, summary: 'A runner downloads the artifacts a job depends on' },
-    async (ctx, input, req) => {
-      const file = await runnerDownloadArtifacts(ctx, input, req.headers);
-      return attachment(file.body, file.size, file.filename);
-    }),
 ];

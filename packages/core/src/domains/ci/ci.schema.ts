@@ -157,20 +157,6 @@ export type UpdateJobInput = InferShape<typeof UpdateJobInput.shape>;
 export const JobTraceInput = params({ id: p.integer(), token: p.string().optional() });
 export type JobTraceInput = InferShape<typeof JobTraceInput.shape>;
 
-export const UploadArtifactInput = params({
-  id: p.integer(),
-  token: p.string().optional(),
-  file: p.file(),
-  expire_in: p.string().optional(),
-  artifact_type: p.string().default('archive'),
-  artifact_format: p.enum(['raw', 'zip', 'gzip']).default('zip'),
-  metadata: p.file().optional(),
-});
-export type UploadArtifactInput = InferShape<typeof UploadArtifactInput.shape>;
-
-export const RunnerDownloadArtifactInput = params({ id: p.integer(), token: p.string().optional(), direct_download: p.boolean().default(false) });
-export type RunnerDownloadArtifactInput = InferShape<typeof RunnerDownloadArtifactInput.shape>;
-
 export const RunnerRefInput = params({ id: p.integer() });
 export type RunnerRefInput = InferShape<typeof RunnerRefInput.shape>;
 

@@ -49,13 +49,6 @@ export interface CiRunnerScopeTable {
   namespace_id: number | null;
 }
 
-export interface CiRegistrationTokenTable {
-  id: Generated<number>;
-  project_id: number;
-  token_digest: string;
-  token_encrypted: string;
-  created_at: string;
-}
 
 export interface CiPipelineTable {
   id: Generated<number>;
@@ -178,7 +171,6 @@ declare module '../../storage/database.js' {
     ci_runners: CiRunnerTable;
     ci_runner_managers: CiRunnerManagerTable;
     ci_runner_scopes: CiRunnerScopeTable;
-    ci_registration_tokens: CiRegistrationTokenTable;
     ci_pipelines: CiPipelineTable;
     ci_pipeline_variables: CiPipelineVariableTable;
     ci_jobs: CiJobTable;

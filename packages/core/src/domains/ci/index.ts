@@ -18,9 +18,11 @@ export { processPipeline } from './process-pipeline.js';
 export { registerPipelineHooks, type PipelineHooks, type ProcessedJob } from './pipeline-hooks.js';
 export { createWorkloadIn, type WorkloadInput } from './workload.js';
 export { resolveJobToken } from './job-token.js';
-export { projectRunnersToken } from './runners.js';
 export { runnerByToken } from './runner-managers.js';
 export { readTrace, archiveOf } from './jobs.js';
+export { parseDefinition } from './job.entity.js';
+/** For the runner's artifact endpoints (artifacts): a job's token, checked as GitLab's `authenticate_job!`. */
+export { authenticateJob, jobTokenOf } from './runner-api.js';
 export {
   listPipelines,
   getPipeline,

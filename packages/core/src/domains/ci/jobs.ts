@@ -1,5 +1,4 @@
 /** The job endpoints (GitLab's lib/api/ci/jobs.rb) and the archive download of lib/api/ci/job_artifacts.rb. */
-import type { Readable } from 'node:stream';
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
@@ -104,14 +103,4 @@ export async function archiveOf(ctx: Pick<Ctx, 'db' | 'clock'>, jobId: number): 
     .where('file_type', '=', 'archive')
     .where((eb) => eb.or([eb('expire_at', 'is', null), eb('expire_at', '>', now)]))
     .executeTakeFirst();
-}
-
-export interface ArtifactDownload {
-  body: Readable;
-  size: number;
-  filename: string;
-}
-
-export function streamArtifact(ctx: Pick<Ctx, 'blobs'>, artifact: CiJobArtifactRow): ArtifactDownload {
-  return { body: ctx.blobs.read(artifact.blob_key), size: artifact.size, filename: artifact.file_name };
 }

@@ -6,20 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
-import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
+import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import { digestToken, randomToken } from '../../kernel/ids.js';
-import type { UploadedFile } from '../../kernel/params.js';
 import { created, empty, json, text, type RouteRequest } from '../../kernel/route.js';
-import { checkZipArchive, insertArchiveIndex } from '../artifacts/index.js';
-import { ZipRejectedError } from '../artifacts/index.js';
 import { isProtectedBranch } from '../repository/index.js';
 import type { CiJobRow, CiRunnerManagerRow, CiRunnerRow } from './ci.table.js';
-import type { RequestJobInput, RunnerDownloadArtifactInput, UpdateJobInput, UploadArtifactInput } from './ci.schema.js';
-import { expiryFrom } from './durations.js';
+import type { RequestJobInput, UpdateJobInput } from './ci.schema.js';
 import { finishJob } from './job-actions.js';
 import { parseDefinition } from './job.entity.js';
 import { buildJobPayload, loadPayloadContext } from './job-payload.js';
-import { archiveOf, streamArtifact, type ArtifactDownload } from './jobs.js';
 import { lockPipeline, processPipeline } from './process-pipeline.js';
 import { authenticateRunner, heartbeatRunnerManager } from './runner-managers.js';
 import { groupTraversalsOf } from './runners.js';
@@ -28,15 +23,7 @@ export const JOB_TOKEN_PREFIX = 'glcbt-';
 const BATCH = 50;
 const TRACE_PATCH_LIMIT = 16 * 1024 * 1024;
 const TRACE_UPDATE_INTERVAL = '60';
-const DEFAULT_ARTIFACTS_EXPIRE_IN = '30 days';
 
-/** GitLab's `Ci::JobArtifact.file_types` the upload accepts. */
-export const ARTIFACT_TYPES = [
-  'archive', 'metadata', 'trace', 'junit', 'sast', 'dependency_scanning', 'container_scanning', 'dast', 'codequality', 'license_scanning',
-  'performance', 'metrics', 'metrics_referee', 'network_referee', 'lsif', 'dotenv', 'cobertura', 'terraform', 'accessibility', 'cluster_applications',
-  'secret_detection', 'requirements', 'coverage_fuzzing', 'browser_performance', 'load_performance', 'api_fuzzing', 'cluster_image_scanning', 'cyclonedx',
-  'requirements_v2', 'annotations', 'repository_xray', 'jacoco',
-];
 
 /** `failure_reason` values a runner may report (CommitStatus failure reasons). */
 const FAILURE_REASONS = new Set([
@@ -139,7 +126,7 @@ function jobForbidden(job: CiJobRow, reason: string): ForbiddenError {
  * Only the runner's own reports (`heartbeat` from the address they came from) count as a
  * contact: uploads run inside the job's environment, whose address is not the runner's.
  */
-async function authenticateJob(
+export async function authenticateJob(
   ctx: Ctx,
   id: number,
   token: string | undefined,
@@ -156,7 +143,7 @@ async function authenticateJob(
   return job;
 }
 
-function jobTokenOf(input: { token?: string }, headers: Record<string, string | undefined>): string | undefined {
+export function jobTokenOf(input: { token?: string }, headers: Record<string, string | undefined>): string | undefined {
   return input.token || headers['job-token'] || undefined;
 }
 
@@ -248,103 +235,4 @@ export async function patchTrace(ctx: Ctx, input: { id: number; token?: string }
     return json(416, { message: '416 Range Not Satisfiable' }, { Range: `0-${size.size}` });
   }
   return empty(202, { 'Job-Status': job.status, Range: `0-${size.size}`, 'X-GitLab-Trace-Update-Interval': TRACE_UPDATE_INTERVAL });
-}
-
-function artifactKey(job: CiJobRow, type: string): string {
-  return `artifacts/${job.project_id}/${job.id}/${type}-${randomBytes(8).toString('hex')}`;
-}
-
-/** Stores one uploaded file as an artifact of the job (the archive with its zip index). */
-async function storeArtifact(
-  ctx: Ctx,
-  job: CiJobRow,
-  file: UploadedFile,
-  meta: { type: string; format: string; fileName: string; expireAt: string | null },
-): Promise<void> {
-  const existing = await ctx.db.selectFrom('ci_job_artifacts').selectAll().where('job_id', '=', job.id).where('file_type', '=', meta.type).executeTakeFirst();
-  if (existing) {
-    if (existing.sha256 === file.sha256) return;
-    throw new BadRequestError('another artifact of the same type already exists', { raw: true });
-  }
-  if (meta.type === 'archive' && meta.format === 'zip') {
-    try {
-      await checkZipArchive(ctx.blobs, file.blobKey, file.size);
-    } catch (err) {
-      if (err instanceof ZipRejectedError) throw new BadRequestError(err.message);
-      throw err;
-    }
-  }
-  const key = artifactKey(job, meta.type);
-  await ctx.blobs.move(file.blobKey, key);
-  try {
-    await insertArtifact(ctx, job, file, meta, key);
-  } catch (err) {
-    await ctx.blobs.delete(key);
-    // A concurrent upload of the same type won the unique index: answer as if it came first.
-    const winner = await ctx.db.selectFrom('ci_job_artifacts').select('sha256').where('job_id', '=', job.id).where('file_type', '=', meta.type).executeTakeFirst();
-    if (winner?.sha256 === file.sha256) return;
-    if (winner) throw new BadRequestError('another artifact of the same type already exists', { raw: true });
-    throw err;
-  }
-}
-
-async function insertArtifact(
-  ctx: Ctx,
-  job: CiJobRow,
-  file: UploadedFile,
-  meta: { type: string; format: string; fileName: string; expireAt: string | null },
-  key: string,
-): Promise<void> {
-  await ctx.db.transaction().execute(async (trx) => {
-    const row = await trx
-      .insertInto('ci_job_artifacts')
-      .values({
-        project_id: job.project_id,
-        job_id: job.id,
-        file_type: meta.type,
-        file_format: meta.format,
-        file_name: meta.fileName,
-        blob_key: key,
-        size: file.size,
-        sha256: file.sha256,
-        expire_at: meta.expireAt,
-        created_at: nowIso(ctx),
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    if (meta.type === 'archive' && meta.format === 'zip') await insertArchiveIndex(trx, row.id, ctx.blobs, key, file.size);
-  });
-}
-
-/** POST /jobs/:id/artifacts (multipart `file`, streamed to the blob store by the server): 201. */
-export async function uploadArtifacts(ctx: Ctx, input: UploadArtifactInput, headers: Record<string, string | undefined>) {
-  const job = await authenticateJob(ctx, input.id, jobTokenOf(input, headers), { notRunning: 'Job is not processing on runner' });
-  if (!ARTIFACT_TYPES.includes(input.artifact_type)) throw new ValidationError([{ field: 'artifact_type', message: 'does not have a valid value' }]);
-  const expireIn = input.expire_in ?? parseDefinition(job).artifacts?.expire_in ?? DEFAULT_ARTIFACTS_EXPIRE_IN;
-  const expireAt = expiryFrom(ctx.clock.now(), expireIn);
-  if (expireAt === undefined) throw new ValidationError([{ field: 'expire_in', message: 'is invalid' }]);
-  const fileName = input.file.filename || (input.artifact_type === 'archive' ? 'artifacts.zip' : `${input.artifact_type}.${input.artifact_format}`);
-  await storeArtifact(ctx, job, input.file, { type: input.artifact_type, format: input.artifact_format, fileName, expireAt });
-  if (input.metadata && input.artifact_type === 'archive') {
-    await storeArtifact(ctx, job, input.metadata, { type: 'metadata', format: 'gzip', fileName: input.metadata.filename || 'metadata.gz', expireAt });
-  }
-  return text('201', 'text/plain', 201);
-}
-
-/**
- * GET /jobs/:id/artifacts for runners: with the token of a running job of the same project
- * (a dependent job downloading what it needs), or the job's own token.
- */
-export async function runnerDownloadArtifacts(ctx: Ctx, input: RunnerDownloadArtifactInput, headers: Record<string, string | undefined>): Promise<ArtifactDownload> {
-  const token = jobTokenOf(input, headers);
-  const job = await ctx.db.selectFrom('ci_jobs').selectAll().where('id', '=', input.id).executeTakeFirst();
-  if (!job || !token) throw new ForbiddenError();
-  const digest = digestToken(token);
-  if (job.token_digest !== digest) {
-    const holder = await ctx.db.selectFrom('ci_jobs').select(['id', 'project_id', 'status']).where('token_digest', '=', digest).executeTakeFirst();
-    if (!holder || holder.status !== 'running' || holder.project_id !== job.project_id) throw new ForbiddenError();
-  }
-  const artifact = await archiveOf(ctx, job.id);
-  if (!artifact) throw new NotFoundError();
-  return streamArtifact(ctx, artifact);
 }

@@ -5,7 +5,6 @@
  * registration tokens are stored as digests; the registration token is also kept encrypted,
  * since maintainers see it again as the project's `runners_token`.
  */
-import { preparedQuery } from '../../storage/prepared.js';
 import type { Ctx, Deps } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
@@ -18,6 +17,7 @@ import type { CiRunnerRow, RunnerType } from './ci.table.js';
 import type { CreateRunnerInput, ListProjectRunnersInput, RegisterRunnerInput, RunnerRefInput, VerifyRunnerInput } from './ci.schema.js';
 import { authenticateRunner, runnerByToken } from './runner-managers.js';
 import { findCiProject } from './ci-access.js';
+import { projectOfRunnersToken } from '../accounts/index.js';
 import {
   presentRunnerDetails,
   presentRunnerManagers,
@@ -29,49 +29,7 @@ import {
 } from './runner.entity.js';
 
 export const RUNNER_TOKEN_PREFIX = 'glrt-';
-export const REGISTRATION_TOKEN_PREFIX = 'GR1348941';
 const MIN_TIMEOUT = 600;
-
-/**
- * The project's registration token (`runners_token`), created on first use. Safe under
- * concurrency: the unique index keeps one, and every caller reads that one back.
- */
-/** Read on every project GET by maintainers: compiled once. */
-const selectRegistrationToken = preparedQuery((db, projectId: number) =>
-  db.selectFrom('ci_registration_tokens').select('token_encrypted').where('project_id', '=', projectId),
-  { cache: true },
-);
-
-/**
- * Opened registration tokens by sealed text and secret box (AES-GCM costs more than the rest of
- * a project GET): the sealed text changes when the token is reset, so an entry is never stale.
- */
-const openedTokens = new WeakMap<object, Map<string, string>>();
-
-function openRegistrationToken(secrets: Deps['secrets'], sealed: string): string {
-  let opened = openedTokens.get(secrets);
-  if (!opened) openedTokens.set(secrets, (opened = new Map()));
-  let plain = opened.get(sealed);
-  if (plain === undefined) {
-    plain = secrets.decrypt(sealed);
-    if (opened.size >= 1024) opened.clear();
-    opened.set(sealed, plain);
-  }
-  return plain;
-}
-
-export async function projectRunnersToken(deps: Pick<Deps, 'db' | 'secrets' | 'clock'>, projectId: number): Promise<string> {
-  const [existing] = await selectRegistrationToken(deps.db, projectId);
-  if (existing) return openRegistrationToken(deps.secrets, (existing as { token_encrypted: string }).token_encrypted);
-  const token = randomToken(REGISTRATION_TOKEN_PREFIX, 15);
-  await deps.db
-    .insertInto('ci_registration_tokens')
-    .values({ project_id: projectId, token_digest: digestToken(token), token_encrypted: deps.secrets.encrypt(token), created_at: nowIso(deps) })
-    .onConflict((oc) => oc.column('project_id').doNothing())
-    .execute();
-  const row = await deps.db.selectFrom('ci_registration_tokens').selectAll().where('project_id', '=', projectId).executeTakeFirstOrThrow();
-  return deps.secrets.decrypt(row.token_encrypted);
-}
 
 interface RunnerAttributes {
   description?: string;
@@ -169,12 +127,8 @@ export async function createUserRunner(ctx: Ctx, input: CreateRunnerInput): Prom
 
 /** POST /runners with a project's registration token (legacy registration). */
 export async function registerRunner(ctx: Ctx, input: RegisterRunnerInput): Promise<RunnerRegistrationEntity> {
-  const registration = await ctx.db
-    .selectFrom('ci_registration_tokens')
-    .selectAll()
-    .where('token_digest', '=', digestToken(input.token))
-    .executeTakeFirst();
-  if (!registration) throw new ForbiddenError();
+  const projectId = await projectOfRunnersToken(ctx.db, input.token);
+  if (projectId === undefined) throw new ForbiddenError();
   const attributes: RunnerAttributes = {
     description: input.description,
     name: input.info?.name,
@@ -189,7 +143,7 @@ export async function registerRunner(ctx: Ctx, input: RegisterRunnerInput): Prom
   const problems = runnerProblems(attributes);
   if (problems.length) throw new BadRequestError(Object.fromEntries(problems.map(([f, m]) => [f, [m]])), { raw: true });
   const token = randomToken('', 15);
-  const runner = await insertRunner(ctx, 'project_type', attributes, { projectId: registration.project_id }, { registration: 'registration_token', creatorId: null, token });
+  const runner = await insertRunner(ctx, 'project_type', attributes, { projectId }, { registration: 'registration_token', creatorId: null, token });
   return { id: runner.id, token, token_expires_at: null };
 }
 

@@ -1,4 +1,7 @@
+import { p, params } from '../../kernel/params.js';
 import { created, noContent, ok, paged, route, type Route } from '../../kernel/route.js';
+import { ListStateEventsInput } from '../state-events/index.js';
+import { getEpicStateEvent, listEpicStateEvents } from './epic-state-events.js';
 import { createEpic } from './create-epic.js';
 import { assignChildEpic, createChildEpic, listChildEpics, reorderChildEpic, unassignChildEpic } from './epic-links.js';
 import { assignEpicIssue, listEpicIssues, removeEpicIssue, reorderEpicIssue } from './epic-issues.js';
@@ -69,4 +72,12 @@ export const epicsRoutes: Route[] = [
     async (ctx, input) => paged(await reorderEpicIssue(ctx, input))),
   route('DELETE', '/groups/:id/epics/:epic_iid/issues/:epic_issue_id', { tier: EPICS_TIER, auth: 'required', params: EpicIssuePathInput, tag: 'epic_issues', summary: 'Remove an issue from the epic' },
     async (ctx, input) => ok(await removeEpicIssue(ctx, input))),
+
+  // State events of an epic: `:epic_id` is the epic's global id (GitLab's `id_field: 'ID'` for Epic).
+  route('GET', '/groups/:id/epics/:epic_id/resource_state_events',
+    { tier: EPICS_TIER, auth: 'required', params: params({ id: p.string(), epic_id: p.integer(), ...ListStateEventsInput.shape }), tag: 'resource_state_events', summary: 'List state events of an epic' },
+    async (ctx, input) => paged(await listEpicStateEvents(ctx, input.id, input.epic_id, input))),
+  route('GET', '/groups/:id/epics/:epic_id/resource_state_events/:resource_state_event_id',
+    { tier: EPICS_TIER, auth: 'required', params: params({ id: p.string(), epic_id: p.integer(), resource_state_event_id: p.integer() }), tag: 'resource_state_events', summary: 'Get a state event of an epic' },
+    async (ctx, input) => ok(await getEpicStateEvent(ctx, input.id, input.epic_id, input.resource_state_event_id))),
 ];

@@ -4,9 +4,9 @@
  * answers 403 for an unknown iid as for an epic the caller may not read.
  */
 import type { Ctx } from '../../access/context.js';
-import { ForbiddenError } from '../../kernel/errors.js';
+import { ForbiddenError, NotFoundError } from '../../kernel/errors.js';
 import { can, canRead, namespaceOf } from '../../access/policy.js';
-import { requireTier, type Tier } from '../../kernel/tiers.js';
+import { requireTier, tierAtLeast, type Tier } from '../../kernel/tiers.js';
 import { findGroup } from '../../access/lookup.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import { selectEpicById, selectEpicByIid } from './epic.queries.js';
@@ -43,4 +43,25 @@ export async function findReadableEpicById(ctx: Ctx, id: number): Promise<{ epic
   if (!epic) return undefined;
   const group = await namespaceOf(ctx, epic.group_id);
   return (await canReadEpic(ctx, epic, group)) ? { epic, group } : undefined;
+}
+
+/**
+ * `/groups/:id/epics/:epic_id` of the state-event routes: GitLab finds the eventable with
+ * `target_id` for epics (`id_field: 'ID'`), so `:epic_id` is the epic's global id, looked up
+ * among the epics of the group and its subgroups that the caller can read. Anything else, and
+ * instances without epics (free tier), is ActiveRecord's `404 Not found`.
+ */
+export async function findEpicInHierarchy(ctx: Ctx, groupRef: string, epicId: number): Promise<EpicRow> {
+  const group = await findGroup(ctx, groupRef);
+  const missing = () => new NotFoundError(null, { exact: '404 Not found' });
+  if (!tierAtLeast(ctx.config.tier, EPICS_TIER)) throw missing();
+  const epic = await ctx.db
+    .selectFrom('epics')
+    .innerJoin('namespaces', 'namespaces.id', 'epics.group_id')
+    .selectAll('epics')
+    .where('epics.id', '=', epicId)
+    .where('namespaces.traversal', 'like', `${group.traversal}%`)
+    .executeTakeFirst();
+  if (!epic || !(await canReadEpic(ctx, epic))) throw missing();
+  return epic;
 }

@@ -2,10 +2,10 @@
 export { epicsRoutes } from './epics.routes.js';
 export { listEpics, getEpic, deleteEpic } from './epics.js';
 export { createEpic } from './create-epic.js';
+export { listEpicStateEvents, getEpicStateEvent } from './epic-state-events.js';
 export { updateEpic } from './update-epic.js';
 export { listChildEpics, assignChildEpic, createChildEpic, reorderChildEpic, unassignChildEpic } from './epic-links.js';
 export { listEpicIssues, assignEpicIssue, reorderEpicIssue, removeEpicIssue } from './epic-issues.js';
-/** For resource state events: the epic behind `/groups/:id/epics/:epic_id`. */
 export { canReadEpic, findEpicGroup, EPICS_TIER, EPIC_LINKS_TIER } from './find-epic.js';
 export { MAX_HIERARCHY_DEPTH, MAX_CHILDREN_COUNT } from './epic-tree.js';
 export type { EpicEntity, LinkedEpicEntity } from './epic.entity.js';

@@ -5,6 +5,7 @@ import { authorize, can } from '../../access/policy.js';
 import { findProject, selectProjectByRef } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { IssueRow } from './issue.table.js';
+import type { NoteableFinder } from '../notes/index.js';
 
 /** May the actor see this (possibly confidential) issue? Reporters, the author and assignees may. */
 export async function canReadIssue(ctx: Ctx, project: ProjectRow, issue: IssueRow): Promise<boolean> {
@@ -42,3 +43,9 @@ export async function canAdminIssueRelation(ctx: Ctx, issue: IssueRow): Promise<
   const subject = { kind: 'project', project } as const;
   return (await can(ctx, 'admin_issue_relation', subject)) && (await can(ctx, 'read_issue', subject)) && canReadIssue(ctx, project, issue);
 }
+
+/** The issue as a noteable, for the notes and reaction routes under it (registered in forge.ts). */
+export const issueNoteable: NoteableFinder = async (ctx, projectRef, iid) => {
+  const { project, issue } = await findIssue(ctx, projectRef, iid);
+  return { type: 'Issue', id: issue.id, project, authorId: issue.author_id, iid: issue.iid, discussionLocked: issue.discussion_locked === 1 };
+};

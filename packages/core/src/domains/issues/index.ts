@@ -1,7 +1,8 @@
 export { issuesRoutes } from './issues.routes.js';
-export { findIssue, canReadIssue, canAdminIssueRelation } from './find-issue.js';
+export { findIssue, canReadIssue, canAdminIssueRelation, issueNoteable } from './find-issue.js';
 export { listIssues, listGroupIssues, listProjectIssues, listMilestoneIssues, selectMilestoneIssues, readableIssuesQuery, type MilestoneIssuesScope } from './list-issues.js';
 export { getIssue } from './get-issue.js';
+export { listIssueStateEvents, getIssueStateEvent } from './issue-state-events.js';
 export { registerIssueHooks, type IssueHooks } from './issue-hooks.js';
 export { listIssuesOfMilestone, listBurndownEvents, BurndownUnsupportedError, type BurndownEventEntity } from './milestone-issues.js';
 export { createIssue } from './create-issue.js';

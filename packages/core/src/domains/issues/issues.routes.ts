@@ -1,4 +1,6 @@
+import { p, params } from '../../kernel/params.js';
 import { created, noContent, ok, paged, route } from '../../kernel/route.js';
+import { ListStateEventsInput } from '../state-events/index.js';
 import { createIssue } from './create-issue.js';
 import { deleteIssue } from './delete-issue.js';
 import { getIssue } from './get-issue.js';
@@ -6,8 +8,10 @@ import { CreateIssueInput, IssuePathInput, ListGroupIssuesInput, ListIssuesInput
 import { listGroupIssues, listIssues, listProjectIssues } from './list-issues.js';
 import { updateIssue } from './update-issue.js';
 import { MilestoneIssuablesInput, MilestoneRefInput } from '../milestones/index.js';
+import { getIssueStateEvent, listIssueStateEvents } from './issue-state-events.js';
 import { listBurndownEvents, listIssuesOfMilestone } from './milestone-issues.js';
 
+// State events: GitLab's `before { authenticate! }` answers anonymous callers 401 even on public projects.
 export const issuesRoutes = [
   route('GET', '/issues', { auth: 'optional', params: ListIssuesInput, tag: 'issues', summary: "List issues visible to the caller (default: the caller's own)" },
     async (ctx, input) => paged(await listIssues(ctx, input))),
@@ -34,4 +38,10 @@ export const issuesRoutes = [
     async (ctx, input) => ok(await listBurndownEvents(ctx, 'groups', input))),
   route('GET', '/projects/:id/milestones/:milestone_id/burndown_events', { tier: 'premium', auth: 'optional', params: MilestoneRefInput, tag: 'milestones', summary: 'Burndown chart events of a project milestone (Premium)' },
     async (ctx, input) => ok(await listBurndownEvents(ctx, 'projects', input))),
+  route('GET', '/projects/:id/issues/:issue_iid/resource_state_events',
+    { auth: 'required', params: params({ id: p.string(), issue_iid: p.integer(), ...ListStateEventsInput.shape }), tag: 'resource_state_events', summary: 'List state events of an issue' },
+    async (ctx, input) => paged(await listIssueStateEvents(ctx, input.id, input.issue_iid, input))),
+  route('GET', '/projects/:id/issues/:issue_iid/resource_state_events/:resource_state_event_id',
+    { auth: 'required', params: params({ id: p.string(), issue_iid: p.integer(), resource_state_event_id: p.integer() }), tag: 'resource_state_events', summary: 'Get a state event of an issue' },
+    async (ctx, input) => ok(await getIssueStateEvent(ctx, input.id, input.issue_iid, input.resource_state_event_id))),
 ];

@@ -4,11 +4,12 @@ import { mergeRequestsRoutes as routes } from './merge-requests.routes.js';
 /** Routes of this domain. */
 export const mergeRequestsRoutes: Route[] = routes;
 
-export { findMergeRequest } from './find-merge-request.js';
+export { findMergeRequest, mergeRequestNoteable } from './find-merge-request.js';
 export { createMergeRequest } from './create-merge-request.js';
 export { getMergeRequest, deleteMergeRequest } from './get-merge-request.js';
 export { updateMergeRequest } from './update-merge-request.js';
 export { mergeMergeRequest } from './merge-merge-request.js';
+export { listMergeRequestStateEvents, getMergeRequestStateEvent } from './merge-request-state-events.js';
 export { listMergeRequestsOfMilestone } from './milestone-merge-requests.js';
 export { listMergeRequests, listGroupMergeRequests, listProjectMergeRequests, listMilestoneMergeRequests } from './list-merge-requests.js';
 export type { MergeRequestEntity, MergeRequestDetailEntity, MergeRequestReferences } from './merge-request.entity.js';
@@ -23,6 +24,8 @@ export type {
 } from './merge-request.schema.js';
 export type { MergeRequestRow } from './merge-request.table.js';
 export { mergeRequestPipelineHooks } from './merge-request-metrics.js';
+/** For the wiring: approvals provides the approval status (merge_status, merging). */
+export { registerApprovalStatus, type ApprovalStatusProvider, type MergeRequestApprovalStatus } from './approval-status.js';
 // for other domains
 export { recordProductionDeployment } from './merge-request-metrics.js';
 export { presentMergeRequests } from './present-merge-requests.js';

@@ -13,7 +13,7 @@ import type { MergeMergeRequestInput } from './merge-request.schema.js';
 import { presentMergeRequest } from './present-merge-requests.js';
 import { canUpdateBranch, selectBranch } from '../repository/index.js';
 import { recordMerge, sourceBranchRemovable } from './source-branch.js';
-import { approvalsAllowMerge } from '../approvals/index.js';
+import { approvalsAllowMerge } from './approval-status.js';
 import { createPushPipeline } from '../ci/index.js';
 
 /**

@@ -1,4 +1,7 @@
+import { p, params } from '../../kernel/params.js';
 import { created, noContent, ok, paged, route } from '../../kernel/route.js';
+import { ListStateEventsInput } from '../state-events/index.js';
+import { getMergeRequestStateEvent, listMergeRequestStateEvents } from './merge-request-state-events.js';
 import { createMergeRequest } from './create-merge-request.js';
 import { deleteMergeRequest, getMergeRequest } from './get-merge-request.js';
 import { listGroupMergeRequests, listMergeRequests, listProjectMergeRequests } from './list-merge-requests.js';
@@ -17,6 +20,7 @@ import {
 import { updateMergeRequest } from './update-merge-request.js';
 
 const tag = 'merge_requests';
+
 
 export const mergeRequestsRoutes = [
   route('GET', '/merge_requests', { auth: 'optional', params: ListMergeRequestsInput, tag, summary: "List the caller's merge requests" },
@@ -42,4 +46,10 @@ export const mergeRequestsRoutes = [
     async (ctx, input) => paged(await listMergeRequestsOfMilestone(ctx, 'groups', input))),
   route('GET', '/projects/:id/milestones/:milestone_id/merge_requests', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Merge requests of a project milestone' },
     async (ctx, input) => paged(await listMergeRequestsOfMilestone(ctx, 'projects', input))),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/resource_state_events',
+    { auth: 'required', params: params({ id: p.string(), merge_request_iid: p.integer(), ...ListStateEventsInput.shape }), tag: 'resource_state_events', summary: 'List state events of a merge request' },
+    async (ctx, input) => paged(await listMergeRequestStateEvents(ctx, input.id, input.merge_request_iid, input))),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/resource_state_events/:resource_state_event_id',
+    { auth: 'required', params: params({ id: p.string(), merge_request_iid: p.integer(), resource_state_event_id: p.integer() }), tag: 'resource_state_events', summary: 'Get a state event of a merge request' },
+    async (ctx, input) => ok(await getMergeRequestStateEvent(ctx, input.id, input.merge_request_iid, input.resource_state_event_id))),
 ];

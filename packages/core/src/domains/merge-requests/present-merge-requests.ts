@@ -8,7 +8,7 @@ import { selectLabelsOfTargets } from '../labels/index.js';
 import { milestonesByIdFor } from '../milestones/index.js';
 import { countUserNotesOf, noteablesInvolving } from '../notes/index.js';
 import { mentions } from '../../kernel/mentions.js';
-import { approvalStatusesOf } from '../approvals/index.js';
+import { approvalStatusesOf } from './approval-status.js';
 import { presentPipeline, presentPipelineBasic } from '../ci/index.js';
 import { headPipelineOf } from './merge-request-metrics.js';
 import { mergeRequestDiff } from './source-branch.js';

@@ -1,11 +1,14 @@
-/** Noteables (issues, merge requests, snippets) and their notes, as the notes and reaction routes address them. */
+/**
+ * Noteables (issues, merge requests, snippets) and their notes, as the notes and reaction
+ * routes address them. Each noteable's domain hands notes its finder through the wiring
+ * (forge.ts), so notes, below them, never imports them.
+ */
 import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
+import { Registry } from '../../kernel/hooks.js';
 import { can } from '../../access/policy.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { findIssue } from '../issues/index.js';
-import { findMergeRequest } from '../merge-requests/index.js';
-import { findSnippet } from '../snippets/index.js';
+import type { AwardableFinder } from '../award-emoji/index.js';
 import type { NoteRow } from './note.table.js';
 
 export type NoteableType = 'Issue' | 'MergeRequest' | 'Snippet';
@@ -26,25 +29,19 @@ export interface Noteable {
   discussionLocked: boolean;
 }
 
+/** `/projects/:id/<segment>/:ref` → the noteable when the caller can read it (404 otherwise, as the owner's finder answers). */
+export type NoteableFinder = (ctx: Ctx, projectRef: string, ref: number) => Promise<Noteable>;
+
+const finders = new Registry<NoteableSegment, NoteableFinder>('noteables');
+
+/** Hands notes the finder of one noteable kind (forge.ts). */
+export function registerNoteable(segment: NoteableSegment, finder: NoteableFinder): void {
+  finders.register(segment, finder);
+}
+
 /** Resolves `/projects/:id/<segment>/:iid-or-id` to a readable noteable (404 otherwise). */
-export async function findNoteable(ctx: Ctx, projectRef: string, segment: NoteableSegment, ref: number): Promise<Noteable> {
-  if (segment === 'issues') {
-    const { project, issue } = await findIssue(ctx, projectRef, ref);
-    return { type: 'Issue', id: issue.id, project, authorId: issue.author_id, iid: issue.iid, discussionLocked: issue.discussion_locked === 1 };
-  }
-  if (segment === 'merge_requests') {
-    const { project, mergeRequest } = await findMergeRequest(ctx, projectRef, ref);
-    return {
-      type: 'MergeRequest',
-      id: mergeRequest.id,
-      project,
-      authorId: mergeRequest.author_id,
-      iid: mergeRequest.iid,
-      discussionLocked: mergeRequest.discussion_locked === 1,
-    };
-  }
-  const { project, snippet } = await findSnippet(ctx, projectRef, ref);
-  return { type: 'Snippet', id: snippet.id, project, authorId: snippet.author_id, iid: null, discussionLocked: false };
+export function findNoteable(ctx: Ctx, projectRef: string, segment: NoteableSegment, ref: number): Promise<Noteable> {
+  return finders.get(segment)(ctx, projectRef, ref);
 }
 
 /** A note of the noteable; internal notes need Reporter. 404 `Note Not Found`. */
@@ -60,3 +57,11 @@ export async function findNote(ctx: Ctx, noteable: Noteable, noteId: number): Pr
   if (note.internal && !(await can(ctx, 'read_internal_note', { kind: 'project', project: noteable.project }))) throw new NotFoundError('Note');
   return note;
 }
+
+/** Reactions go on noteables and their notes: award emoji finds them here (wired in forge.ts). */
+export const findAwardableNoteable: AwardableFinder = async (ctx, target) => {
+  const noteable = await findNoteable(ctx, target.project, target.segment, target.ref);
+  if (target.noteId === undefined) return { type: noteable.type, id: noteable.id };
+  const note = await findNote(ctx, noteable, target.noteId);
+  return { type: 'Note', id: note.id };
+};

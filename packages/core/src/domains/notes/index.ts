@@ -6,6 +6,8 @@ export const notesRoutes: Route[] = [...noteRoutes];
 
 export { listNotes, getNote, createNote, updateNote, deleteNote, MAX_NOTE_LENGTH } from './notes.js';
 export { findNoteable, findNote, NOTEABLE_SEGMENTS, type Noteable, type NoteableSegment, type NoteableType } from './find-note.js';
+/** For the wiring: each noteable's domain registers its finder; notes finds awardables for award emoji. */
+export { registerNoteable, findAwardableNoteable, type NoteableFinder } from './find-note.js';
 /**
  * For other domains: record an action as a system note, count user notes for a page of
  * noteables, drop the notes (and their reactions) of deleted noteables inside their transaction.

@@ -7,6 +7,7 @@ import { findProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { selectSnippetById } from './snippet.queries.js';
 import type { SnippetRow } from './snippet.table.js';
+import type { NoteableFinder } from '../notes/index.js';
 
 /** A private snippet is for project members; internal ones for signed-in users; public for all who see the project. */
 export async function canReadSnippet(ctx: Ctx, project: ProjectRow, snippet: SnippetRow): Promise<boolean> {
@@ -36,3 +37,9 @@ export async function findSnippet(ctx: Ctx, projectRef: string, id: number): Pro
   if (!project.snippets_enabled) throw new NotFoundError('Snippet');
   return { project, snippet: await readableSnippet(ctx, project, id) };
 }
+
+/** The snippet as a noteable, for the notes and reaction routes under it (registered in forge.ts). */
+export const snippetNoteable: NoteableFinder = async (ctx, projectRef, id) => {
+  const { project, snippet } = await findSnippet(ctx, projectRef, id);
+  return { type: 'Snippet', id: snippet.id, project, authorId: snippet.author_id, iid: null, discussionLocked: false };
+};
