@@ -195,6 +195,22 @@ export interface GraphReport {
   routes: number;
   nonLiteralRoutes: RouteDecl[];
   routesOutsideRoutesFiles: RouteDecl[];
+  /** Domain files that name the `users` table in a query (others read users through access/users.ts). */
+  usersQueries: { file: string; line: number }[];
+}
+
+/** Where a domain names the `users` table in a query (selectFrom, joins, updates). */
+export function usersQueries(root = CORE_SRC): { file: string; line: number }[] {
+  const out: { file: string; line: number }[] = [];
+  for (const rel of coreFiles(root)) {
+    if (!rel.startsWith('domains/')) continue;
+    readFileSync(join(root, rel), 'utf8')
+      .split('\n')
+      .forEach((text, i) => {
+        if (/(?:selectFrom|innerJoin|leftJoin|updateTable|deleteFrom|insertInto)\(\s*'users'/.test(text)) out.push({ file: rel, line: i + 1 });
+      });
+  }
+  return out;
 }
 
 export function report(root = CORE_SRC): GraphReport {
@@ -212,6 +228,7 @@ export function report(root = CORE_SRC): GraphReport {
     routes: routes.length,
     nonLiteralRoutes: routes.filter((r) => r.path === null),
     routesOutsideRoutesFiles: routes.filter((r) => !r.file.endsWith('.routes.ts')),
+    usersQueries: usersQueries(root),
   };
 }
 
@@ -235,5 +252,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     if (list) r.nonLiteralRoutes.forEach((d) => console.log(`  ${d.file}:${d.line} ${d.method} ${d.text}`));
     console.log(`routes outside *.routes.ts: ${r.routesOutsideRoutesFiles.length}`);
     if (list) r.routesOutsideRoutesFiles.forEach((d) => console.log(`  ${d.file}:${d.line} ${d.method} ${d.text}`));
+    const usersDomains = new Set(r.usersQueries.map((q) => q.file.split('/')[1]));
+    console.log(`queries naming the users table in domains: ${r.usersQueries.length}, in ${usersDomains.size} domains (${[...usersDomains].sort().join(', ')})`);
+    if (list) r.usersQueries.forEach((q) => console.log(`  ${q.file}:${q.line}`));
   }
 }

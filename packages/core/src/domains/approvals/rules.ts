@@ -3,6 +3,7 @@
  * approvers too), protected branches. Loaded in batches (one query per relation), shared by
  * the rule endpoints and the approval state.
  */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Kysely } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { MINIMAL_ACCESS } from '../../access/levels.js';
@@ -122,7 +123,7 @@ export async function loadRuleIndex(db: Db, rules: LoadedRule[], today: string, 
   const groupMembers = new Map<number, number[]>();
   for (const m of members) push(groupMembers, m.source_id, m.user_id);
   const userIds = new Set<number>([...rules.flatMap((r) => r.userIds), ...members.map((m) => m.user_id), ...extraUserIds]);
-  const users = userIds.size ? await db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute() : [];
+  const users = await selectUsersByIds(db, userIds);
   const branches = new Map<number, ProtectedBranchRow[]>();
   for (const pb of protectedBranches) push(branches, pb.project_id, pb);
   return {

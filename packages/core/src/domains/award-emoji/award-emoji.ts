@@ -3,6 +3,7 @@
  * `lib/api/award_emoji.rb`). Reading needs only the awardable to be readable; awarding a
  * signed-in user who can read it; removing the reaction's author or an admin.
  */
+import { usersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { NotFoundError, PreconditionError, UnauthorizedError } from '../../kernel/errors.js';
@@ -57,7 +58,7 @@ const awardNotFound = () => new NotFoundError(null, { exact: '404 Not found' });
 async function present(ctx: Ctx, rows: AwardEmojiRow[]): Promise<AwardEmojiEntity[]> {
   if (rows.length === 0) return [];
   const ids = [...new Set(rows.map((r) => r.user_id))];
-  const users = new Map((await ctx.db.selectFrom('users').selectAll().where('id', 'in', ids).execute()).map((u) => [u.id, u]));
+  const users = await usersByIds(ctx.db, ids);
   return rows.map((r) => toAwardEmojiEntity(r, users.get(r.user_id)!, ctx.urls));
 }
 

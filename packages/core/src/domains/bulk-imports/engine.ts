@@ -4,6 +4,7 @@
  * writes its rows, the source ids it imported and the tracker's progress in one transaction,
  * so a crash repeats at most the step in flight and never writes a row twice.
  */
+import { selectUserById } from '../../access/users.js';
 import { sql, type Kysely } from 'kysely';
 import { contextFor, nowIso, type Ctx, type Deps } from '../../access/context.js';
 import { DomainError } from '../../kernel/errors.js';
@@ -83,7 +84,7 @@ async function runEntityStep(deps: Deps, entityId: number, now: Date): Promise<v
     return;
   }
   const def = pipelineOf(entity.entity_type, tracker.relation)!;
-  const user = await deps.db.selectFrom('users').selectAll().where('id', '=', imp.user_id).executeTakeFirst();
+  const user = await selectUserById(deps.db, imp.user_id);
   if (!user) {
     await failEntity(deps, entity.id);
     return;

@@ -7,6 +7,7 @@
  * A few fields GitLab does not export are added where Forgelet migrates more (schedule
  * `variables`, cadence `duration_in_weeks`, iteration `sequence`): a GitLab destination ignores them.
  */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 
 const VISIBILITY_LEVEL: Record<string, number> = { private: 0, internal: 10, public: 20 };
@@ -68,7 +69,7 @@ function stateEventRecord(e: any) {
 async function namesOf(ctx: Ctx, ids: number[]): Promise<Map<number, string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = await ctx.db.selectFrom('users').select(['id', 'name']).where('id', 'in', unique).execute();
+  const rows = await selectUsersByIds(ctx.db, unique);
   return new Map(rows.map((u) => [u.id, u.name]));
 }
 
@@ -384,7 +385,7 @@ async function epicRecords(ctx: Ctx, rows: any[]) {
 /** Group `members` as GitLab exports them: the membership with `user: {id, public_email, username}`. */
 async function memberRecords(ctx: Ctx, rows: any[]) {
   const userIds = [...new Set(rows.map((r) => r.user_id as number))];
-  const users = userIds.length ? await ctx.db.selectFrom('users').selectAll().where('id', 'in', userIds).execute() : [];
+  const users = userIds.length ? await selectUsersByIds(ctx.db, userIds) : [];
   const byId = new Map(users.map((u) => [u.id, u]));
   return rows.map((r) => {
     const u = byId.get(r.user_id);

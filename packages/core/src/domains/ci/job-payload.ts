@@ -5,6 +5,7 @@
  * artifacts to download first. `JobPayload` is the one declaration of that answer: the builder
  * below returns it, the client exports it and `forgelet runner` reads it.
  */
+import { selectUserById } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import { traversalIds } from '../../access/policy.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
@@ -207,7 +208,7 @@ export async function loadPayloadContext(ctx: Ctx, job: CiJobRow, token: string,
   const rootNamespace = rootId === namespace.id ? namespace : await ctx.db.selectFrom('namespaces').selectAll().where('id', '=', rootId).executeTakeFirstOrThrow();
   const pipeline = await ctx.db.selectFrom('ci_pipelines').selectAll().where('id', '=', job.pipeline_id).executeTakeFirstOrThrow();
   const commit = await ctx.db.selectFrom('repository_commits').selectAll().where('project_id', '=', project.id).where('sha', '=', pipeline.sha).executeTakeFirst();
-  const user = job.user_id !== null ? ((await ctx.db.selectFrom('users').selectAll().where('id', '=', job.user_id).executeTakeFirst()) ?? null) : null;
+  const user = job.user_id !== null ? ((await selectUserById(ctx.db, job.user_id)) ?? null) : null;
   return { job, token, project, namespace, rootNamespace, pipeline, commit, user, runner };
 }
 

@@ -2,6 +2,7 @@
  * CI job tokens (`glcbt-`): stored as a digest on the job, valid only while the job runs. The
  * token acts as the user who started the pipeline, on the routes that accept job tokens.
  */
+import { selectUserById } from '../../access/users.js';
 import type { Actor, Deps } from '../../access/context.js';
 import { digestToken } from '../../kernel/ids.js';
 import type { JobTokenResolver } from '../../access/authenticate.js';
@@ -13,7 +14,7 @@ export const resolveJobToken: JobTokenResolver = async (deps: Deps, token: strin
     .where('token_digest', '=', digestToken(token))
     .executeTakeFirst();
   if (!job || job.status !== 'running' || job.user_id === null) return null;
-  const user = await deps.db.selectFrom('users').selectAll().where('id', '=', job.user_id).executeTakeFirst();
+  const user = await selectUserById(deps.db, job.user_id);
   if (!user || user.state !== 'active') return null;
   return {
     kind: 'job',

@@ -1,4 +1,5 @@
 /** Pipelines in GitLab's JSON shapes (`Entities::Ci::PipelineBasic`, `Pipeline`, `PipelineWithMetadata`). */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
@@ -127,7 +128,7 @@ export function detailedStatus(status: string, detailsPath: string, options: { w
 export async function usersById(ctx: Ctx, ids: (number | null)[]): Promise<Map<number, UserRow>> {
   const wanted = [...new Set(ids.filter((i): i is number => i !== null))];
   if (!wanted.length) return new Map();
-  const rows = await ctx.db.selectFrom('users').selectAll().where('id', 'in', wanted).execute();
+  const rows = await selectUsersByIds(ctx.db, wanted);
   return new Map(rows.map((u) => [u.id, u]));
 }
 

@@ -1,4 +1,5 @@
 /** Runners in GitLab's JSON shapes (`Entities::Ci::Runner`, `RunnerDetails`, `RunnerRegistrationDetails`). */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/index.js';
@@ -116,7 +117,7 @@ export async function presentRunners(ctx: Ctx, runners: CiRunnerRow[]): Promise<
   const ids = runners.map((r) => r.id);
   const creatorIds = [...new Set(runners.map((r) => r.creator_id).filter((i): i is number => i !== null))];
   const [creators, busy] = await Promise.all([
-    creatorIds.length ? ctx.db.selectFrom('users').selectAll().where('id', 'in', creatorIds).execute() : Promise.resolve([]),
+    selectUsersByIds(ctx.db, creatorIds),
     ctx.db.selectFrom('ci_jobs').select('runner_id').distinct().where('runner_id', 'in', ids).where('status', '=', 'running').execute(),
   ]);
   const creatorById = new Map(creators.map((u) => [u.id, u]));

@@ -13,6 +13,7 @@
  *    A job whose user may not deploy fails with `protected_environment_failure` when it
  *    would start.
  */
+import { selectUserById } from '../../access/users.js';
 import type { Kysely } from 'kysely';
 import { BadRequestError } from '../../kernel/errors.js';
 import type { Database } from '../../storage/database.js';
@@ -148,7 +149,7 @@ export async function syncJobDeployments(db: Db, pipelineId: number, jobs: JobSt
         }
       }
       if (status === 'pending') {
-        const user = job.user_id !== null ? await db.selectFrom('users').select(['id', 'is_admin']).where('id', '=', job.user_id).executeTakeFirst() : undefined;
+        const user = job.user_id !== null ? await selectUserById(db, job.user_id) : undefined;
         if (await protectedFrom(db, protections, user ?? null, now)) {
           await db
             .updateTable('ci_jobs')

@@ -3,6 +3,7 @@
  * (`Entities::EnvironmentBasic`, `Entities::Environment`, `Entities::Deployment`, EE's
  * `DeploymentExtended`, `Entities::ProtectedEnvironment`).
  */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { presentSimpleProjects, type ProjectSimpleEntity } from '../accounts/index.js';
@@ -141,7 +142,7 @@ export async function presentDeployments(ctx: Ctx, project: ProjectRow, rows: De
   const userIds = [...new Set(rows.map((r) => r.user_id).filter((id): id is number => id !== null))];
   const jobIds = [...new Set(rows.map((r) => r.deployable_id).filter((id): id is number => id !== null))];
   const [users, jobs] = await Promise.all([
-    userIds.length ? ctx.db.selectFrom('users').selectAll().where('id', 'in', userIds).execute() : Promise.resolve([]),
+    selectUsersByIds(ctx.db, userIds),
     jobIds.length ? ctx.db.selectFrom('ci_jobs').selectAll().where('id', 'in', jobIds).execute() : Promise.resolve([] as CiJobRow[]),
   ]);
   const userById = new Map(users.map((u) => [u.id, u]));
@@ -192,7 +193,7 @@ export async function presentDeploymentExtended(
 
 export async function presentApprovals(ctx: Ctx, approvals: DeploymentApprovalRow[]): Promise<DeploymentApprovalEntity[]> {
   if (!approvals.length) return [];
-  const users = await ctx.db.selectFrom('users').selectAll().where('id', 'in', [...new Set(approvals.map((a) => a.user_id))]).execute();
+  const users = await selectUsersByIds(ctx.db, approvals.map((a) => a.user_id));
   const byId = new Map(users.map((u) => [u.id, u]));
   return approvals.map((a) => ({ user: toUserBasicEntity(byId.get(a.user_id)!, ctx.urls), status: a.status, created_at: a.created_at, comment: a.comment }));
 }

@@ -5,6 +5,7 @@
  * deploy access levels and approval rules, checked as ProtectedEnvironments::Authorizable
  * does. Protected environments are a Premium feature: below it nothing is protected.
  */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Kysely } from 'kysely';
 import { GUEST } from '../../access/levels.js';
 import type { Deps, ForgeConfig } from '../../access/context.js';
@@ -217,7 +218,7 @@ export async function entryNames(db: Db, entries: Pick<DeployAccessLevelRow, 'us
   const userIds = [...new Set(entries.map((e) => e.user_id).filter((id): id is number => id !== null))];
   const groupIds = [...new Set(entries.map((e) => e.group_id).filter((id): id is number => id !== null))];
   const [users, groups] = await Promise.all([
-    userIds.length ? db.selectFrom('users').select(['id', 'name']).where('id', 'in', userIds).execute() : Promise.resolve([]),
+    selectUsersByIds(db, userIds),
     groupIds.length ? db.selectFrom('namespaces').select(['id', 'name']).where('id', 'in', groupIds).execute() : Promise.resolve([]),
   ]);
   return { users: new Map(users.map((u) => [u.id, u.name])), groups: new Map(groups.map((g) => [g.id, g.name])) };

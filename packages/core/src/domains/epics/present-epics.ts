@@ -1,4 +1,5 @@
 /** Turns epic rows into entities with a fixed number of queries. */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
@@ -20,7 +21,7 @@ export async function presentEpics(ctx: Ctx, rows: EpicRow[], requestGroup: Name
   const authorIds = [...new Set(rows.map((r) => r.author_id))];
   const [groups, users] = await Promise.all([
     ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', groupIds).execute(),
-    ctx.db.selectFrom('users').selectAll().where('id', 'in', authorIds).execute(),
+    selectUsersByIds(ctx.db, authorIds),
   ]);
   const groupById = new Map(groups.map((g) => [g.id, g]));
   const userById = new Map(users.map((u) => [u.id, u]));

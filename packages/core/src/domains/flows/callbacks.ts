@@ -5,6 +5,7 @@
  * in `X-Service-Token`. Deliveries run through the durable queue with exponential backoff over
  * about a day; every attempt is recorded.
  */
+import { selectUserById } from '../../access/users.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Kysely } from 'kysely';
@@ -64,7 +65,7 @@ export async function listOrganizationOwners(ctx: Ctx, input: PageRequest): Prom
 
 export async function addOrganizationOwner(ctx: Ctx, userId: number): Promise<OrganizationOwnerEntity> {
   requireAdmin(ctx);
-  const user = await ctx.db.selectFrom('users').select(['id', 'username']).where('id', '=', userId).executeTakeFirst();
+  const user = await selectUserById(ctx.db, userId);
   if (!user) throw new NotFoundError('User');
   const now = nowIso(ctx);
   await ctx.db.insertInto('organization_owners').values({ user_id: user.id, created_at: now }).onConflict((oc) => oc.column('user_id').doNothing()).execute();

@@ -1,4 +1,5 @@
 /** Rules shared by creating and updating issues: model validation and assignees. */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import { contextFor } from '../../access/context.js';
 import { BadRequestError } from '../../kernel/errors.js';
@@ -39,7 +40,7 @@ export function requestedAssignees(input: { assignee_id?: number | null; assigne
  */
 export async function assignableUserIds(ctx: Ctx, project: ProjectRow, requested: number[]): Promise<number[]> {
   if (requested.length === 0) return [];
-  const users = await ctx.db.selectFrom('users').selectAll().where('id', 'in', requested).where('state', '=', 'active').execute();
+  const users = (await selectUsersByIds(ctx.db, requested)).filter((u) => u.state === 'active');
   const byId = new Map(users.map((u) => [u.id, u]));
   const out: number[] = [];
   for (const id of requested) {

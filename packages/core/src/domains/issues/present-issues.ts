@@ -1,4 +1,5 @@
 /** Turns a page of issue rows into entities with a fixed number of queries, whatever the page size. */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx, UrlBuilder } from '../../access/context.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { ProjectRow } from '../../access/project.table.js';
@@ -53,7 +54,7 @@ export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: P
   }
   for (const list of assignees.values()) for (const id of list) userIds.add(id);
   const users = new Map<number, UserRow>(
-    (await ctx.db.selectFrom('users').selectAll().where('id', 'in', [...userIds]).execute()).map((u) => [u.id, u]),
+    (await selectUsersByIds(ctx.db, userIds)).map((u) => [u.id, u]),
   );
   const basic = (id: number) => {
     const u = users.get(id);

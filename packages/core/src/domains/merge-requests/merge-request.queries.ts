@@ -1,7 +1,6 @@
 /** The queries of the merge request tables. Writers take the caller's transaction. */
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import type { UserRow } from '../../access/user.table.js';
 import type { MergeRequestRow, MergeRequestUpdate, NewMergeRequestRow } from './merge-request.table.js';
 
 export type MergeRequestUserTableName = 'merge_request_assignees' | 'merge_request_reviewers';
@@ -71,11 +70,6 @@ export async function deleteMergeRequestById(trx: Kysely<Database>, id: number):
 }
 
 // Batch loads for a page of merge requests.
-
-export async function selectUsersByIds(db: Kysely<Database>, ids: number[]): Promise<UserRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
-}
 
 export async function selectUsersOfMergeRequests(db: Kysely<Database>, table: MergeRequestUserTableName, ids: number[]) {
   if (ids.length === 0) return [];

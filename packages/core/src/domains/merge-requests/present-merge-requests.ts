@@ -20,7 +20,8 @@ import {
   type MergeRequestEntity,
   type MergeRequestRelations,
 } from './merge-request.entity.js';
-import { selectUsersByIds, selectUsersOfMergeRequests } from './merge-request.queries.js';
+import { selectUsersOfMergeRequests } from './merge-request.queries.js';
+import { selectUsersByIds } from '../../access/users.js';
 import type { MergeRequestRow } from './merge-request.table.js';
 
 type From = MergeRequestRelations['from'];
@@ -50,7 +51,7 @@ async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<nu
   const userIds = new Set<number>();
   for (const r of rows) for (const id of [r.author_id, r.merged_by_id, r.closed_by_id]) if (id !== null) userIds.add(id);
   for (const link of [...assignees, ...reviewers]) userIds.add(link.user_id);
-  const users = new Map<number, UserBasicEntity>((await selectUsersByIds(ctx.db, [...userIds])).map((u) => [u.id, toUserBasicEntity(u, ctx.urls)]));
+  const users = new Map<number, UserBasicEntity>((await selectUsersByIds(ctx.db, userIds)).map((u) => [u.id, toUserBasicEntity(u, ctx.urls)]));
   const user = (id: number | null) => (id === null ? null : (users.get(id) ?? null));
   const assigneesOf = groupBy(assignees, (a) => a.merge_request_id);
   const reviewersOf = groupBy(reviewers, (a) => a.merge_request_id);

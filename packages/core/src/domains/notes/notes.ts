@@ -1,11 +1,11 @@
 /** Notes (comments) on issues, merge requests and snippets: `/projects/:id/<noteables>/:noteable_id/notes[/:note_id]`. */
+import { usersByIds } from '../../access/users.js';
 import { recordProjectActivity } from '../../access/project-activity.js';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import { authorize, can, requireUser, type Ability, type Subject } from '../../access/policy.js';
-import type { UserRow } from '../../access/user.table.js';
 import { findNote, findNoteable, type Noteable, type NoteableSegment } from './find-note.js';
 import { toNoteEntity, type NoteEntity } from './note.entity.js';
 import { deleteNoteById, insertNote, selectNoteableNotes, updateNoteById } from './note.queries.js';
@@ -41,7 +41,7 @@ function checkBody(body: string): void {
 async function presentNotes(ctx: Ctx, noteable: Noteable, rows: NoteRow[]): Promise<NoteEntity[]> {
   if (rows.length === 0) return [];
   const ids = [...new Set(rows.map((r) => r.author_id))];
-  const authors = new Map<number, UserRow>((await ctx.db.selectFrom('users').selectAll().where('id', 'in', ids).execute()).map((u) => [u.id, u]));
+  const authors = await usersByIds(ctx.db, ids);
   return rows.map((r) => toNoteEntity(r, authors.get(r.author_id)!, noteable.iid, ctx.urls));
 }
 

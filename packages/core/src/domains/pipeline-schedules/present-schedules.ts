@@ -1,4 +1,5 @@
 /** Turning schedule rows into GitLab's JSON, with owners, inputs and last pipelines loaded per page. */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
@@ -18,7 +19,7 @@ import { canOnSchedule } from './schedule-access.js';
 async function ownersOf(ctx: Ctx, rows: CiPipelineScheduleRow[]): Promise<Map<number, UserBasicEntity>> {
   const ids = [...new Set(rows.map((r) => r.owner_id).filter((id): id is number => id !== null))];
   if (!ids.length) return new Map();
-  const users = await ctx.db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+  const users = await selectUsersByIds(ctx.db, ids);
   return new Map(users.map((u) => [u.id, toUserBasicEntity(u, ctx.urls)]));
 }
 

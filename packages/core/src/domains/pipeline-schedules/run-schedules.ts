@@ -13,6 +13,7 @@
  * `play` enqueues a `pipeline_schedules.play` job that runs the schedule once now as the
  * caller, leaving `next_run_at` alone (GitLab's RunPipelineScheduleWorker without `scheduling`).
  */
+import { selectUserById } from '../../access/users.js';
 import { sql, type Kysely } from 'kysely';
 import { contextFor, type Deps } from '../../access/context.js';
 import { isDomainError } from '../../kernel/errors.js';
@@ -139,7 +140,7 @@ async function recordOutcome(deps: Deps, scheduleId: number, outcome: RunOutcome
 
 async function userById(deps: Deps, id: number | null): Promise<UserRow | null> {
   if (id === null) return null;
-  return (await deps.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+  return (await selectUserById(deps.db, id)) ?? null;
 }
 
 /**

@@ -1,4 +1,5 @@
 /** GitLab's `Entities::ProtectedBranch` and `Entities::ProtectedRefAccess` (with the EE fields). */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from '../repository/index.js';
 
@@ -45,7 +46,7 @@ export async function loadAccessEntries(
   const userIds = [...new Set(entries.filter((e) => e.user_id !== null).map((e) => e.user_id!))];
   const groupIds = [...new Set(entries.filter((e) => e.group_id !== null).map((e) => e.group_id!))];
   const [users, groups] = await Promise.all([
-    userIds.length ? ctx.db.selectFrom('users').select(['id', 'name']).where('id', 'in', userIds).execute() : [],
+    selectUsersByIds(ctx.db, userIds),
     groupIds.length ? ctx.db.selectFrom('namespaces').select(['id', 'name']).where('id', 'in', groupIds).execute() : [],
   ]);
   const userName = new Map(users.map((u) => [u.id, u.name]));

@@ -4,6 +4,7 @@
  * Callers who may not read the code (Guests of private projects) see no tag, commit, sources
  * or evidence, and the name `Release-<id>`, as GitLab shows them.
  */
+import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import { can } from '../../access/policy.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
@@ -196,7 +197,7 @@ export async function presentReleases(ctx: Ctx, rows: ReleaseRow[], options: Pre
   const authorIds = [...new Set(rows.map((r) => r.author_id).filter((id): id is number => id !== null))];
   const shas = [...new Set(rows.map((r) => r.sha).filter(Boolean))];
   const [authors, commits, links, milestones] = await Promise.all([
-    authorIds.length ? ctx.db.selectFrom('users').selectAll().where('id', 'in', authorIds).execute() : [],
+    selectUsersByIds(ctx.db, authorIds),
     shas.length
       ? ctx.db.selectFrom('repository_commits').selectAll().where('project_id', 'in', [...views.keys()]).where('sha', 'in', shas).execute()
       : [],

@@ -1,4 +1,5 @@
 /** Project snippets: `/projects/:id/snippets[/:snippet_id[/raw]]`. */
+import { usersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, ValidationError } from '../../kernel/errors.js';
@@ -6,7 +7,6 @@ import { paginate, type Page } from '../../kernel/pagination.js';
 import { authorize, can, requireUser } from '../../access/policy.js';
 import { findProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import type { UserRow } from '../../access/user.table.js';
 import { deleteAwardEmojiOf } from '../award-emoji/index.js';
 import { deleteNoteableNotes } from '../notes/index.js';
 import { readableSnippet, readableSnippetVisibilities } from './find-snippet.js';
@@ -46,7 +46,7 @@ function checkVisibility(visibility: string, project: ProjectRow): void {
 async function presentSnippets(ctx: Ctx, project: ProjectRow, rows: SnippetRow[]): Promise<SnippetEntity[]> {
   if (rows.length === 0) return [];
   const ids = [...new Set(rows.map((r) => r.author_id))];
-  const authors = new Map<number, UserRow>((await ctx.db.selectFrom('users').selectAll().where('id', 'in', ids).execute()).map((u) => [u.id, u]));
+  const authors = await usersByIds(ctx.db, ids);
   return rows.map((r) => toSnippetEntity(r, project, authors.get(r.author_id)!, ctx.urls));
 }
 

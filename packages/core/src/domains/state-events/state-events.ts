@@ -4,6 +4,7 @@
  * (issues, merge requests, epics), which find the resource by their own read rules and pass
  * its target here; GitLab authenticates every call.
  */
+import { usersByIds } from '../../access/users.js';
 import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { paginate, paginationParams, type Page, type PageRequest } from '../../kernel/pagination.js';
@@ -17,7 +18,7 @@ export type ListStateEventsInput = InferShape<typeof ListStateEventsInput.shape>
 
 async function present(ctx: Ctx, rows: ResourceStateEventRow[]): Promise<ResourceStateEventEntity[]> {
   const ids = [...new Set(rows.flatMap((r) => (r.user_id === null ? [] : [r.user_id])))];
-  const users = ids.length ? new Map((await ctx.db.selectFrom('users').selectAll().where('id', 'in', ids).execute()).map((u) => [u.id, u])) : new Map();
+  const users = await usersByIds(ctx.db, ids);
   return rows.map((r) => toResourceStateEventEntity(r, r.user_id === null ? null : users.get(r.user_id) ?? null, ctx.urls));
 }
 
