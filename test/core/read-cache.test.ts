@@ -1,8 +1,8 @@
 /**
  * storage/read-cache.ts through a cached prepared query: hits, and every way the database
  * can change under it (a write on this connection, committed or rolled back; a commit by a
- * second connection to the same file; reads inside a transaction). PostgreSQL has no cache:
- * the same reads are always fresh.
+ * second connection to the same database; reads inside a transaction), on SQLite (its
+ * `data_version`) and on PostgreSQL (the transaction snapshot).
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +13,32 @@ import { sql } from 'kysely';
 import { createForge, expireReadCache, readCacheOf, type Forge } from '@forgelet/core';
 import { preparedQuery } from '../../packages/core/src/storage/prepared.js';
 import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
+import type { PgReadCache } from '../../packages/core/src/storage/read-cache.js';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
+
+/** Counts the queries a forge's database runs from now on (Kysely's and, on SQLite, statements prepared directly). */
+function countQueries(forge: Forge): () => number {
+  let n = 0;
+  const db = forge.deps.db as unknown as { executeQuery: (...args: unknown[]) => unknown };
+  const execute = db.executeQuery;
+  db.executeQuery = function (this: unknown, ...args: unknown[]) {
+    n++;
+    return execute.apply(this, args);
+  };
+  const sqlite = sqliteHandleOf(forge.deps.db);
+  const prepare = sqlite?.prepare;
+  if (sqlite) {
+    sqlite.prepare = ((source: string) => {
+      n++;
+      return prepare!.call(sqlite, source);
+    }) as typeof sqlite.prepare;
+  }
+  return () => {
+    db.executeQuery = execute;
+    if (sqlite) sqlite.prepare = prepare!;
+    return n;
+  };
+}
 
 const selectName = preparedQuery((db, id: number) => db.selectFrom('users').select(['id', 'name']).where('id', '=', id), { cache: true });
 
@@ -50,16 +75,23 @@ for (const dialect of DIALECTS) {
       rmSync(dir, { recursive: true, force: true });
     });
 
-    it('exists on SQLite only', () => {
-      assert.equal(readCacheOf(a.deps.db) !== undefined, dialect === 'sqlite');
+    it('exists on both dialects, and serves repeated reads without a query', async () => {
+      assert.ok(readCacheOf(a.deps.db));
+      expireReadCache(a.deps.db);
+      assert.equal(await nameOf(a), 'first');
+      const queries = countQueries(a);
+      assert.equal(await nameOf(a), 'first');
+      assert.equal(await nameOf(a), 'first');
+      assert.equal(queries(), 0);
+      await new Promise((r) => setImmediate(r)); // this turn's check ends with it
     });
 
-    it('a caller cannot change a cached row: rows are frozen (SQLite), or its own (PostgreSQL)', async () => {
+    it('a caller cannot change a cached row: rows are frozen', async () => {
+      await nameOf(a);
       const [row] = await selectName(a.deps.db, userId);
       assert.equal(row!.name, 'first');
       const change = () => ((row as { name: string }).name = 'changed by a caller');
-      if (dialect === 'sqlite') assert.throws(change, TypeError);
-      else change();
+      assert.throws(change, TypeError);
       const rows = await selectName(a.deps.db, userId);
       assert.equal(rows[0]!.name, 'first');
       rows.pop();
@@ -130,6 +162,30 @@ for (const dialect of DIALECTS) {
       const returning = sqlite.prepare('update users set name = ? where id = ? returning name');
       assert.deepEqual(returning.all('eighth', userId), [{ name: 'eighth' }]);
       assert.equal(await nameOf(a), 'eighth');
+    });
+
+    it('a slow read that a write overtook is not kept (PostgreSQL)', { skip: dialect === 'sqlite' && 'PostgreSQL only: SQLite reads are synchronous' }, async () => {
+      const cache = readCacheOf(a.deps.db) as PgReadCache;
+      const generation = await cache.ready();
+      cache.noteWrite();
+      cache.set('overtaken', [{ name: 'stale' }], generation);
+      assert.equal(cache.get('overtaken'), undefined);
+      const now = await cache.ready();
+      cache.set('kept', [{ name: 'fresh' }], now);
+      assert.deepEqual(cache.get('kept'), [{ name: 'fresh' }]);
+    });
+
+    it('a request started while a check is under way waits for a check of its own (PostgreSQL)', { skip: dialect === 'sqlite' && 'PostgreSQL only' }, async () => {
+      await new Promise((r) => setImmediate(r));
+      expireReadCache(a.deps.db);
+      const first = nameOf(a); // its check is on the wire
+      await rename(b, 'while checking');
+      await new Promise((r) => setImmediate(r));
+      expireReadCache(a.deps.db); // a request that arrived after the commit
+      assert.equal(await nameOf(a), 'while checking');
+      await first;
+      await rename(b, 'fifth');
+      await new Promise((r) => setImmediate(r));
     });
   });
 }

@@ -65,6 +65,21 @@ for (const dialect of DIALECTS) {
       assert.equal(ok(await b.api('GET', `/projects/${project.id}/issues/${issue.iid}`)).title, 'from a');
     });
 
+    it('every write through one is seen by the very next request through the other, round after round', async () => {
+      const user = await a.createUser('shared-rounds');
+      ok(await a.api('POST', `/projects/${project.id}/members`, { body: { user_id: user.id, access_level: 30 } }), 201);
+      for (let i = 0; i < 15; i++) {
+        const [writer, reader] = i % 2 ? [b, a] : [a, b];
+        ok(await reader.api('GET', `/projects/${project.id}`, { token: user.token })); // warm the reader's cache
+        ok(await writer.api('PUT', `/projects/${project.id}`, { body: { description: `round ${i}` } }));
+        assert.equal(ok(await reader.api('GET', `/projects/${project.id}`, { token: user.token })).description, `round ${i}`);
+      }
+      // A membership removed through one: the other hides the (private) project on the next request.
+      ok(await b.api('GET', `/projects/${project.id}`, { token: user.token }));
+      ok(await a.api('DELETE', `/projects/${project.id}/members/${user.id}`), 204);
+      assert.equal((await b.api('GET', `/projects/${project.id}`, { token: user.token })).status, 404);
+    });
+
     it('concurrent writes through both processes all succeed: transactions wait for the write lock, none fails busy', async () => {
       // Creating a deployment reads (its environment, the last deployment) before it writes, in
       // one transaction: a deferred SQLite transaction failed with SQLITE_BUSY_SNAPSHOT whenever

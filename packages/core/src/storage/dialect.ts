@@ -8,7 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import type PgModule from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './database.js';
-import { attachReadCache, ReadCache } from './read-cache.js';
+import { attachReadCache, PgReadCache, ReadCache } from './read-cache.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -43,10 +43,13 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     // GitLab.com): with the default 4.0 a deep page of a large group sorts every project
     // instead of walking the (namespace, created_at) index, 20 ms instead of 5. Forgelet's own
     // sessions only; queued before any query the pool hands the connection out for.
+    const readCache = new PgReadCache(async () => (await pool.query<{ s: string }>('select txid_current_snapshot()::text as s')).rows[0]!.s);
     pool.on('connect', (client) => {
       client.query('set random_page_cost = 2').catch(() => {});
+      noteWrites(client, () => readCache.noteWrite());
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    attachReadCache(db, readCache);
     return { db, dialect: 'postgres', file: null, destroy: () => db.destroy() };
   }
   const file = url.replace(/^sqlite:(\/\/)?/i, '') || ':memory:';
@@ -63,6 +66,23 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   attachReadCache(db, readCache);
   return { db, dialect: 'sqlite', file: file === ':memory:' ? null : file, destroy: () => db.destroy() };
 }
+
+/**
+ * Every statement a PostgreSQL connection runs calls `onWrite` first unless it only reads
+ * (`select`, `show`, `set`, `begin`): writes, and `commit` (what a transaction read outside it
+ * may have been cached before it committed), drop the read cache.
+ */
+function noteWrites(client: PgModule.PoolClient, onWrite: () => void): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const first = args[0];
+    const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
+    if (!READ_ONLY.test(text)) onWrite();
+    return query(...args);
+  };
+}
+
+const READ_ONLY = /^\s*(?:select|show|set|begin|start transaction)\b/i;
 
 /** How long a SQLite statement waits for another process's write lock before SQLITE_BUSY. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;

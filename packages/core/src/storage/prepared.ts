@@ -6,7 +6,7 @@
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import { sqliteHandleOf } from './dialect.js';
-import { readCacheOf } from './read-cache.js';
+import { PgReadCache, readCacheOf, type ReadCache } from './read-cache.js';
 
 interface Compiled {
   sql: string;
@@ -24,9 +24,10 @@ const keyOf = (id: number, args: unknown[]) => {
 
 export interface PreparedOptions {
   /**
-   * Serve repeated reads from the database's read cache (SQLite, outside transactions;
-   * storage/read-cache.ts drops it on any write). Only for reads whose result depends on
-   * the arguments and the stored rows alone (pass the date or time as an argument).
+   * Serve repeated reads from the database's read cache (outside transactions;
+   * storage/read-cache.ts drops it on any write, here or, on its next check, elsewhere). Only
+   * for reads whose result depends on the arguments and the stored rows alone (pass the date
+   * or time as an argument).
    */
   cache?: boolean;
 }
@@ -55,7 +56,19 @@ export function preparedQuery<A extends unknown[], R>(
     // synchronously: nothing can interleave with it, so Kysely's connection lock and its
     // promise hops are skipped. Inside a transaction, the lock keeps reads isolated.
     const sqlite = sqliteHandleOf(db);
-    const cache = options.cache && sqlite && !sqlite.inTransaction ? readCacheOf(db) : undefined;
+    if (options.cache && !sqlite) {
+      const pg = readCacheOf(db);
+      if (pg instanceof PgReadCache) {
+        const generation = await pg.ready();
+        const key = keyOf(id, args);
+        const hit = pg.get(key);
+        if (hit) return hit as R[];
+        const result = await db.executeQuery<R>(CompiledQuery.raw(c.sql, c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value))));
+        pg.set(key, result.rows as object[], generation);
+        return result.rows;
+      }
+    }
+    const cache = options.cache && sqlite && !sqlite.inTransaction ? (readCacheOf(db) as ReadCache | undefined) : undefined;
     const key = cache ? keyOf(id, args) : '';
     const hit = cache?.get(key);
     if (hit) return hit as R[];

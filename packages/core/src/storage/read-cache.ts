@@ -16,8 +16,10 @@
  *    them forces the check and the others share it: each request sees every commit made
  *    before it arrived, for one `data_version` read per batch instead of per request.
  * Later lookups in the same turn cost a Map read.
- * Never used while a transaction is open on the connection (its reads go to the database),
- * nor on PostgreSQL (several connections, no cheap change counter: every lookup queries).
+ * Never used while a transaction is open on the connection (its reads go to the database).
+ *
+ * PostgreSQL has its own, PgReadCache below: the same entries and the same checks, with the
+ * database's transaction snapshot as the change counter.
  */
 import type SqliteDatabase from 'better-sqlite3';
 import type { Kysely } from 'kysely';
@@ -107,14 +109,107 @@ export class ReadCache {
   }
 }
 
-const caches = new WeakMap<Kysely<any>, ReadCache>();
+/**
+ * The read cache on PostgreSQL, where several connections and processes share the database
+ * and there is no `data_version`. The change counter is the transaction snapshot
+ * (`txid_current_snapshot()`: the oldest transaction still running, the next one to be
+ * assigned and those in progress between), which moves whenever a transaction that wrote
+ * commits or aborts, in any process, and never for reads alone. It is read, one round trip,
+ * before the first cached lookup after a request starts and at least once per turn of the
+ * event loop; the requests that start in the same turn share it. A statement that can write,
+ * or a commit, through this process's connections drops the cache at once (storage/dialect.ts).
+ *
+ * A read that missed is kept only if nothing was dropped while it ran (a generation count), so
+ * a slow read cannot put back what a concurrent write made stale.
+ */
+export class PgReadCache {
+  private readonly entries = new Map<string, readonly object[]>();
+  private snapshot: string | null = null;
+  private generation = 0;
+  /** Requests started (`expire`) so far, and how many of them the last check covers. */
+  private wanted = 0;
+  private checked = -1;
+  /** The last check is of this turn of the event loop. */
+  private fresh = false;
+  private checking: Promise<void> | null = null;
+  private expiredThisTurn = false;
+  private readonly endTurn = () => {
+    this.fresh = false;
+  };
+  private readonly endExpiryTurn = () => {
+    this.expiredThisTurn = false;
+  };
 
-export function attachReadCache(db: Kysely<any>, cache: ReadCache): void {
+  constructor(private readonly currentSnapshot: () => Promise<string>) {}
+
+  /** A request has started: its first cached lookup reads the snapshot again (once per turn). */
+  expire(): void {
+    if (this.expiredThisTurn) return;
+    this.expiredThisTurn = true;
+    this.wanted++;
+    setImmediate(this.endExpiryTurn).unref();
+  }
+
+  /**
+   * Waits until the entries may be read (checked against the snapshot for every request
+   * started so far, in this turn), and answers the generation to pass to `set`.
+   */
+  async ready(): Promise<number> {
+    while (!(this.fresh && this.checked >= this.wanted)) await (this.checking ??= this.check());
+    return this.generation;
+  }
+
+  private async check(): Promise<void> {
+    const covers = this.wanted;
+    try {
+      const snapshot = await this.currentSnapshot();
+      if (snapshot !== this.snapshot) this.drop();
+      this.snapshot = snapshot;
+      this.checked = covers;
+      this.fresh = true;
+      setImmediate(this.endTurn).unref();
+    } finally {
+      this.checking = null;
+    }
+  }
+
+  /** The rows cached under `key` (a new array each time; the rows are frozen), after `ready`. */
+  get(key: string): object[] | undefined {
+    return this.entries.get(key)?.slice();
+  }
+
+  /** Keeps rows read since `ready` answered `generation`, unless the cache was dropped meanwhile. */
+  set(key: string, rows: readonly object[], generation: number): void {
+    for (const row of rows) Object.freeze(row);
+    if (generation !== this.generation) return;
+    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
+    this.entries.set(key, rows.slice());
+  }
+
+  /** A statement that can write, or a commit, is about to run on one of this process's connections. */
+  noteWrite(): void {
+    this.drop();
+  }
+
+  /** Drops every entry (tests; after out-of-band changes). */
+  clear(): void {
+    this.drop();
+  }
+
+  private drop(): void {
+    this.entries.clear();
+    this.generation++;
+  }
+}
+
+const caches = new WeakMap<Kysely<any>, ReadCache | PgReadCache>();
+
+export function attachReadCache(db: Kysely<any>, cache: ReadCache | PgReadCache): void {
   caches.set(db, cache);
 }
 
-/** The read cache of a database opened here (SQLite), if any; undefined for a transaction. */
-export function readCacheOf(db: Kysely<any>): ReadCache | undefined {
+/** The read cache of a database opened here, if any; undefined for a transaction. */
+export function readCacheOf(db: Kysely<any>): ReadCache | PgReadCache | undefined {
   return caches.get(db);
 }
 
