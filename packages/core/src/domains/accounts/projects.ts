@@ -107,7 +107,7 @@ const selectHasBranch = preparedQuery(
   (db, projectId: number) => db.selectFrom('repository_refs').select('project_id').where('project_id', '=', projectId).where('kind', '=', 'branch').limit(1),
   { cache: true },
 );
-const selectUserById = preparedQuery((db: Kysely<Database>, id: number) => db.selectFrom('users').selectAll().where('id', '=', id), { cache: true });
+const selectOwnerById = preparedQuery((db: Kysely<Database>, id: number) => db.selectFrom('users').selectAll().where('id', '=', id), { cache: true });
 
 /** Which of the projects have a branch (the others are GitLab's `empty_repo`). */
 async function projectsWithBranches(ctx: Ctx, ids: number[]): Promise<Set<number>> {
@@ -168,7 +168,7 @@ export async function listGroupProjects(ctx: Ctx, input: ListGroupProjectsInput)
 export async function getProject(ctx: Ctx, ref: string): Promise<ProjectEntity> {
   const project = await findProject(ctx, ref);
   const ns = await namespaceOf(ctx, project.namespace_id);
-  const owner = ns.kind === 'user' && ns.owner_id ? (await selectUserById(ctx.db, ns.owner_id))[0] : undefined;
+  const owner = ns.kind === 'user' && ns.owner_id ? (await selectOwnerById(ctx.db, ns.owner_id))[0] : undefined;
   const emptyRepo = (await selectHasBranch(ctx.db, project.id)).length === 0;
   const readme = emptyRepo ? null : await readmePathOf(ctx.db, project);
   const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, emptyRepo, readme);
