@@ -1,4 +1,5 @@
 /** Projects: `/projects`, `/projects/:id`, `/groups/:id/projects`. */
+import { usersByIds } from '../../access/users.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { Ctx } from '../../access/context.js';
@@ -87,14 +88,14 @@ export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = fal
   if (rows.length === 0) return [];
   if (simple) return presentSimpleProjects(ctx, rows);
   const nsIds = [...new Set(rows.map((r) => r.namespace_id))];
-  const [namespaceRows, readmes] = await Promise.all([ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute(), readmePathsOf(ctx.db, rows)]);
+  const [namespaceRows, readmes, withBranches] = await Promise.all([
+    ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute(),
+    readmePathsOf(ctx.db, rows),
+    projectsWithBranches(ctx, rows.map((r) => r.id)),
+  ]);
   const namespaces = new Map(namespaceRows.map((n) => [n.id, n]));
   const readme = (r: ProjectRow) => readmes.get(r.id) ?? null;
-  const withBranches = await projectsWithBranches(ctx, rows.map((r) => r.id));
-  const ownerIds = [...new Set([...namespaces.values()].filter((n) => n.kind === 'user' && n.owner_id).map((n) => n.owner_id!))];
-  const owners = new Map(
-    ownerIds.length ? (await ctx.db.selectFrom('users').selectAll().where('id', 'in', ownerIds).execute()).map((u) => [u.id, u]) : [],
-  );
+  const owners = await usersByIds(ctx.db, [...namespaces.values()].filter((n) => n.kind === 'user' && n.owner_id).map((n) => n.owner_id!));
   return rows.map((r) => {
     const ns = namespaces.get(r.namespace_id)!;
     const owner = ns.owner_id ? owners.get(ns.owner_id) : undefined;
