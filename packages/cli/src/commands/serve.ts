@@ -1,4 +1,5 @@
 /** `forgelet serve`: the server on a data directory (SQLite by default) or PostgreSQL. */
+import cluster, { type Worker } from 'node:cluster';
 import type { Command } from 'commander';
 import type { StartOptions } from '@forgelet/server';
 import type { Tier } from '@forgelet/core';
@@ -35,6 +36,7 @@ export interface ServeFlags extends StorageFlags {
   testMode?: boolean;
   allowFaults?: boolean;
   json?: boolean;
+  workers?: string;
 }
 
 export const DEFAULT_PORT = 8080;
@@ -97,12 +99,39 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--allow-local-egress', 'allow webhooks and imports to reach loopback and private networks (env FORGELET_ALLOW_LOCAL_EGRESS=1)')
     .option('--test-mode', 'enable test-only endpoints (env FORGELET_TEST_MODE=1)')
     .option('--allow-faults', 'enable fault injection (/api/v4/forgelet/faults) without the rest of test mode (env FORGELET_ALLOW_FAULTS=1)')
+    .option('--workers <n>', 'server processes sharing the port, PostgreSQL only (env FORGELET_WORKERS, default 1)')
     .option('--json', 'print one JSON line {"url","root_token","data_dir","runtime"} once ready')
     .addHelpText('after', '\nFORGELET_SECRET_KEY (32 bytes, base64; <new>,<old> during a rotation) replaces <data>/secret.key. SIGINT or SIGTERM stops gracefully.')
     .action((flags: ServeFlags) => serve(flags, io));
 }
 
+/** What a worker process tells the primary once it listens. */
+interface WorkerReady {
+  forgelet: 'ready';
+  url: string;
+  rootToken: string | null;
+  rootCreated: boolean;
+  dataDir: string | null;
+  runtime: string;
+}
+
+/**
+ * `--workers N` (or FORGELET_WORKERS): how many server processes; more than one needs
+ * PostgreSQL. SQLite takes one writer at a time: several processes on one file work (the tests
+ * run two) but a write burst would make them wait on each other's lock, so it is refused.
+ */
+function resolveWorkers(flags: ServeFlags, env: NodeJS.ProcessEnv): number {
+  const workers = pick(flags.workers, env, 'FORGELET_WORKERS');
+  const n = workers ? parsePositiveInteger(workers.value, workers.from, '--workers') : 1;
+  if (n > 1 && !/^postgres(ql)?:\/\//i.test(pick(flags.databaseUrl, env, 'FORGELET_DATABASE_URL')?.value ?? '')) {
+    throw new CliError(`--workers ${n} needs PostgreSQL (--database-url postgres://…): on SQLite one process serves the data directory`);
+  }
+  return n;
+}
+
 async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
+  const workers = cluster.isPrimary ? resolveWorkers(flags, io.env) : 1;
+  if (workers > 1) return servePrimary(workers, flags, io);
   // Installed first: a signal during startup stops the server as soon as it is up.
   const signals = catchStopSignals(io);
   try {
@@ -115,7 +144,10 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       throw listenError(err, options.host, options.port) ?? configError(err) ?? err;
     });
     setImmediate(() => loaded.saveCache());
-    if (flags.json) {
+    if (cluster.isWorker) {
+      const ready: WorkerReady = { forgelet: 'ready', url: running.url, rootToken: running.rootToken ?? null, rootCreated: Boolean(running.rootCreated), dataDir: running.dataDir, runtime: loaded.how };
+      process.send?.(ready);
+    } else if (flags.json) {
       // runtime: how server and core were loaded ('bundle, cached' once a start has written the code cache)
       writeJson(io.stdout, { url: running.url, root_token: running.rootToken, data_dir: running.dataDir, runtime: loaded.how });
     } else {
@@ -132,6 +164,76 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
   } finally {
     signals.release();
   }
+}
+
+/**
+ * The primary of `--workers N`: forks N workers (node:cluster, sharing the listening port),
+ * prints what `serve` prints once all listen, restarts a worker that dies, and on SIGINT or
+ * SIGTERM stops them all, each finishing its requests in flight. Background work (schedules,
+ * deliveries, imports, expiry) runs once across the workers: they take it by database leases.
+ */
+async function servePrimary(n: number, flags: ServeFlags, io: CliIo): Promise<void> {
+  const signals = catchStopSignals(io);
+  let stopping = false;
+  const exited = new Set<Worker>();
+  const fork = () => cluster.fork();
+  const readies: WorkerReady[] = [];
+  let allReady!: () => void;
+  let failed!: (err: Error) => void;
+  const ready = new Promise<void>((resolve, reject) => ((allReady = resolve), (failed = reject)));
+  cluster.on('message', (_worker, message: WorkerReady) => {
+    if (message?.forgelet !== 'ready') return;
+    readies.push(message);
+    if (readies.length === n) allReady();
+  });
+  cluster.on('exit', (worker, code, signal) => {
+    exited.add(worker);
+    if (stopping) return;
+    if (readies.length < n) {
+      failed(new CliError(`a worker exited while starting (${signal ?? `exit code ${code}`}); see its error above`));
+      return;
+    }
+    io.stderr.write(`worker ${worker.process.pid} exited (${signal ?? `exit code ${code}`}): starting another\n`);
+    fork();
+  });
+  const stopAll = async () => {
+    stopping = true;
+    const alive = Object.values(cluster.workers ?? {}).filter((w): w is Worker => Boolean(w) && !exited.has(w!));
+    await Promise.all(
+      alive.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            if (w.isDead()) return resolve();
+            w.once('exit', () => resolve());
+            w.process.kill('SIGTERM');
+          }),
+      ),
+    );
+  };
+  try {
+    for (let i = 0; i < n; i++) fork();
+    const first = await Promise.race([ready.then(() => null), signals.first]);
+    if (first === null) {
+      const url = readies[0]!.url;
+      const created = readies.find((r) => r.rootCreated);
+      const rootToken = (created ?? readies.find((r) => r.rootToken))?.rootToken ?? null;
+      if (flags.json) {
+        writeJson(io.stdout, { url, root_token: rootToken, data_dir: readies[0]!.dataDir, runtime: readies[0]!.runtime, workers: n });
+      } else {
+        if (created?.rootToken) io.stdout.write(`Root user created. Root token (shown only now): ${created.rootToken}\n`);
+        io.stdout.write(`Forgelet listening on ${url} (${n} workers)\n`);
+      }
+    }
+    const signal = first ?? (await signals.first);
+    signals.exitOnNext();
+    io.stderr.write(`${signal}: stopping ${n} workers (finishing requests in flight)\n`);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  } finally {
+    signals.release();
+  }
+  await stopAll();
 }
 
 function catchStopSignals(io: CliIo) {
