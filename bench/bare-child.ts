@@ -5,18 +5,19 @@
  *   node --conditions=source --import tsx bench/bare-child.ts <templates.json>
  *   GET /project   -> one project entity (id varies per request)
  *   GET /projects  -> an array of 100 project entities
+ *   POST /issues   -> 201 and one issue entity (its body read first), as an issue creation answers
  * Prints `READY <json>`; exits on SIGTERM or when stdin closes.
  */
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-const templates = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { project: Record<string, unknown>; page: Record<string, unknown>[] };
+const templates = JSON.parse(readFileSync(process.argv[2]!, 'utf8')) as { project: Record<string, unknown>; page: Record<string, unknown>[]; issue?: Record<string, unknown> };
 let n = 0;
 
-function send(res: import('node:http').ServerResponse, body: unknown, headers: Record<string, string> = {}) {
+function send(res: import('node:http').ServerResponse, body: unknown, headers: Record<string, string> = {}, status = 200) {
   const text = JSON.stringify(body);
-  res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -32,6 +33,13 @@ const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
     );
   }
   if (url.startsWith('/project')) return send(res, { ...templates.project, id: n });
+  if (url.startsWith('/issues') && req.method === 'POST') {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (text += c));
+    req.on('end', () => send(res, { ...templates.issue, ...JSON.parse(text), id: n, iid: n }, {}, 201));
+    return;
+  }
   res.writeHead(404).end();
 });
 

@@ -10,6 +10,10 @@
  *  3. Spawn-to-first-answer of `forgelet serve` (median of 5; fresh and existing data dir;
  *     < 300 ms on SQLite). Falls back to the built server package when the CLI isn't built.
  *  4. RSS of the served process after startup and after load (< 100 MB).
+ *  writes: POST /api/v4/projects/:id/issues from 16 connections into one project, req/s vs a
+ *     bare node:http server reading the body and answering 201 with an issue-shaped body (issue
+ *     25: ≥ 3,000 req/s on SQLite, ≥ 1,000 on PostgreSQL), then the iids checked gapless and
+ *     unique (count = distinct = max, min 1).
  *  error-ingest: Sentry envelopes over HTTP into the error tracking collector, events/s in the
  *     database end to end vs the raw SQLite insert rate measured in the same run (≥ 0.02;
  *     see bench/lib/error-ingest.ts).
@@ -53,7 +57,7 @@ import { describeLoad, runLoad, type LoadResult } from './lib/load.js';
 import { runErrorIngest } from './lib/error-ingest.js';
 import { runArtifacts } from './lib/artifacts.js';
 import { reportPackages, runPackages } from './lib/packages.js';
-import { BENCH_DIR, cpuSecondsOf, freePort, getOnce, memoryOf, ROOT, sleep, spawnLines, stopChild, track, tsxArgs, type LineChild, type Mem } from './lib/proc.js';
+import { BENCH_DIR, cpuSecondsOf, freePort, getOnce, memoryOf, postOnce, ROOT, sleep, spawnLines, stopChild, track, tsxArgs, type LineChild, type Mem } from './lib/proc.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 // ---------------------------------------------------------------- settings
@@ -72,7 +76,7 @@ const SERVE_NODE_FLAGS = [...LAUNCH_FLAGS, ...(process.env.BENCH_SERVE_NODE_FLAG
 const PROFILE = process.env.BENCH_CPU_PROF === '1';
 /** Measured runs of target 1 (bare, then Forgelet, each run); the median ratio is the result. */
 const TARGET1_RUNS = Math.max(1, num(process.env.BENCH_TARGET1_RUNS, 1));
-const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,error-ingest,snapshots,artifacts,packages').split(',').map((s) => s.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,writes,error-ingest,snapshots,artifacts,packages').split(',').map((s) => s.trim()));
 const ARTIFACT_MB = Math.max(1100, num(process.env.BENCH_ARTIFACT_MB, 2048));
 const SNAPSHOT_ISSUES = num(process.env.BENCH_SNAPSHOT_ISSUES, 10_000);
 const SNAPSHOT_RUNS = Math.max(1, num(process.env.BENCH_SNAPSHOT_RUNS, 5));
@@ -405,7 +409,7 @@ async function main() {
     mkdirSync(mainDir);
     let seededSqliteDir: string | null = null;
 
-    if (ONLY.has('1') || ONLY.has('2')) {
+    if (ONLY.has('1') || ONLY.has('2') || ONLY.has('writes')) {
       section('Starting servers');
       const { proc: fl, ready } = await startForgeletChild(mainDir, databaseUrl, PROJECTS, EXPERIMENTS);
       info(`forgelet child pid ${ready.pid} at ${ready.url} (${ready.dialect}); startForgelet ${ready.startMs.toFixed(0)} ms; seeded ${ready.seeded} projects in ${ready.seedMs.toFixed(0)} ms`);
@@ -421,8 +425,12 @@ async function main() {
       if (one.status !== 200 || page.status !== 200) throw new Error(`sample requests failed: ${one.status} ${one.body.slice(0, 200)} / ${page.status} ${page.body.slice(0, 200)}`);
       const pageItems = JSON.parse(page.body) as unknown[];
       info(`sample bodies: project ${one.body.length} B, page of ${pageItems.length} projects ${page.body.length} B`);
+      // The writes target creates issues in a project of its own (the template: its first issue).
+      const writeProject = ready.sampleProjectIds[ready.sampleProjectIds.length - 1]!;
+      const firstIssue = ONLY.has('writes') ? await postOnce(`${ready.url}/api/v4/projects/${writeProject}/issues`, auth, { title: 'bench issue' }) : null;
+      if (firstIssue && firstIssue.status !== 201) throw new Error(`sample issue creation failed: ${firstIssue.status} ${firstIssue.body.slice(0, 200)}`);
       const templatesFile = join(work, 'templates.json');
-      writeFileSync(templatesFile, JSON.stringify({ project: JSON.parse(one.body), page: pageItems }));
+      writeFileSync(templatesFile, JSON.stringify({ project: JSON.parse(one.body), page: pageItems, issue: firstIssue ? JSON.parse(firstIssue.body) : {} }));
       const bare = spawnLines(process.execPath, tsxArgs(join(BENCH_DIR, 'bare-child.ts')).concat(templatesFile));
       const bareReady = JSON.parse(await bare.waitLine('READY ')) as { url: string; pid: number };
       info(`bare node:http child pid ${bareReady.pid} at ${bareReady.url}`);
@@ -492,6 +500,23 @@ async function main() {
         );
       }
 
+      if (ONLY.has('writes')) {
+        section(`writes. POST /api/v4/projects/:id/issues, ${CONNECTIONS} connections into one project, vs bare node:http (201 with an issue body)`);
+        const body = JSON.stringify({ title: 'bench issue', description: 'created by npm run bench' });
+        const write = (origin: string, path: string, headers: Record<string, string>) =>
+          runLoad({ origin, paths: [path], headers, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP, method: 'POST', body, expectStatus: 201 });
+        const b = await write(bareReady.url, '/issues', {});
+        info(`bare:     ${describeLoad(b)}`);
+        const f = await write(ready.url, `/api/v4/projects/${writeProject}/issues`, auth);
+        info(`forgelet: ${describeLoad(f)}${f.errors ? `, ERRORS ${f.errors} (first: ${f.firstError})` : ''}`);
+        fl.send(`iids ${writeProject}`);
+        const iids = JSON.parse(await fl.waitLine('IIDS ', 30_000)) as { n: number; distinct: number; min: number; max: number };
+        const gapless = iids.n === iids.distinct && iids.min === 1 && iids.max === iids.n;
+        info(`iids: ${iids.n} issues, ${iids.distinct} distinct, ${iids.min}..${iids.max}: ${gapless ? 'gapless and unique' : 'GAPS OR DUPLICATES'}`);
+        const floor = databaseUrl ? 1000 : 3000;
+        result('issue_create_rps', `${f.rps.toFixed(0)} req/s, ${(f.rps / b.rps).toFixed(3)} of bare (${b.rps.toFixed(0)} req/s); iids ${gapless ? 'gapless' : 'NOT gapless'}`, `≥ ${floor} req/s, iids gapless`, f.errors === 0 && gapless && f.rps >= floor ? 'PASS' : 'FAIL');
+      }
+
       fl.send('mem');
       const heap = await fl.waitLine('MEM ', 10_000).catch(() => 'n/a');
       info('');
@@ -502,6 +527,12 @@ async function main() {
         mkdirSync(profDir, { recursive: true });
         const o = { warmup: 0 };
         if (ONLY.has('1')) await profiled(fl, 'project-get', profDir, () => load(ready.url, projectPaths, auth, o));
+        if (ONLY.has('writes')) {
+          const body = JSON.stringify({ title: 'bench issue (profiled)' });
+          await profiled(fl, 'issue-create', profDir, () =>
+            runLoad({ origin: ready.url, paths: [`/api/v4/projects/${writeProject}/issues`], headers: auth, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: 0, method: 'POST', body, expectStatus: 201 }),
+          );
+        }
         if (ONLY.has('2')) {
           await profiled(fl, 'group-projects-page1', profDir, () => load(ready.url, [listPath(1)], auth, o));
           await profiled(fl, `group-projects-page${LAST_PAGE}`, profDir, () => load(ready.url, [listPath(LAST_PAGE)], auth, { ...o, connections: 1 }));

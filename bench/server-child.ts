@@ -160,6 +160,14 @@ rl.on('line', (line) => {
       const m = process.memoryUsage();
       const toMb = (n: number) => Math.round((n / 1048576) * 10) / 10;
       process.stdout.write(`MEM ${JSON.stringify({ rss: toMb(m.rss), heapTotal: toMb(m.heapTotal), heapUsed: toMb(m.heapUsed), external: toMb(m.external) })}\n`);
+    } else if (cmd === 'iids' && arg) {
+      // The issues of a project: how many, how many distinct iids, the lowest and highest.
+      const row = await running.forge.deps.db
+        .selectFrom('issues')
+        .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.count<number>('iid').distinct().as('distinct'), eb.fn.min('iid').as('min'), eb.fn.max('iid').as('max')])
+        .where('project_id', '=', Number(arg))
+        .executeTakeFirstOrThrow();
+      process.stdout.write(`IIDS ${JSON.stringify({ n: Number(row.n), distinct: Number(row.distinct), min: Number(row.min), max: Number(row.max) })}\n`);
     } else if (cmd === 'stop') {
       await shutdown();
     }

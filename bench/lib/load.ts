@@ -21,6 +21,9 @@ export interface LoadOptions {
   seconds: number;
   /** Status that counts as success (default 200). */
   expectStatus?: number;
+  /** Default GET; with `body`, a JSON body sent on every request. */
+  method?: string;
+  body?: string;
 }
 
 export interface LoadResult {
@@ -45,13 +48,18 @@ type Requester = {
   close(): Promise<void>;
 };
 
-async function undiciRequester(origin: string, headers: Record<string, string>, connections: number): Promise<Requester> {
+interface Send {
+  method: string;
+  body?: string;
+}
+
+async function undiciRequester(origin: string, headers: Record<string, string>, connections: number, send: Send): Promise<Requester> {
   const { Pool } = await import('undici');
   const pool = new Pool(origin, { connections, pipelining: 1, keepAliveTimeout: 60_000, keepAliveMaxTimeout: 60_000 });
   return {
     name: 'undici.Pool',
     async request(path) {
-      const res = await pool.request({ path, method: 'GET', headers });
+      const res = await pool.request({ path, method: send.method as 'GET', headers, body: send.body });
       let bytes = 0;
       for await (const chunk of res.body) bytes += (chunk as Buffer).length;
       return { status: res.statusCode, bytes };
@@ -60,21 +68,21 @@ async function undiciRequester(origin: string, headers: Record<string, string>, 
   };
 }
 
-function httpRequester(origin: string, headers: Record<string, string>, connections: number): Requester {
+function httpRequester(origin: string, headers: Record<string, string>, connections: number, send: Send): Requester {
   const url = new URL(origin);
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections, maxFreeSockets: connections });
   return {
     name: 'node:http Agent',
     request(path) {
       return new Promise((resolve, reject) => {
-        const req = http.request({ host: url.hostname, port: url.port, path, method: 'GET', headers, agent }, (res) => {
+        const req = http.request({ host: url.hostname, port: url.port, path, method: send.method, headers, agent }, (res) => {
           let bytes = 0;
           res.on('data', (c: Buffer) => (bytes += c.length));
           res.on('end', () => resolve({ status: res.statusCode ?? 0, bytes }));
           res.on('error', reject);
         });
         req.on('error', reject);
-        req.end();
+        req.end(send.body);
       });
     },
     async close() {
@@ -83,12 +91,12 @@ function httpRequester(origin: string, headers: Record<string, string>, connecti
   };
 }
 
-async function makeRequester(origin: string, headers: Record<string, string>, connections: number): Promise<Requester> {
-  if ((process.env.BENCH_CLIENT ?? 'undici') === 'http') return httpRequester(origin, headers, connections);
+async function makeRequester(origin: string, headers: Record<string, string>, connections: number, send: Send): Promise<Requester> {
+  if ((process.env.BENCH_CLIENT ?? 'undici') === 'http') return httpRequester(origin, headers, connections, send);
   try {
-    return await undiciRequester(origin, headers, connections);
+    return await undiciRequester(origin, headers, connections, send);
   } catch {
-    return httpRequester(origin, headers, connections);
+    return httpRequester(origin, headers, connections, send);
   }
 }
 
@@ -100,7 +108,9 @@ function percentile(sorted: Float64Array, q: number): number {
 
 export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
   const expect = opts.expectStatus ?? 200;
-  const requester = await makeRequester(opts.origin, opts.headers ?? {}, opts.connections);
+  const send: Send = { method: opts.method ?? 'GET', body: opts.body };
+  const headers = opts.body === undefined ? (opts.headers ?? {}) : { 'Content-Type': 'application/json', ...opts.headers };
+  const requester = await makeRequester(opts.origin, headers, opts.connections, send);
   const start = performance.now();
   const measureStart = start + opts.warmupSeconds * 1000;
   const end = measureStart + opts.seconds * 1000;

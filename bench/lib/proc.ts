@@ -156,4 +156,21 @@ export function getOnce(url: string, headers: Record<string, string> = {}, timeo
   });
 }
 
+/** One POST of a JSON body with a fresh connection; resolves with status and body. */
+export function postOnce(url: string, headers: Record<string, string>, json: unknown, timeoutMs = 5000): Promise<{ status: number; body: string }> {
+  return new Promise((resolvePost, reject) => {
+    const text = JSON.stringify(json);
+    const req = http.request(url, { method: 'POST', agent: false, timeout: timeoutMs, headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) } }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (body += d));
+      res.on('end', () => resolvePost({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
