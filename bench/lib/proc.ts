@@ -141,36 +141,31 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'S
   clearTimeout(timer);
 }
 
-/** One GET with a fresh connection; resolves with status and body, rejects on connection errors. */
-export function getOnce(url: string, headers: Record<string, string> = {}, timeoutMs = 2000): Promise<{ status: number; body: string }> {
-  return new Promise((resolveGet, reject) => {
-    const req = http.get(url, { agent: false, headers, timeout: timeoutMs }, (res) => {
-      let body = '';
+/** One request with a fresh connection; resolves with status and body, rejects on connection errors. */
+function requestOnce(url: string, method: string, headers: Record<string, string>, body: string | undefined, timeoutMs: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolveRequest, reject) => {
+    const req = http.request(url, { method, agent: false, headers, timeout: timeoutMs }, (res) => {
+      let text = '';
       res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolveGet({ status: res.statusCode ?? 0, body }));
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolveRequest({ status: res.statusCode ?? 0, body: text }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
     req.on('error', reject);
+    req.end(body);
   });
 }
 
-/** One POST of a JSON body with a fresh connection; resolves with status and body. */
+/** One GET with a fresh connection. */
+export function getOnce(url: string, headers: Record<string, string> = {}, timeoutMs = 2000): Promise<{ status: number; body: string }> {
+  return requestOnce(url, 'GET', headers, undefined, timeoutMs);
+}
+
+/** One POST of a JSON body with a fresh connection. */
 export function postOnce(url: string, headers: Record<string, string>, json: unknown, timeoutMs = 5000): Promise<{ status: number; body: string }> {
-  return new Promise((resolvePost, reject) => {
-    const text = JSON.stringify(json);
-    const req = http.request(url, { method: 'POST', agent: false, timeout: timeoutMs, headers: { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolvePost({ status: res.statusCode ?? 0, body }));
-      res.on('error', reject);
-    });
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(text);
-  });
+  const text = JSON.stringify(json);
+  return requestOnce(url, 'POST', { ...headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(text)) }, text, timeoutMs);
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
