@@ -107,6 +107,9 @@ export interface StorageSettings {
 
 export const DEFAULT_DATA_DIR = './data';
 
+/** Whether a database URL names PostgreSQL (anything else is a SQLite file). */
+export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//i.test(url);
+
 export function resolveStorage(flags: StorageFlags, env: NodeJS.ProcessEnv): StorageSettings {
   return {
     dataDir: pick(flags.data, env, 'FORGELET_DATA_DIR')?.value ?? DEFAULT_DATA_DIR,

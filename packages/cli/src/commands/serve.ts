@@ -7,6 +7,7 @@ import { loadServeRuntime } from '../compiled-runtime.js';
 import { CliError, configError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
 import {
+  isPostgresUrl,
   parseChoice,
   parseCount,
   parseHttpUrl,
@@ -123,7 +124,7 @@ interface WorkerReady {
 function resolveWorkers(flags: ServeFlags, env: NodeJS.ProcessEnv): number {
   const workers = pick(flags.workers, env, 'FORGELET_WORKERS');
   const n = workers ? parsePositiveInteger(workers.value, workers.from, '--workers') : 1;
-  if (n > 1 && !/^postgres(ql)?:\/\//i.test(pick(flags.databaseUrl, env, 'FORGELET_DATABASE_URL')?.value ?? '')) {
+  if (n > 1 && !isPostgresUrl(resolveStorage(flags, env).databaseUrl ?? '')) {
     throw new CliError(`--workers ${n} needs PostgreSQL (--database-url postgres://…): on SQLite one process serves the data directory`);
   }
   return n;

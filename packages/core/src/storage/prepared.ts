@@ -52,37 +52,38 @@ export function preparedQuery<A extends unknown[], R>(
       };
       compiled.set(db, c);
     }
+    const { sql, slots } = c;
+    const parameters = () => slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+    const sqlite = sqliteHandleOf(db);
+    const cached = options.cache ? readCacheOf(db) : undefined;
+    // PostgreSQL: a cached read waits for the cache's check (once per turn of the event loop),
+    // then hits, or reads and keeps the rows unless a write overtook the read.
+    if (cached instanceof PgReadCache) {
+      const generation = await cached.ready();
+      const key = keyOf(id, args);
+      const hit = cached.get(key);
+      if (hit) return hit as R[];
+      const result = await db.executeQuery<R>(CompiledQuery.raw(sql, parameters()));
+      cached.set(key, result.rows as object[], generation);
+      return result.rows;
+    }
     // On SQLite, a read while no transaction is open on the (single) connection runs
     // synchronously: nothing can interleave with it, so Kysely's connection lock and its
     // promise hops are skipped. Inside a transaction, the lock keeps reads isolated.
-    const sqlite = sqliteHandleOf(db);
-    if (options.cache && !sqlite) {
-      const pg = readCacheOf(db);
-      if (pg instanceof PgReadCache) {
-        const generation = await pg.ready();
-        const key = keyOf(id, args);
-        const hit = pg.get(key);
-        if (hit) return hit as R[];
-        const result = await db.executeQuery<R>(CompiledQuery.raw(c.sql, c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value))));
-        pg.set(key, result.rows as object[], generation);
-        return result.rows;
-      }
-    }
-    const cache = options.cache && sqlite && !sqlite.inTransaction ? (readCacheOf(db) as ReadCache | undefined) : undefined;
+    const cache = sqlite && !sqlite.inTransaction ? (cached as ReadCache | undefined) : undefined;
     const key = cache ? keyOf(id, args) : '';
     const hit = cache?.get(key);
     if (hit) return hit as R[];
-    const parameters = c.slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     if (sqlite && !sqlite.inTransaction) {
-      const stmt = sqlite.prepare(c.sql);
+      const stmt = sqlite.prepare(sql);
       if (stmt.reader) {
-        const rows = stmt.all(parameters) as R[];
+        const rows = stmt.all(parameters()) as R[];
         if (cache) cache.set(key, rows as object[]);
         return rows;
       }
-      if (cache) throw new Error(`a cached query must be a read: ${c.sql}`);
+      if (cache) throw new Error(`a cached query must be a read: ${sql}`);
     }
-    const result = await db.executeQuery<R>(CompiledQuery.raw(c.sql, parameters));
+    const result = await db.executeQuery<R>(CompiledQuery.raw(sql, parameters()));
     return result.rows;
   };
 }

@@ -27,10 +27,6 @@ declare module '../../storage/database.js' {
   }
 }
 
-/**
- * The project's registration token (`runners_token`), created on first use. Safe under
- * concurrency: the unique index keeps one, and every caller reads that one back.
- */
 /** Read on every project GET by maintainers: compiled once. */
 const selectRegistrationToken = preparedQuery((db, projectId: number) =>
   db.selectFrom('ci_registration_tokens').select('token_encrypted').where('project_id', '=', projectId),
@@ -55,6 +51,10 @@ function openRegistrationToken(secrets: Deps['secrets'], sealed: string): string
   return plain;
 }
 
+/**
+ * The project's registration token (`runners_token`), created on first use. Safe under
+ * concurrency: the unique index keeps one, and every caller reads that one back.
+ */
 export async function projectRunnersToken(deps: Pick<Deps, 'db' | 'secrets' | 'clock'>, projectId: number): Promise<string> {
   const [existing] = await selectRegistrationToken(deps.db, projectId);
   if (existing) return openRegistrationToken(deps.secrets, (existing as { token_encrypted: string }).token_encrypted);
