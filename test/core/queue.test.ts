@@ -3,13 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createForge, fixedClock, Queue, type ControllableClock, type Forge } from '@forgelet/core';
+import { createForge, fixedClock, LEASE_MS, Queue, type ControllableClock, type Forge } from '@forgelet/core';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 
 const T0 = '2024-03-01T10:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(T0) + ms);
 const SECOND = 1000;
-const LEASE_MS = 5 * 60_000;
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: queue`, () => {
@@ -227,6 +226,44 @@ for (const dialect of DIALECTS) {
       assert.equal(await other.runDue(at(3 * LEASE_MS)), 1);
       assert.equal(ran, 1);
       assert.equal((await job(claimed.id)).status, 'done');
+    });
+
+    it("a dead worker's job is taken over within 30 s, before a schedule firing every minute would miss a run", async () => {
+      await queue.enqueue(forge.database.db, 'orphan', {});
+      assert.ok(await queue.claim(at(0)), 'claimed by a worker that then dies (SIGKILL: it never finishes nor renews)');
+      const other = new Queue(forge.database.db, forge.database.dialect, clock);
+      let ran = 0;
+      other.register('orphan', async () => void ran++);
+      assert.equal(await other.runDue(at(29 * SECOND)), 0);
+      assert.equal(await other.runDue(at(31 * SECOND)), 1);
+      assert.equal(ran, 1);
+    });
+
+    it('a running job renews its lease, so that a long job is not claimed by another worker meanwhile', async () => {
+      const renewing = new Queue(forge.database.db, forge.database.dialect, clock, { renewEveryMs: 10 });
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let runs = 0;
+      renewing.register('long', async () => {
+        runs++;
+        await gate;
+      });
+      const id = (await renewing.enqueue(forge.database.db, 'long', {}))!;
+      const running = renewing.runDue(at(0));
+      // The job runs on while the clock passes the first lease's expiry: each renewal moves it on.
+      for (let s = 10; s <= 90; s += 10) {
+        clock.set(at(s * SECOND));
+        await new Promise((r) => setTimeout(r, 40));
+        const stored = await job(id);
+        assert.ok(Date.parse(stored.lease_expires_at!) > Date.parse(at(s * SECOND).toISOString()), `lease renewed at ${s} s: ${stored.lease_expires_at}`);
+      }
+      const other = new Queue(forge.database.db, forge.database.dialect, clock);
+      other.register('long', async () => void runs++);
+      assert.equal(await other.claim(), null, 'still leased after three lease periods');
+      release();
+      assert.equal(await running, 1);
+      assert.equal(runs, 1);
+      assert.equal((await job(id)).status, 'done');
     });
 
     it('start() polls in the background and stop() waits for the job in flight', async () => {

@@ -205,6 +205,32 @@ for (const dialect of DIALECTS) {
       expectStatus(await call('DELETE', `/${s.id}`, dev.token), 202);
     });
 
+    it('a run whose pipeline is not written (the database fails, or the process dies half-way) stays due and fires once later', async () => {
+      clock.set(new Date('2024-05-01T10:00:00.000Z'));
+      const s = await schedule({});
+      clock.advance(5 * MINUTE);
+      const due = clock.now();
+      // The pipeline's transaction fails to open, as when the connection (or the process) is gone
+      // between the claim and the pipeline: the claim must not have been committed on its own.
+      const failing = new Proxy(db(), {
+        get(target, prop) {
+          if (prop === 'transaction') return () => ({ execute: async () => Promise.reject(new Error('connection terminated')) });
+          const value = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      await assert.rejects(fireDueSchedule({ ...f.forge.deps, db: failing }, s.id, due), /connection terminated/);
+      assert.equal((await show(s.id)).next_run_at, '2024-05-01T10:05:00.000Z', 'the run is still due');
+      assert.equal((await pipelinesOf(s.id)).length, 0);
+      // Whichever worker takes the job next fires it, once.
+      const outcomes = await Promise.all([fireDueSchedule(f.forge.deps, s.id, due), fireDueSchedule(f.forge.deps, s.id, due)]);
+      assert.equal(outcomes.filter((o) => o?.created).length, 1, JSON.stringify(outcomes));
+      assert.equal(outcomes.filter((o) => o === null).length, 1);
+      assert.equal((await pipelinesOf(s.id)).length, 1);
+      assert.equal((await show(s.id)).next_run_at, '2024-05-01T10:10:00.000Z');
+      expectStatus(await call('DELETE', `/${s.id}`, dev.token), 202);
+    });
+
     if (dialect === 'postgres') {
       it('two Forge instances on one PostgreSQL database fire each due run exactly once', async () => {
         const name = (await db().selectNoFrom((eb) => eb.fn<string>('current_database', []).as('name')).executeTakeFirstOrThrow()).name;

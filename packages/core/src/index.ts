@@ -41,7 +41,7 @@ export { TIERS, type Tier } from './kernel/tiers.js';
 export { digestToken, nextIid, randomToken } from './kernel/ids.js';
 export { FsBlobStore, type BlobStore, type StoredBlob } from './storage/blobs.js';
 export { dialectOf, openDatabase, type DatabaseHandle, type DialectName } from './storage/dialect.js';
-export { Queue, type JobHandler } from './storage/queue.js';
+export { Queue, LEASE_MS, type JobHandler } from './storage/queue.js';
 export { SEALED_COLUMNS, type SealedColumn } from './storage/sealed-columns.js';
 export { withStartupLock } from './storage/startup-lock.js';
 export { migrateToLatest } from './storage/migrations/index.js';

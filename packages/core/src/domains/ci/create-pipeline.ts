@@ -4,12 +4,14 @@
  * pipeline, its variables (encrypted) and its jobs in one transaction, processed so the first
  * jobs are pending. Used by `POST /projects/:id/pipeline` and by pipeline schedules.
  */
+import type { Kysely } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import { nextIid } from '../../kernel/ids.js';
 import { authorize, can } from '../../access/policy.js';
 import type { ProjectRow } from '../../access/project.table.js';
+import type { Database } from '../../storage/database.js';
 import { canUpdateBranch } from '../repository/index.js';
 import { readFileOnRef, selectBranch, selectCommit, selectTag } from '../repository/index.js';
 import type { RepositoryCommitRow, RepositoryRefRow } from '../repository/index.js';
@@ -30,6 +32,11 @@ export interface CreatePipelineInput {
   pipelineScheduleId?: number;
   /** A push's `before` (GitLab's oldrev); the blank sha for other sources and new refs. */
   beforeSha?: string;
+  /**
+   * Runs first in the pipeline's transaction; a throw rolls the pipeline back. A schedule claims
+   * its run there, so that the run and its pipeline commit together or not at all.
+   */
+  inTransaction?: (trx: Kysely<Database>) => Promise<void>;
 }
 
 export const CI_CONFIG_PATH = '.gitlab-ci.yml';
@@ -95,6 +102,7 @@ export async function createPipeline(ctx: Ctx, project: ProjectRow, input: Creat
 
   const now = nowIso(ctx);
   return ctx.db.transaction().execute(async (trx) => {
+    await input.inTransaction?.(trx);
     const iid = await nextIid(trx, 'ci_pipelines', `project:${project.id}`);
     const base = {
       project_id: project.id,

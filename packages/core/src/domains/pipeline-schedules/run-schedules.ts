@@ -2,11 +2,12 @@
  * Running schedules through the durable queue.
  *
  * Each active schedule has one pending `pipeline_schedules.run` job (unique key per schedule),
- * due at its `next_run_at`. When it runs, a conditional UPDATE moves `next_run_at` past now
- * (only the worker that still sees the old value wins, so several processes on one database
- * fire each due run exactly once), then the pipeline is created as the schedule's owner with
- * the schedule's variables and inputs, and the job asks to run again at the new
- * `next_run_at`. As in GitLab, a clock that jumped over several periods fires once, then waits
+ * due at its `next_run_at`. When it runs, the pipeline is created as the schedule's owner with
+ * the schedule's variables and inputs, and in the same transaction a conditional UPDATE moves
+ * `next_run_at` past now: only the worker that still sees the old value wins, so several
+ * processes on one database fire each due run exactly once, and a process that dies half-way
+ * (or a database error) leaves the run due, for the job to run again once its lease expires.
+ * Then the job asks to run again at the new `next_run_at`. As in GitLab, a clock that jumped over several periods fires once, then waits
  * for the next future instant. A run that cannot create a pipeline (owner gone, blocked or
  * below Developer, protected ref, pipeline error) records why in `last_error`.
  *
@@ -83,8 +84,15 @@ export type RunOutcome = { created: true; pipelineId: number } | { created: fals
 /**
  * Creates the schedule's pipeline as `user` (source `schedule`), after checking what GitLab's
  * pipeline creation checks of that user; never throws for a refusal, it returns the reason.
+ * `inTransaction` runs first in the pipeline's transaction (see CreatePipelineInput); what it
+ * throws, and errors that are not refusals (a database failure), are thrown.
  */
-export async function runScheduleAs(deps: Deps, schedule: CiPipelineScheduleRow, user: UserRow | null): Promise<RunOutcome> {
+export async function runScheduleAs(
+  deps: Deps,
+  schedule: CiPipelineScheduleRow,
+  user: UserRow | null,
+  inTransaction?: (trx: Kysely<Database>) => Promise<void>,
+): Promise<RunOutcome> {
   const project = (await deps.db.selectFrom('projects').selectAll().where('id', '=', schedule.project_id).executeTakeFirst()) as ProjectRow | undefined;
   if (!project) return { created: false, reason: 'The project no longer exists' };
   if (!user) return { created: false, reason: 'The schedule has no owner: its owner was deleted. Take ownership of the schedule to run it again.' };
@@ -111,11 +119,12 @@ export async function runScheduleAs(deps: Deps, schedule: CiPipelineScheduleRow,
       variables: variables.map((v) => ({ key: v.key, value: deps.secrets.decrypt(v.value_encrypted), variable_type: v.variable_type === 'file' ? 'file' : 'env_var' })),
       inputs: Object.fromEntries(inputs.map((i) => [i.name, JSON.parse(i.value) as unknown])),
       pipelineScheduleId: schedule.id,
+      inTransaction,
     });
     return { created: true, pipelineId: pipeline.id };
   } catch (err) {
     if (isDomainError(err)) return { created: false, reason: errorText((err.body as { message?: unknown }).message ?? err.message) };
-    return { created: false, reason: `Pipeline creation failed: ${err instanceof Error ? err.message : String(err)}` };
+    throw err;
   }
 }
 
@@ -143,27 +152,41 @@ async function userById(deps: Deps, id: number | null): Promise<UserRow | null> 
   return (await selectUserById(deps.db, id)) ?? null;
 }
 
+/** Thrown in the pipeline's transaction when another worker fired this run first: the pipeline is rolled back. */
+class RunTakenError extends Error {}
+
 /**
- * Fires the schedule if it is active and due at `now`: claims the run by moving `next_run_at`
- * forward with a conditional UPDATE, then creates the pipeline as the owner. Returns null when
- * there was nothing to fire (inactive, not due, or another worker claimed this run).
+ * Fires the schedule if it is active and due at `now`: creates the pipeline as the owner and,
+ * in the same transaction, claims the run by moving `next_run_at` forward with a conditional
+ * UPDATE (a refused run is claimed on its own, with the reason). Returns null when there was
+ * nothing to fire (inactive, not due, or another worker fired this run); throws on a database
+ * failure, leaving the run due.
  */
 export async function fireDueSchedule(deps: Deps, scheduleId: number, now: Date): Promise<RunOutcome | null> {
   const schedule = await selectScheduleById(deps.db, scheduleId);
   if (!schedule || schedule.active !== 1 || schedule.next_run_at === null) return null;
   if (Date.parse(schedule.next_run_at) > now.getTime()) return null;
-  const stamp = now.toISOString();
-  const claimed = await deps.db
-    .updateTable('ci_pipeline_schedules')
-    .set({ next_run_at: computeNextRunAt(deps, schedule.cron, schedule.cron_timezone, now), updated_at: stamp })
-    .where('id', '=', schedule.id)
-    .where('active', '=', 1)
-    .where('next_run_at', '=', schedule.next_run_at)
-    .returningAll()
-    .executeTakeFirst();
-  if (!claimed) return null;
-  const outcome = await runScheduleAs(deps, claimed, await userById(deps, claimed.owner_id));
-  await recordOutcome(deps, claimed.id, outcome);
+  const claim = async (db: Kysely<Database>): Promise<boolean> => {
+    const claimed = await db
+      .updateTable('ci_pipeline_schedules')
+      .set({ next_run_at: computeNextRunAt(deps, schedule.cron, schedule.cron_timezone, now), updated_at: now.toISOString() })
+      .where('id', '=', schedule.id)
+      .where('active', '=', 1)
+      .where('next_run_at', '=', schedule.next_run_at)
+      .executeTakeFirst();
+    return Number(claimed.numUpdatedRows) === 1;
+  };
+  let outcome: RunOutcome;
+  try {
+    outcome = await runScheduleAs(deps, schedule, await userById(deps, schedule.owner_id), async (trx) => {
+      if (!(await claim(trx))) throw new RunTakenError();
+    });
+  } catch (err) {
+    if (err instanceof RunTakenError) return null;
+    throw err;
+  }
+  if (!outcome.created && !(await claim(deps.db))) return null;
+  await recordOutcome(deps, schedule.id, outcome);
   return outcome;
 }
 
