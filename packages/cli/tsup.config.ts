@@ -14,7 +14,7 @@ export default defineConfig({
   clean: true,
   splitting: true,
   noExternal: ['@forgelet/core', '@forgelet/server', '@forgelet/client', 'kysely', 'undici', 'commander'],
-  external: ['better-sqlite3', 'pg', 'ink', 'react'],
+  external: ['better-sqlite3', 'pg', 'ink', 'react', '@aws-sdk/client-s3', '@aws-sdk/lib-storage'],
   // bundled CommonJS (undici, commander) calls require()
   banner: { js: "import { createRequire as __forgeletRequire } from 'node:module'; const require = __forgeletRequire(import.meta.url);" },
   esbuildOptions(options) {

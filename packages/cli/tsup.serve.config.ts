@@ -17,8 +17,8 @@ export default defineConfig({
   // import.meta.url (createRequire for pg and marked) from __filename
   shims: true,
   noExternal: ['@forgelet/core', '@forgelet/server', 'kysely'],
-  // native, or loaded only when used (pg for PostgreSQL, undici for outbound calls)
-  external: ['better-sqlite3', 'pg', 'marked', 'undici', 'yazl'],
+  // native, or loaded only when used (pg for PostgreSQL, undici for outbound calls, the AWS SDK for s3:// blobs)
+  external: ['better-sqlite3', 'pg', 'marked', 'undici', 'yazl', '@aws-sdk/client-s3', '@aws-sdk/lib-storage'],
   esbuildOptions(options) {
     options.conditions = ['source'];
   },

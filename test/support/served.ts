@@ -68,6 +68,8 @@ export interface ServedForgelet {
   databaseUrl: string;
   /** How the process loaded server and core (always 'bundle, cached' here). */
   runtime: string;
+  /** Where the process keeps blobs, as its ready line says (`serve --json`'s `blobs`). */
+  blobs: string;
   child: ChildProcess;
   /** Calls `/api/v4<path>` (or an absolute URL) as root unless another token (or null) is given. */
   api<T = any>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<T>>;
@@ -142,7 +144,7 @@ export async function startServed(dialect: Dialect, options: ServedOptions = {})
     await database.drop().catch(() => {});
     if (ownDir) rmSync(dataDir, { recursive: true, force: true });
   };
-  let ready: { url: string; root_token: string | null; runtime: string };
+  let ready: { url: string; root_token: string | null; runtime: string; blobs: string };
   try {
     ready = await new Promise((resolveReady, reject) => {
       const timer = setTimeout(() => reject(new Error(`forgelet serve not ready after 30 s\nstdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
@@ -203,6 +205,7 @@ export async function startServed(dialect: Dialect, options: ServedOptions = {})
     dataDir,
     databaseUrl: database.url,
     runtime: ready.runtime,
+    blobs: ready.blobs,
     child,
     api,
     async createUser(username, opts = {}) {

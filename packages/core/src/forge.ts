@@ -62,7 +62,8 @@ export interface ForgeOptions {
   /** An already opened database (takes precedence over databaseUrl). */
   database?: DatabaseHandle;
   clock?: Clock;
-  blobs?: BlobStore;
+  /** The blob store, or how to make it from the opened database (PgBlobStore); default a temporary directory. */
+  blobs?: BlobStore | ((database: DatabaseHandle) => BlobStore);
   /** 32-byte key for secrets at rest; a random one when omitted (in-memory use). */
   secretKey?: Buffer;
   /** The instance's keys instead (a key file rotations rewrite, or FORGELET_SECRET_KEY's): the first seals, all open. */
@@ -131,11 +132,18 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     scheduleTiming: options.config?.scheduleTiming ?? 'exact',
     limits: { ...DEFAULT_LIMITS, ...options.config?.limits },
   };
+  let blobs: BlobStore;
+  try {
+    blobs = typeof options.blobs === 'function' ? options.blobs(database) : (options.blobs ?? new FsBlobStore(mkdtempSync(join(tmpdir(), 'forgelet-blobs-'))));
+  } catch (err) {
+    if (!options.database) await database.destroy();
+    throw err;
+  }
   const deps: Deps = {
     db: database.db,
     dialect: database.dialect,
     clock,
-    blobs: options.blobs ?? new FsBlobStore(mkdtempSync(join(tmpdir(), 'forgelet-blobs-'))),
+    blobs,
     secrets: options.secrets ?? createSecretBox(options.secretKeys ?? options.secretKey ?? randomBytes(32)),
     egress: options.egress ?? createEgress({ allowLocal: options.allowLocalEgress ?? false }),
     config,
@@ -232,6 +240,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
       // Accepted error events still in the write-behind buffer are written first.
       await closeIngestBuffer(deps);
       await deps.queue.stop();
+      await deps.blobs.close?.();
       await database.destroy();
     },
   };

@@ -39,7 +39,8 @@ export { buildOpenApi, type OpenApiOptions, type ResponseDecl, type ResponseTabl
 export { createSecretBox, secretKeyId, staticKeys, type KeySource, type SecretBox } from './kernel/secrets.js';
 export { TIERS, type Tier } from './kernel/tiers.js';
 export { digestToken, nextIid, randomToken } from './kernel/ids.js';
-export { FsBlobStore, type BlobStore, type StoredBlob } from './storage/blobs.js';
+export { FsBlobStore, measure, type BlobData, type BlobStore, type PutOptions, type StoredBlob } from './storage/blobs.js';
+export { BlobStoreConfigError, PgBlobStore } from './storage/pg-blobs.js';
 export { dialectOf, openDatabase, type DatabaseHandle, type DialectName } from './storage/dialect.js';
 export { Queue, LEASE_MS, type JobHandler } from './storage/queue.js';
 export { SEALED_COLUMNS, type SealedColumn } from './storage/sealed-columns.js';

@@ -6,3 +6,5 @@ export { Router, type Match } from './router.js';
 export { DEFAULT_CONNECTION_LIMITS, type ConnectionLimits } from './connection.js';
 export { FaultInjector, type FaultEntity, type FaultSpec } from './faults.js';
 export { parseQuery, buildQuery } from './query.js';
+export { parseBlobUrl, blobStoreFor, type BlobLocation } from './blob-url.js';
+export { S3BlobStore, type S3BlobConfig } from './s3-blobs.js';

@@ -11,7 +11,7 @@ import {
   ControllableClock,
   createForge,
   createSnapshot,
-  FsBlobStore,
+  PgBlobStore,
   randomToken,
   resetState,
   restoreSnapshot,
@@ -19,6 +19,7 @@ import {
   staticKeys,
   systemClock,
   type AdvanceEntity,
+  type BlobStore,
   type Clock,
   type Egress,
   type Forge,
@@ -27,6 +28,7 @@ import {
   type SnapshotEntity,
   type Tier,
 } from '@forgelet/core';
+import { blobStoreFor, parseBlobUrl } from './blob-url.js';
 import { ForgeletServer, silentLogger, type Logger } from './server.js';
 import { keyFileSource, loadOrCreateKeyFile } from './secret-keys.js';
 import type { ConnectionLimits } from './connection.js';
@@ -38,6 +40,14 @@ export interface StartOptions {
   dataDir?: string | null;
   /** `postgres://…` or a SQLite path; default `<dataDir>/forgelet.db` or in memory. */
   databaseUrl?: string;
+  /**
+   * Where blobs go: `file:///abs/dir`, `postgres` (the Forgelet database's tables; PostgreSQL
+   * only) or `s3://bucket[/prefix]?endpoint=…&region=…&force_path_style=true` (blob-url.ts).
+   * Default: `<dataDir>/blobs`, or a temporary folder.
+   */
+  blobUrl?: string;
+  /** A blob store of the embedder's own (takes precedence over blobUrl). */
+  blobs?: BlobStore;
   /** URL clients use; default: the URL the server listens on. */
   externalUrl?: string;
   tier?: Tier;
@@ -138,6 +148,8 @@ export function secretKeySource(options: Pick<StartOptions, 'secretKey' | 'secre
 }
 
 export async function startForgelet(options: StartOptions = {}): Promise<RunningForgelet> {
+  // First: a bad URL is refused before anything is created.
+  const blobLocation = options.blobUrl && !options.blobs ? parseBlobUrl(options.blobUrl) : null;
   const layout = options.dataDir ? dataDirLayout(options.dataDir) : null;
   let tempBlobDir: string | null = null;
   if (layout) ensureDataDir(layout);
@@ -155,7 +167,7 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
     databaseUrl,
     clock,
     // Blobs in a folder of their own, so snapshots of them (`blobs.snapshots`) sit beside it.
-    blobs: new FsBlobStore(layout?.blobs ?? join(tempBlobDir!, 'blobs')),
+    blobs: options.blobs ?? blobStoreFor(blobLocation, layout?.blobs ?? join(tempBlobDir!, 'blobs')),
     secretKeys: secretKeySource(options, layout),
     root: { token: wantedToken },
     allowLocalEgress: options.allowLocalEgress,
@@ -175,6 +187,8 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
     throw err;
   });
   const boot = forge.root!;
+  // Uploads of a process that died mid-write (and that no blob names) go after a day.
+  if (forge.deps.blobs instanceof PgBlobStore) await forge.deps.blobs.sweepOrphans().catch(() => {});
   let server: ForgeletServer;
   let url: string;
   try {

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { StartOptions } from '@forgelet/server';
 import type { Tier } from '@forgelet/core';
 import { loadServeRuntime } from '../compiled-runtime.js';
-import { CliError, configError } from '../errors.js';
+import { CliError, configError, UsageError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
 import {
   isPostgresUrl,
@@ -38,6 +38,7 @@ export interface ServeFlags extends StorageFlags {
   allowFaults?: boolean;
   json?: boolean;
   workers?: string;
+  blobUrl?: string;
 }
 
 export const DEFAULT_PORT = 8080;
@@ -56,11 +57,16 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, t
   const keepAliveTimeout = pick(flags.keepAliveTimeout, env, 'FORGELET_KEEP_ALIVE_TIMEOUT');
   const maxConnections = pick(flags.maxConnections, env, 'FORGELET_MAX_CONNECTIONS');
   const scheduleTiming = pick(flags.scheduleTiming, env, 'FORGELET_SCHEDULE_TIMING');
+  const blobUrl = pick(flags.blobUrl, env, 'FORGELET_BLOB_URL');
+  if (blobUrl && /^postgres(ql)?:?$/i.test(blobUrl.value.trim()) && !isPostgresUrl(storage.databaseUrl ?? '')) {
+    throw new UsageError(`${blobUrl.from === 'flag' ? '--blob-url' : blobUrl.from} postgres keeps the blobs in the database, which needs PostgreSQL (--database-url postgres://…); on SQLite they stay in the data directory`);
+  }
   return {
     port: port ? parsePort(port.value, port.from) : DEFAULT_PORT,
     host: pick(flags.host, env, 'FORGELET_HOST')?.value ?? DEFAULT_HOST,
     dataDir: storage.dataDir,
     databaseUrl: storage.databaseUrl,
+    blobUrl: blobUrl?.value,
     rootToken: storage.rootToken,
     secretKeys: storage.secretKeys,
     externalUrl: external && parseHttpUrl(external.value, external.from, '--external-url'),
@@ -88,6 +94,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--host <host>', `interface to listen on (env FORGELET_HOST, default ${DEFAULT_HOST})`);
   for (const [flags, description] of STORAGE_OPTIONS) cmd.option(flags, description);
   cmd
+    .option('--blob-url <url>', 'where files go: file:///<dir>, postgres (the database, PostgreSQL only) or s3://<bucket>[/<prefix>]?endpoint=<url>&region=<r>&force_path_style=true, credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (env FORGELET_BLOB_URL, default <data>/blobs)')
     .option('--external-url <url>', 'URL clients use, in links and clone URLs (env FORGELET_EXTERNAL_URL, default: the listening URL)')
     .option('--tier <tier>', 'licensed tier: free, premium or ultimate (env FORGELET_TIER, default ultimate)')
     .option('--body-limit <bytes>', 'largest JSON or form body (env FORGELET_BODY_LIMIT, default 10485760)')
@@ -101,7 +108,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--test-mode', 'enable test-only endpoints (env FORGELET_TEST_MODE=1)')
     .option('--allow-faults', 'enable fault injection (/api/v4/forgelet/faults) without the rest of test mode (env FORGELET_ALLOW_FAULTS=1)')
     .option('--workers <n>', 'server processes sharing the port, PostgreSQL only (env FORGELET_WORKERS, default 1)')
-    .option('--json', 'print one JSON line {"url","root_token","data_dir","runtime"} once ready')
+    .option('--json', 'print one JSON line {"url","root_token","data_dir","blobs","runtime"} once ready')
     .addHelpText('after', '\nFORGELET_SECRET_KEY (32 bytes, base64; <new>,<old> during a rotation) replaces <data>/secret.key. SIGINT or SIGTERM stops gracefully.')
     .action((flags: ServeFlags) => serve(flags, io));
 }
@@ -113,6 +120,7 @@ interface WorkerReady {
   rootToken: string | null;
   rootCreated: boolean;
   dataDir: string | null;
+  blobs: string;
   runtime: string;
 }
 
@@ -142,15 +150,15 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     const { startForgelet, consoleLogger, TIERS } = loaded.runtime;
     const options = resolveServeOptions(flags, io.env, TIERS);
     const running = await startForgelet({ ...options, logger: consoleLogger, workers: true }).catch((err: unknown) => {
-      throw listenError(err, options.host, options.port) ?? configError(err) ?? err;
+      throw listenError(err, options.host, options.port) ?? blobUrlError(err, flags, io.env) ?? configError(err) ?? err;
     });
     setImmediate(() => loaded.saveCache());
     if (cluster.isWorker) {
-      const ready: WorkerReady = { forgelet: 'ready', url: running.url, rootToken: running.rootToken ?? null, rootCreated: Boolean(running.rootCreated), dataDir: running.dataDir, runtime: loaded.how };
+      const ready: WorkerReady = { forgelet: 'ready', url: running.url, rootToken: running.rootToken ?? null, rootCreated: Boolean(running.rootCreated), dataDir: running.dataDir, blobs: running.forge.deps.blobs.description, runtime: loaded.how };
       process.send?.(ready);
     } else if (flags.json) {
       // runtime: how server and core were loaded ('bundle, cached' once a start has written the code cache)
-      writeJson(io.stdout, { url: running.url, root_token: running.rootToken, data_dir: running.dataDir, runtime: loaded.how });
+      writeJson(io.stdout, { url: running.url, root_token: running.rootToken, data_dir: running.dataDir, blobs: running.forge.deps.blobs.description, runtime: loaded.how });
     } else {
       if (running.rootCreated && running.rootToken && running.rootToken !== options.rootToken) {
         io.stdout.write(`Root user created. Root token (shown only now): ${running.rootToken}\n`);
@@ -219,7 +227,7 @@ async function servePrimary(n: number, flags: ServeFlags, io: CliIo): Promise<vo
       const created = readies.find((r) => r.rootCreated);
       const rootToken = (created ?? readies.find((r) => r.rootToken))?.rootToken ?? null;
       if (flags.json) {
-        writeJson(io.stdout, { url, root_token: rootToken, data_dir: readies[0]!.dataDir, runtime: readies[0]!.runtime, workers: n });
+        writeJson(io.stdout, { url, root_token: rootToken, data_dir: readies[0]!.dataDir, blobs: readies[0]!.blobs, runtime: readies[0]!.runtime, workers: n });
       } else {
         if (created?.rootToken) io.stdout.write(`Root user created. Root token (shown only now): ${created.rootToken}\n`);
         io.stdout.write(`Forgelet listening on ${url} (${n} workers)\n`);
@@ -266,4 +274,11 @@ function listenError(err: unknown, host: string, port: number): CliError | null 
   if (code === 'EACCES') return new CliError(`cannot listen on ${host}:${port}: permission denied`);
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new CliError(`cannot listen on ${host}:${port}: no such local address`);
   return null;
+}
+
+/** A blob URL the server refused (blob-url.ts), as a usage error naming where it came from. */
+function blobUrlError(err: unknown, flags: ServeFlags, env: NodeJS.ProcessEnv): CliError | null {
+  if ((err as Error | null)?.name !== 'BlobStoreConfigError') return null;
+  const from = pick(flags.blobUrl, env, 'FORGELET_BLOB_URL')?.from;
+  return new UsageError(`${from === 'FORGELET_BLOB_URL' ? 'FORGELET_BLOB_URL' : '--blob-url'}: ${(err as Error).message}`);
 }

@@ -21,7 +21,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "015-counters-metrics",
     "016-package-versions",
     "017-secret-keys",
-    "020-runner-managers-epic-issues"
+    "020-runner-managers-epic-issues",
+    "021-blob-chunks"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -275,6 +276,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"ci_jobs_runner_manager\" on \"ci_jobs\" (\"runner_manager_id\", \"status\")",
     "CREATE TABLE \"epic_issues\" (\"id\" integer primary key autoincrement, \"epic_id\" integer not null references \"epics\" (\"id\") on delete cascade, \"issue_id\" integer not null references \"issues\" (\"id\") on delete cascade, \"relative_position\" integer, \"created_at\" text not null, \"updated_at\" text not null)",
     "CREATE UNIQUE INDEX \"epic_issues_issue\" on \"epic_issues\" (\"issue_id\")",
-    "CREATE INDEX \"epic_issues_epic\" on \"epic_issues\" (\"epic_id\", \"relative_position\", \"id\")"
+    "CREATE INDEX \"epic_issues_epic\" on \"epic_issues\" (\"epic_id\", \"relative_position\", \"id\")",
+    "CREATE TABLE \"blob_objects\" (\"key\" text primary key, \"upload_id\" text not null, \"size\" bigint not null, \"chunk_bytes\" integer not null, \"created_at\" text not null)",
+    "CREATE TABLE \"blob_chunks\" (\"upload_id\" text not null, \"seq\" integer not null, \"data\" blob not null, constraint \"blob_chunks_pk\" primary key (\"upload_id\", \"seq\"))"
   ]
 };

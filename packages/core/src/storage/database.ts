@@ -4,6 +4,7 @@
  * `declare module '…/storage/database.js' { interface Database { … } }`). Storage so depends on no
  * domain, while `Kysely<Database>` still knows every table of the program.
  */
+import type { BlobChunkTable, BlobObjectTable } from './pg-blobs.js';
 import type { InternalIdTable, QueueJobTable } from './queue.table.js';
 import type { SecretKeyTable } from './sealed-columns.js';
 
@@ -11,4 +12,6 @@ export interface Database {
   queue_jobs: QueueJobTable;
   internal_ids: InternalIdTable;
   secret_keys: SecretKeyTable;
+  blob_objects: BlobObjectTable;
+  blob_chunks: BlobChunkTable;
 }

@@ -19,9 +19,11 @@
  * transaction: TRUNCATE of every table, INSERT … SELECT of the non-empty ones in
  * foreign-key order, and setval of every sequence to its position at snapshot time.
  *
- * Blobs: the blob store writes each blob to a temporary file and renames it into place and
- * never changes a file afterwards, so a snapshot of the folder is a tree of hard links
- * (copies where links are impossible) under `<blob root>.snapshots/<id>`.
+ * Blobs: the filesystem store writes each blob to a temporary file and renames it into place
+ * and never changes a file afterwards, so a snapshot of the folder is a tree of hard links
+ * (copies where links are impossible) under `<blob root>.snapshots/<id>`. The PostgreSQL store
+ * keeps blobs in tables, which the snapshot copies like any other. A store elsewhere (an S3
+ * bucket) is refused: snapshot, restore and wipe answer 422 and change nothing.
  *
  * Not covered: state outside the database and the blob folder (the clock, the tier, the
  * server's injected faults). A restore does not wait for HTTP requests in flight; callers
@@ -30,7 +32,7 @@
 import { copyFile, link, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
-import { ConflictError, NotFoundError } from '../kernel/errors.js';
+import { ConflictError, NotFoundError, UnprocessableError } from '../kernel/errors.js';
 import type { BlobStore } from './blobs.js';
 import type { Database } from './database.js';
 import type { DialectName } from './dialect.js';
@@ -262,6 +264,7 @@ export class SnapshotStore {
   // ------------------------------------------------------------------ create
 
   async create(name: string, createdAt: string): Promise<SnapshotInfo> {
+    this.checkBlobStore();
     await this.init();
     if (await this.find(name)) throw new ConflictError(`Snapshot ${name} already exists`);
     const tables = await this.tables();
@@ -336,6 +339,7 @@ export class SnapshotStore {
   // ------------------------------------------------------------------ restore and wipe
 
   async restore(name: string): Promise<SnapshotInfo> {
+    this.checkBlobStore();
     await this.init();
     const row = await this.find(name);
     if (!row) throw new NotFoundError('Snapshot');
@@ -351,6 +355,7 @@ export class SnapshotStore {
 
   /** Empties every table (ids start over) and the blob folder. */
   async wipe(): Promise<void> {
+    this.checkBlobStore();
     await this.init();
     const current = await this.tables();
     if (this.options.dialect === 'sqlite') await this.restoreSqlite(null, current, [], false);
@@ -447,6 +452,13 @@ export class SnapshotStore {
   }
 
   // ------------------------------------------------------------------ blobs
+
+  /** Blobs a snapshot cannot copy (neither files nor rows of this database): refused before anything changes. */
+  private checkBlobStore(): void {
+    const blobs = this.options.blobs;
+    if (blobs.root || blobs.inDatabase) return;
+    throw new UnprocessableError(`Snapshots need the blobs on the filesystem or in the PostgreSQL database (--blob-url file:… or postgres); this server keeps them in ${blobs.description}`);
+  }
 
   /** Hard-links (or copies) the blob tree into the snapshot's folder; returns the file count. */
   private async copyBlobsOut(id: number): Promise<number> {

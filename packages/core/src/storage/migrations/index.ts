@@ -21,6 +21,7 @@ import * as m015cm from './015-counters-metrics.js';
 import * as m016pv from './016-package-versions.js';
 import * as m017sk from './017-secret-keys.js';
 import * as m020re from './020-runner-managers-epic-issues.js';
+import * as m021bc from './021-blob-chunks.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -44,6 +45,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '016-package-versions': m016pv,
   '017-secret-keys': m017sk,
   '020-runner-managers-epic-issues': m020re,
+  '021-blob-chunks': m021bc,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

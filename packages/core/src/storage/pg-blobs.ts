@@ -1,0 +1,173 @@
+/**
+ * Blobs in the PostgreSQL database, for server processes on machines that share no disk:
+ * numbered bytea chunks in `blob_chunks` (migration 021), published under their key by one
+ * row of `blob_objects`.
+ *
+ * Chunked rows rather than large objects: rows are ordinary tables, so they are vacuumed,
+ * dumped, replicated and snapshotted (storage/snapshots.ts copies every table) like the rest of
+ * the state, a delete is a plain DELETE in the caller's transaction (large objects need
+ * lo_unlink and leak when a row referencing them goes without it), and a byte range is a
+ * `substring` of one or two chunks. Each chunk is one statement of its own, so an upload holds
+ * no transaction and at most one chunk in memory.
+ *
+ * Publishing: a write inserts its chunks under a fresh upload id that nothing names, then one
+ * transaction points the key's `blob_objects` row at it and deletes the chunks of the blob it
+ * replaces. A reader that looked the key up before reads the old chunks; one that comes after
+ * reads the new ones; nobody reads a part. A write that fails deletes its chunks; a process
+ * killed mid-upload leaves chunks no row names (harmless, reclaimed by `sweepOrphans`).
+ */
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { sql, type Kysely } from 'kysely';
+import { measure, type BlobData, type BlobStore, type PutOptions, type StoredBlob } from './blobs.js';
+import type { Database } from './database.js';
+import type { DialectName } from './dialect.js';
+
+export interface BlobObjectTable {
+  key: string;
+  upload_id: string;
+  size: number;
+  chunk_bytes: number;
+  created_at: string;
+}
+
+export interface BlobChunkTable {
+  upload_id: string;
+  seq: number;
+  data: Buffer;
+}
+
+/** 1 MiB: few enough rows for a 2 GB artifact (2,048), small enough to hold one at a time. */
+export const PG_BLOB_CHUNK_BYTES = 1024 * 1024;
+
+export class PgBlobStore implements BlobStore {
+  readonly root = null;
+  readonly inDatabase = true;
+  readonly description = 'postgres (the Forgelet database: tables blob_objects, blob_chunks)';
+  private readonly chunkBytes: number;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    dialect: DialectName,
+    options: { chunkBytes?: number } = {},
+  ) {
+    if (dialect !== 'postgres') throw new BlobStoreConfigError('blobs in the database (--blob-url postgres) need a PostgreSQL database (--database-url postgres://…); on SQLite they live in the data directory');
+    this.chunkBytes = options.chunkBytes ?? PG_BLOB_CHUNK_BYTES;
+  }
+
+  async put(key: string, data: BlobData, options: PutOptions = {}): Promise<StoredBlob> {
+    const uploadId = `${Date.now().toString(36)}-${randomBytes(9).toString('hex')}`;
+    const measured = measure(data, options);
+    let seq = 0;
+    try {
+      for await (const chunk of inChunks(measured.chunks, this.chunkBytes)) {
+        await this.db.insertInto('blob_chunks').values({ upload_id: uploadId, seq: seq++, data: chunk }).execute();
+      }
+      const stored = measured.stored();
+      await this.db.transaction().execute(async (trx) => {
+        const old = await trx.selectFrom('blob_objects').select('upload_id').where('key', '=', key).forUpdate().executeTakeFirst();
+        const row = { upload_id: uploadId, size: stored.size, chunk_bytes: this.chunkBytes, created_at: new Date().toISOString() };
+        await trx.insertInto('blob_objects').values({ key, ...row }).onConflict((oc) => oc.column('key').doUpdateSet(row)).execute();
+        if (old) await trx.deleteFrom('blob_chunks').where('upload_id', '=', old.upload_id).execute();
+      });
+      return stored;
+    } catch (err) {
+      await this.db.deleteFrom('blob_chunks').where('upload_id', '=', uploadId).execute().catch(() => {});
+      throw err;
+    }
+  }
+
+  read(key: string, range?: { start: number; end?: number }): Readable {
+    const db = this.db;
+    async function* bytes(): AsyncGenerator<Buffer> {
+      const head = await db.selectFrom('blob_objects').select(['upload_id', 'size', 'chunk_bytes']).where('key', '=', key).executeTakeFirst();
+      if (!head) throw missing(key);
+      const size = Number(head.size);
+      const per = head.chunk_bytes;
+      const start = range?.start ?? 0;
+      const end = Math.min(range?.end ?? size - 1, size - 1);
+      if (start > end) return;
+      const first = Math.floor(start / per);
+      const last = Math.floor(end / per);
+      for (let seq = first; seq <= last; seq++) {
+        const from = seq === first ? start - seq * per : 0;
+        const to = seq === last ? end - seq * per : per - 1;
+        const whole = from === 0 && to === per - 1;
+        const row = await db
+          .selectFrom('blob_chunks')
+          .select(whole ? sql<Buffer>`data`.as('data') : sql<Buffer>`substring(data from ${from + 1} for ${to - from + 1})`.as('data'))
+          .where('upload_id', '=', head.upload_id)
+          .where('seq', '=', seq)
+          .executeTakeFirst();
+        // Deleted or replaced (its chunks removed) while it was being read.
+        if (!row) throw missing(key);
+        yield row.data;
+      }
+    }
+    return Readable.from(bytes(), { objectMode: false });
+  }
+
+  async size(key: string): Promise<number | null> {
+    const row = await this.db.selectFrom('blob_objects').select('size').where('key', '=', key).executeTakeFirst();
+    return row ? Number(row.size) : null;
+  }
+
+  async delete(key: string): Promise<void> {
+    await sql`with gone as (delete from blob_objects where key = ${key} returning upload_id)
+      delete from blob_chunks where upload_id in (select upload_id from gone)`.execute(this.db);
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const src = await trx.deleteFrom('blob_objects').where('key', '=', from).returningAll().executeTakeFirst();
+      if (!src) throw missing(from);
+      const old = await trx.deleteFrom('blob_objects').where('key', '=', to).returning('upload_id').executeTakeFirst();
+      await trx.insertInto('blob_objects').values({ ...src, key: to }).execute();
+      if (old && old.upload_id !== src.upload_id) await trx.deleteFrom('blob_chunks').where('upload_id', '=', old.upload_id).execute();
+    });
+  }
+
+  /**
+   * Deletes chunks that no blob names and that are older than `olderThanMs` (uploads of a
+   * process that died mid-write); returns how many chunks went.
+   */
+  async sweepOrphans(olderThanMs = 24 * 3600_000): Promise<number> {
+    const cutoff = (Date.now() - olderThanMs).toString(36);
+    const r = await sql`delete from blob_chunks c where not exists (select 1 from blob_objects o where o.upload_id = c.upload_id)
+      and split_part(c.upload_id, '-', 1) < ${cutoff}`.execute(this.db);
+    return Number(r.numAffectedRows ?? 0);
+  }
+}
+
+/** A store that cannot work with what it was given (a database store on SQLite, a bad URL). */
+export class BlobStoreConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BlobStoreConfigError';
+  }
+}
+
+function missing(key: string): Error {
+  return Object.assign(new Error(`no blob ${key}`), { code: 'ENOENT' });
+}
+
+/** The bytes of `source` regrouped into buffers of `size` bytes (the last one shorter). */
+async function* inChunks(source: AsyncIterable<Buffer>, size: number): AsyncGenerator<Buffer> {
+  let parts: Buffer[] = [];
+  let held = 0;
+  for await (let piece of source) {
+    while (held + piece.length >= size) {
+      const take = size - held;
+      parts.push(piece.subarray(0, take));
+      yield Buffer.concat(parts, size);
+      parts = [];
+      held = 0;
+      piece = piece.subarray(take);
+    }
+    if (piece.length) {
+      parts.push(piece);
+      held += piece.length;
+    }
+  }
+  if (held) yield Buffer.concat(parts, held);
+}
