@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 import { api, runCli, startServe, tempDir, type ServeProcess } from './cli-process.js';
@@ -31,10 +32,10 @@ for (const dialect of DIALECTS) {
       data.remove();
     });
 
-    it('prints one JSON line with the real URL, the root token and the data dir', () => {
+    it('prints one JSON line with the real URL, the root token, the data dir and where blobs go', () => {
       assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
       assert.notEqual(server.url, 'http://127.0.0.1:0');
-      assert.deepEqual(JSON.parse(server.ready), { url: server.url, root_token: ROOT_TOKEN, data_dir: data.path, runtime: 'modules' });
+      assert.deepEqual(JSON.parse(server.ready), { url: server.url, root_token: ROOT_TOKEN, data_dir: data.path, blobs: pathToFileURL(join(data.path, 'blobs')).href, runtime: 'modules' });
       assert.equal(existsSync(join(data.path, 'secret.key')), true);
       assert.equal(existsSync(join(data.path, 'forgelet.db')), dialect === 'sqlite');
     });
