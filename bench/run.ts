@@ -507,8 +507,12 @@ async function main() {
           runLoad({ origin, paths: [path], headers, connections: CONNECTIONS, seconds: SECONDS, warmupSeconds: WARMUP, method: 'POST', body, expectStatus: 201 });
         const b = await write(bareReady.url, '/issues', {});
         info(`bare:     ${describeLoad(b)}`);
+        const cpuBefore = cpuSecondsOf(ready.pid);
         const f = await write(ready.url, `/api/v4/projects/${writeProject}/issues`, auth);
-        info(`forgelet: ${describeLoad(f)}${f.errors ? `, ERRORS ${f.errors} (first: ${f.firstError})` : ''}`);
+        const cpuAfter = cpuSecondsOf(ready.pid);
+        // Server CPU per created issue (warmup included): steadier than req/s on a busy machine.
+        const cpu = cpuBefore === null || cpuAfter === null || f.completed === 0 ? '' : `, server CPU ${(((cpuAfter - cpuBefore) * 1e6) / f.completed).toFixed(0)} µs/req`;
+        info(`forgelet: ${describeLoad(f)}${cpu}${f.errors ? `, ERRORS ${f.errors} (first: ${f.firstError})` : ''}`);
         fl.send(`iids ${writeProject}`);
         const iids = JSON.parse(await fl.waitLine('IIDS ', 30_000)) as { n: number; distinct: number; min: number; max: number };
         const gapless = iids.n === iids.distinct && iids.min === 1 && iids.max === iids.n;

@@ -13,7 +13,8 @@ import { sql } from 'kysely';
 import { createForge, expireReadCache, readCacheOf, type Forge } from '@forgelet/core';
 import { preparedQuery } from '../../packages/core/src/storage/prepared.js';
 import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
-import type { PgReadCache } from '../../packages/core/src/storage/read-cache.js';
+import { dependencies, tableWritten, type PgReadCache } from '../../packages/core/src/storage/read-cache.js';
+import { nextIid } from '../../packages/core/src/kernel/ids.js';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 
 /** Counts the queries a forge's database runs from now on (Kysely's and, on SQLite, statements prepared directly). */
@@ -41,6 +42,23 @@ function countQueries(forge: Forge): () => number {
 }
 
 const selectName = preparedQuery((db, id: number) => db.selectFrom('users').select(['id', 'name']).where('id', '=', id), { cache: true });
+
+describe('read cache: what a statement writes and what a read depends on', () => {
+  it('an insert or update names its table; anything else may write any table', () => {
+    assert.equal(tableWritten('insert into "issues" ("title") values (?) returning *'), 'issues');
+    assert.equal(tableWritten('\n    insert into internal_ids (usage, scope, last_value) values (?, ?, 1)\n    on conflict (usage, scope) do update set last_value = internal_ids.last_value + 1'), 'internal_ids');
+    assert.equal(tableWritten('update "projects" set "open_issues_count" = "open_issues_count" + ? where "id" = ?'), 'projects');
+    assert.equal(tableWritten('UPDATE Users SET name = 1'), 'users');
+    for (const other of ['delete from "users" where "id" = ?', 'insert or replace into users values (1)', 'with x as (select 1) update users set name = 1', 'drop table users', 'pragma user_version = 3', 'vacuum']) {
+      assert.equal(tableWritten(other), null, other);
+    }
+  });
+
+  it('a read depends on every table its SQL names, in any clause', () => {
+    const deps = dependencies('select "p".* from "projects" as "p" where exists (select 1 from members m where m.source_id = p.id) and p.namespace_id in (select id from "namespaces", routes)');
+    for (const table of ['projects', 'members', 'namespaces', 'routes']) assert.ok(deps.includes(table), table);
+  });
+});
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: read cache`, () => {
@@ -164,14 +182,84 @@ for (const dialect of DIALECTS) {
       assert.equal(await nameOf(a), 'eighth');
     });
 
+    it('a write to another table keeps the entry, also once that write has committed and a request checks', async () => {
+      const other = preparedQuery((db, id: number) => db.selectFrom('users').select('username').where('id', '=', id), { cache: true });
+      await rename(a, 'fifth'); // (the SQLite-only test above left another name)
+      await new Promise((r) => setImmediate(r));
+      expireReadCache(a.deps.db);
+      assert.equal(await nameOf(a), 'fifth');
+      assert.equal((await other(a.deps.db, userId))[0]?.username, 'root');
+      // a transaction writing other tables only, committed, as an issue creation does
+      await a.deps.db.transaction().execute(async (trx) => {
+        await nextIid(trx, 'read-cache-test', 'scope:1');
+        await trx.updateTable('internal_ids').set({ last_value: 7 }).where('usage', '=', 'read-cache-test').execute();
+      });
+      const queries = countQueries(a);
+      assert.equal(await nameOf(a), 'fifth');
+      await new Promise((r) => setImmediate(r)); // a later turn, a new request: the check sees our own commit only
+      expireReadCache(a.deps.db);
+      assert.equal(await nameOf(a), 'fifth');
+      assert.equal((await other(a.deps.db, userId))[0]?.username, 'root');
+      assert.equal(queries(), 0, 'served from the cache throughout');
+    });
+
+    it('a write to the table, in a transaction, drops what read it; a delete of anything drops everything', async () => {
+      expireReadCache(a.deps.db);
+      assert.equal(await nameOf(a), 'fifth');
+      await a.deps.db.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ name: 'in a transaction' }).where('id', '=', userId).execute();
+      });
+      assert.equal(await nameOf(a), 'in a transaction');
+      await rename(a, 'fifth');
+      assert.equal(await nameOf(a), 'fifth');
+      let queries = countQueries(a);
+      assert.equal(await nameOf(a), 'fifth');
+      assert.equal(queries(), 0);
+      await a.deps.db.deleteFrom('internal_ids').where('usage', '=', 'read-cache-test').execute();
+      queries = countQueries(a);
+      assert.equal(await nameOf(a), 'fifth');
+      assert.equal(queries(), 1, 'read again after a delete');
+    });
+
+    it("another connection's commit to an unrelated table drops everything (its tables are not known)", async () => {
+      await new Promise((r) => setImmediate(r));
+      expireReadCache(a.deps.db);
+      assert.equal(await nameOf(a), 'fifth');
+      await b.deps.db.transaction().execute((trx) => nextIid(trx, 'read-cache-test', 'scope:2'));
+      await new Promise((r) => setImmediate(r));
+      expireReadCache(a.deps.db);
+      const queries = countQueries(a);
+      assert.equal(await nameOf(a), 'fifth');
+      assert.equal(queries(), 1);
+    });
+
+    it('a transaction in which a statement failed still ends, and the cache stays right (PostgreSQL aborts it)', async () => {
+      expireReadCache(a.deps.db);
+      assert.equal(await nameOf(a), 'fifth');
+      await a.deps.db.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ name: 'before the failure' }).where('id', '=', userId).execute();
+        await trx.insertInto('users').values({ id: userId } as never).execute().catch(() => {}); // fails
+      }).catch(() => {}); // PostgreSQL answers the commit of an aborted transaction by rolling back
+      await new Promise((r) => setImmediate(r));
+      expireReadCache(a.deps.db);
+      const name = await nameOf(a);
+      const direct = await a.deps.db.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirstOrThrow();
+      assert.equal(name, direct.name);
+      assert.equal(name, dialect === 'postgres' ? 'fifth' : 'before the failure');
+      await rename(a, 'fifth');
+      // the connections are usable afterwards
+      await Promise.all(Array.from({ length: 12 }, () => a.deps.db.transaction().execute((trx) => nextIid(trx, 'read-cache-test', 'scope:3'))));
+      assert.equal(await nameOf(a), 'fifth');
+    });
+
     it('a slow read that a write overtook is not kept (PostgreSQL)', { skip: dialect === 'sqlite' && 'PostgreSQL only: SQLite reads are synchronous' }, async () => {
       const cache = readCacheOf(a.deps.db) as PgReadCache;
       const generation = await cache.ready();
-      cache.noteWrite();
-      cache.set('overtaken', [{ name: 'stale' }], generation);
+      cache.noteWrite('users');
+      cache.set('overtaken', [{ name: 'stale' }], ['users'], generation);
       assert.equal(cache.get('overtaken'), undefined);
       const now = await cache.ready();
-      cache.set('kept', [{ name: 'fresh' }], now);
+      cache.set('kept', [{ name: 'fresh' }], ['users'], now);
       assert.deepEqual(cache.get('kept'), [{ name: 'fresh' }]);
     });
 

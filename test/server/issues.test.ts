@@ -95,6 +95,28 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(listed.body, [issue]);
     });
 
+    it('the created entity is the one a later read answers, whatever the creation set', async () => {
+      // Creation presents the issue from what it wrote (no notes, votes or involvement yet):
+      // each variant is compared with GET and with the list entry.
+      const milestone = await f.api('POST', `/projects/${site.id}/milestones`, { token: owner.token, body: { title: 'v1' } });
+      expectStatus(milestone, 201);
+      const variants: [User | null, Record<string, unknown>][] = [
+        [guest, { title: 'plain' }],
+        [owner, { title: 'everything', description: `cc @${guest.username}`, labels: 'x,y', assignee_ids: [reporter.id, guest.id, owner.id], milestone_id: milestone.body.id, confidential: true, due_date: '2027-01-02', weight: 1 }],
+        [reporter, { title: 'assigned to self', assignee_id: reporter.id, milestone_id: 0, labels: '' }],
+        [null, { title: 'by the admin', assignee_ids: [outsider.id], issue_type: 'incident' }],
+      ];
+      for (const [user, body] of variants) {
+        const token = user?.token ?? f.rootToken;
+        const created = await createIssue(f, token, site.id, body);
+        const shown = await f.api('GET', `/projects/${site.id}/issues/${created.iid}`, { token });
+        expectStatus(shown, 200);
+        assert.deepEqual(created, shown.body, `created vs shown: ${body.title}`);
+        const listed = await f.api('GET', `/projects/${site.id}/issues?iids[]=${created.iid}`, { token });
+        assert.deepEqual(listed.body, [created], `created vs listed: ${body.title}`);
+      }
+    });
+
     it('iids count per project; assignee_id and comma lists; minimal body defaults', async () => {
       const a = await createIssue(f, owner.token, lib.id, { title: 'first in lib' });
       const b = await createIssue(f, owner.token, 'wi/sub/lib', { title: 'second in lib', assignee_ids: `${owner.id}`, assignee_id: 0 });

@@ -8,7 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import type PgModule from 'pg';
 import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
 import type { Database } from './database.js';
-import { attachReadCache, PgReadCache, ReadCache } from './read-cache.js';
+import { attachReadCache, PgReadCache, ReadCache, tableWritten } from './read-cache.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -46,7 +46,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     const readCache = new PgReadCache(async () => (await pool.query<{ s: string }>('select txid_current_snapshot()::text as s')).rows[0]!.s);
     pool.on('connect', (client) => {
       client.query('set random_page_cost = 2').catch(() => {});
-      noteWrites(client, () => readCache.noteWrite());
+      noteWrites(client, readCache);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     attachReadCache(db, readCache);
@@ -60,7 +60,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   const readCache = new ReadCache(sqlite, sqlite.prepare.bind(sqlite));
-  cacheStatements(sqlite, () => readCache.noteWrite());
+  cacheStatements(sqlite, readCache);
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
   sqliteHandles.set(db, sqlite);
   attachReadCache(db, readCache);
@@ -68,21 +68,70 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
 }
 
 /**
- * Every statement a PostgreSQL connection runs calls `onWrite` first unless it only reads
- * (`select`, `show`, `set`, `begin`): writes, and `commit` (what a transaction read outside it
- * may have been cached before it committed), drop the read cache.
+ * Tells the read cache what a PostgreSQL connection writes. Every statement that can write
+ * (not `select`, `show`, `set`, `begin`) drops what depends on its table (storage/read-cache.ts
+ * `tableWritten`; unknown: everything) before it is sent. A transaction's tables are dropped
+ * again once its commit has answered, and its id is reported, so the cache's check knows the
+ * snapshot moved by this process's own, accounted-for, transaction: the commit goes out as
+ * `select txid_current_if_assigned(); commit`, one round trip. A transaction in which a
+ * statement failed (aborted: the select would fail and the commit not run) commits plainly,
+ * and so does one that wrote nothing; a rollback reports nothing (the next check then drops
+ * everything, as for another process's transaction).
  */
-function noteWrites(client: PgModule.PoolClient, onWrite: () => void): void {
+function noteWrites(client: PgModule.PoolClient, cache: PgReadCache): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  /** The open transaction's tables (null in one: a table unknown), or undefined outside a transaction. */
+  let written: Set<string | null> | undefined;
+  let aborted = false;
+  const tracked = (result: unknown) => {
+    if (written && result instanceof Promise) result.catch(() => (aborted = true));
+    return result;
+  };
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const first = args[0];
     const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
-    if (!READ_ONLY.test(text)) onWrite();
-    return query(...args);
+    const verb = /^\s*([a-z]+)/i.exec(text)?.[1]?.toLowerCase();
+    const promised = typeof args[args.length - 1] !== 'function';
+    if (verb === 'begin' || verb === 'start') {
+      written = new Set();
+      aborted = false;
+      return query(...args);
+    }
+    if (verb === 'savepoint' || verb === 'release') return tracked(query(...args));
+    if (verb === 'rollback' && /^\s*rollback\s+to\b/i.test(text)) {
+      aborted = false; // back to a savepoint: the transaction goes on, usable again
+      return tracked(query(...args));
+    }
+    if (verb === 'commit' || verb === 'rollback' || verb === 'end' || verb === 'abort') {
+      const tables = written;
+      written = undefined;
+      for (const table of tables ?? [null]) cache.noteWrite(table);
+      if (verb !== 'commit' || !tables?.size || aborted || !promised || text.trim().toLowerCase() !== 'commit') return query(...args);
+      return (query(`select txid_current_if_assigned()::text as txid; commit`) as Promise<{ rows: { txid: string | null }[] }[]>).then(
+        ([txid, commit]) => {
+          for (const table of tables) cache.noteWrite(table);
+          if (txid!.rows[0]?.txid) cache.committed(BigInt(txid!.rows[0].txid));
+          return commit;
+        },
+        // The select failed, so the commit did not run: end the transaction as asked, plainly.
+        () => query('commit'),
+      );
+    }
+    if (READ_ONLY.test(text)) return tracked(query(...args));
+    const table = tableWritten(text);
+    cache.noteWrite(table);
+    if (written) {
+      written.add(table);
+      return tracked(query(...args));
+    }
+    // Autocommitted: dropped again once done (a read meanwhile may have seen the row before).
+    const result = query(...args);
+    if (result instanceof Promise) result.then(() => cache.noteWrite(table), () => {});
+    return result;
   };
 }
 
-const READ_ONLY = /^\s*(?:select|show|set|begin|start transaction)\b/i;
+const READ_ONLY = /^\s*(?:select|show|set)\b/i;
 
 /** How long a SQLite statement waits for another process's write lock before SQLITE_BUSY. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
@@ -115,41 +164,50 @@ class ImmediateSqliteDialect extends SqliteDialect {
  * than running it. Statements are reused by SQL text (bounded, least recently used out).
  * A statement busy in an iteration is never handed out twice.
  *
- * Every statement that can write (SQLite's own `readonly` says which) calls `onWrite` each
- * time before it runs, and so does `exec`: the read cache is dropped before the change.
+ * Every statement that can write (SQLite's own `readonly` says which) tells the read cache
+ * each time before it runs, with the table it writes (storage/read-cache.ts `tableWritten`;
+ * unknown: any), and again once it has run; so does `exec`, as a write of any table.
  */
-function cacheStatements(sqlite: SqliteDatabase.Database, onWrite: () => void, max = 512): void {
+function cacheStatements(sqlite: SqliteDatabase.Database, cache: ReadCache, max = 512): void {
   const prepare = sqlite.prepare.bind(sqlite);
   const exec = sqlite.exec.bind(sqlite);
   sqlite.exec = ((source: string) => {
-    onWrite();
-    return exec(source);
+    cache.noteWrite(null);
+    try {
+      return exec(source);
+    } finally {
+      cache.wrote();
+    }
   }) as typeof sqlite.exec;
-  const cache = new Map<string, SqliteDatabase.Statement>();
+  const statements = new Map<string, SqliteDatabase.Statement>();
   sqlite.prepare = ((source: string) => {
-    const hit = cache.get(source);
+    const hit = statements.get(source);
     if (hit && !hit.busy) {
-      cache.delete(source);
-      cache.set(source, hit);
+      statements.delete(source);
+      statements.set(source, hit);
       return hit;
     }
     const stmt = prepare(source);
-    // (BEGIN IMMEDIATE is not `readonly` for SQLite, yet changes nothing: the writes that follow drop the cache.)
-    if (!stmt.readonly && !/^begin\b/i.test(source)) markWrites(stmt, onWrite);
+    // (BEGIN IMMEDIATE is not `readonly` for SQLite, yet changes nothing: the writes that follow tell the cache.)
+    if (!stmt.readonly && !/^begin\b/i.test(source)) markWrites(stmt, cache, tableWritten(source));
     if (!hit) {
-      cache.set(source, stmt);
-      if (cache.size > max) cache.delete(cache.keys().next().value!);
+      statements.set(source, stmt);
+      if (statements.size > max) statements.delete(statements.keys().next().value!);
     }
     return stmt;
   }) as typeof sqlite.prepare;
 }
 
-function markWrites(stmt: SqliteDatabase.Statement, onWrite: () => void): void {
+function markWrites(stmt: SqliteDatabase.Statement, cache: ReadCache, table: string | null): void {
   for (const method of ['run', 'get', 'all', 'iterate'] as const) {
     const original = stmt[method] as (...args: unknown[]) => unknown;
     (stmt as unknown as Record<string, unknown>)[method] = function (this: SqliteDatabase.Statement, ...args: unknown[]) {
-      onWrite();
-      return original.apply(this, args);
+      cache.noteWrite(table);
+      try {
+        return original.apply(this, args);
+      } finally {
+        cache.wrote();
+      }
     };
   }
 }

@@ -6,11 +6,13 @@
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import { sqliteHandleOf } from './dialect.js';
-import { PgReadCache, readCacheOf, type ReadCache } from './read-cache.js';
+import { dependencies, PgReadCache, readCacheOf, type ReadCache } from './read-cache.js';
 
 interface Compiled {
   sql: string;
   slots: ({ arg: number } | { value: unknown })[];
+  /** The tables (and more words) the read depends on, for the read cache. */
+  tables: readonly string[];
 }
 
 let queries = 0;
@@ -36,10 +38,12 @@ export function preparedQuery<A extends unknown[], R>(
   build: (db: Kysely<any>, ...args: A) => { compile(): CompiledQuery<R> },
   options: PreparedOptions = {},
 ): (db: Kysely<any>, ...args: A) => Promise<R[]> {
-  const compiled = new WeakMap<Kysely<any>, Compiled>();
+  // By adapter: a database and its transactions share one, and compile alike.
+  const compiled = new WeakMap<object, Compiled>();
   const id = ++queries;
   return async (db, ...args) => {
-    let c = compiled.get(db);
+    const adapter = db.getExecutor().adapter;
+    let c = compiled.get(adapter);
     if (!c) {
       const markers = args.map((_, i) => `\u0000forgelet-arg-${i}\u0000`);
       const query = build(db, ...(markers as A)).compile();
@@ -49,10 +53,11 @@ export function preparedQuery<A extends unknown[], R>(
           const i = markers.indexOf(v as string);
           return i >= 0 ? { arg: i } : { value: v };
         }),
+        tables: options.cache ? dependencies(query.sql) : [],
       };
-      compiled.set(db, c);
+      compiled.set(adapter, c);
     }
-    const { sql, slots } = c;
+    const { sql, slots, tables } = c;
     const parameters = () => slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     const sqlite = sqliteHandleOf(db);
     const cached = options.cache ? readCacheOf(db) : undefined;
@@ -64,7 +69,7 @@ export function preparedQuery<A extends unknown[], R>(
       const hit = cached.get(key);
       if (hit) return hit as R[];
       const result = await db.executeQuery<R>(CompiledQuery.raw(sql, parameters()));
-      cached.set(key, result.rows as object[], generation);
+      cached.set(key, result.rows as object[], tables, generation);
       return result.rows;
     }
     // On SQLite, a read while no transaction is open on the (single) connection runs
@@ -78,7 +83,7 @@ export function preparedQuery<A extends unknown[], R>(
       const stmt = sqlite.prepare(sql);
       if (stmt.reader) {
         const rows = stmt.all(parameters()) as R[];
-        if (cache) cache.set(key, rows as object[]);
+        if (cache) cache.set(key, rows as object[], tables);
         return rows;
       }
       if (cache) throw new Error(`a cached query must be a read: ${sql}`);

@@ -4,12 +4,15 @@
  * every policy check still run on each request against the injected clock. Cached rows are
  * frozen: code that changed a row it was given would throw rather than poison the cache.
  *
- * It is dropped whole whenever the database may have changed:
- *  - a write through this process's connection: every statement that can write is marked
- *    when it is prepared (storage/dialect.ts), and running it drops the cache first, whether
- *    it then commits or rolls back;
- *  - a commit by another connection or process moves `PRAGMA data_version`, and anything
- *    else on this connection moves `total_changes()`: both are read on the first lookup
+ * What may have changed is dropped:
+ *  - a write through this process's connection drops the entries that read the table it
+ *    writes (an insert or an update of one table; anything else, a delete among them since
+ *    foreign keys cascade, drops everything): every statement that can write is marked when
+ *    it is prepared (storage/dialect.ts), and running it drops first, whether it then
+ *    commits or rolls back. An entry depends on every table its SQL names (`dependencies`);
+ *  - a commit by another connection or process moves `PRAGMA data_version`, and a write on
+ *    this connection that was not marked moves `total_changes()` past what the marked ones
+ *    account for: both drop everything. They are read on the first lookup
  *    after `expireReadCache` and at least once per turn of the event loop. The server calls
  *    `expireReadCache` when a request starts; requests that start in the same turn were all
  *    read from their sockets in one pass, after the loop's poll returned, so the first of
@@ -26,8 +29,65 @@ import type { Kysely } from 'kysely';
 
 const MAX_ENTRIES = 4096;
 
+/**
+ * The table a statement writes when it is an insert or an update of a single table (an
+ * upsert included), else null: a delete (foreign keys cascade to other tables), DDL, a
+ * pragma, `insert or replace` (its conflict deletes), anything not recognised may change any
+ * table. No table of Forgelet's has a trigger or an `on update` action.
+ */
+export function tableWritten(sql: string): string | null {
+  const m = /^\s*(?:insert\s+into|update)\s+"?([a-z_][a-z0-9_]*)"?[\s(]/i.exec(sql);
+  return m ? m[1]!.toLowerCase() : null;
+}
+
+/**
+ * What a read depends on: every word of its SQL that could name a table (quoted or not, in
+ * any clause), a superset of the tables it reads. Keywords and column names come along;
+ * they only make an entry dropped more often than needed.
+ */
+export function dependencies(sql: string): readonly string[] {
+  const words = new Set<string>();
+  for (const m of sql.matchAll(/[A-Za-z_][A-Za-z0-9_]*/g)) words.add(m[0].toLowerCase());
+  return [...words];
+}
+
+/** Entries and, per table word, the keys that depend on it. */
+class Entries {
+  private readonly rows = new Map<string, readonly object[]>();
+  private readonly byTable = new Map<string, Set<string>>();
+
+  get(key: string): object[] | undefined {
+    return this.rows.get(key)?.slice();
+  }
+
+  set(key: string, rows: readonly object[], tables: readonly string[]): void {
+    for (const row of rows) Object.freeze(row);
+    if (this.rows.size >= MAX_ENTRIES) this.clear();
+    this.rows.set(key, rows.slice());
+    for (const table of tables) {
+      let keys = this.byTable.get(table);
+      if (!keys) this.byTable.set(table, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  /** Drops what depends on `table` (null: everything). */
+  drop(table: string | null): void {
+    if (table === null) return this.clear();
+    const keys = this.byTable.get(table);
+    if (!keys) return;
+    this.byTable.delete(table);
+    for (const key of keys) this.rows.delete(key);
+  }
+
+  clear(): void {
+    this.rows.clear();
+    this.byTable.clear();
+  }
+}
+
 export class ReadCache {
-  private readonly entries = new Map<string, readonly object[]>();
+  private readonly entries = new Entries();
   private readonly totalChanges: SqliteDatabase.Statement;
   private readonly dataVersion: SqliteDatabase.Statement;
   private changes = -1;
@@ -81,9 +141,18 @@ export class ReadCache {
     }
   }
 
-  /** A statement that can write is about to run on this connection. */
-  noteWrite(): void {
-    this.entries.clear();
+  /**
+   * A statement that can write `table` (null: any table) is about to run on this connection;
+   * `wrote` follows it. A change since the last one accounted for was not marked: everything goes.
+   */
+  noteWrite(table: string | null): void {
+    if (this.changes >= 0 && this.totalChanges.get() !== this.changes) this.entries.clear();
+    this.entries.drop(table);
+  }
+
+  /** The marked write has run (or failed): the connection's changes so far are accounted for. */
+  wrote(): void {
+    if (this.changes >= 0) this.changes = this.totalChanges.get() as number;
   }
 
   /**
@@ -93,20 +162,48 @@ export class ReadCache {
    */
   get(key: string): object[] | undefined {
     this.validate();
-    return this.entries.get(key)?.slice();
+    return this.entries.get(key);
   }
 
-  /** Keeps rows just read, freezing them (the caller holds the same, frozen, rows). */
-  set(key: string, rows: readonly object[]): void {
-    for (const row of rows) Object.freeze(row);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, rows.slice());
+  /** Keeps rows just read, freezing them (the caller holds the same, frozen, rows); `tables`: what they depend on. */
+  set(key: string, rows: readonly object[], tables: readonly string[]): void {
+    this.entries.set(key, rows, tables);
   }
 
   /** Drops every entry (tests; after out-of-band changes such as a restore from a file). */
   clear(): void {
     this.entries.clear();
   }
+}
+
+/** A transaction snapshot as `txid_current_snapshot()` prints it (`xmin:xmax:xip,…`): who had ended. */
+interface Snapshot {
+  text: string;
+  /** The first transaction id not yet assigned. */
+  xmax: bigint;
+  /** Transactions below xmax still in progress. */
+  running: Set<bigint>;
+}
+
+function parseSnapshot(text: string): Snapshot {
+  const [, xmax, xip] = text.split(':');
+  return { text, xmax: BigInt(xmax!), running: new Set(xip ? xip.split(',').map((x) => BigInt(x)) : []) };
+}
+
+/** Past this many ids between two checks, the transactions that ended are not listed: everything is dropped. */
+const MAX_ENDED = 1000n;
+
+/**
+ * The transactions that ended between two snapshots: those in progress at `prev` that are
+ * no longer, and those assigned since that are not running at `next`. Undefined when there
+ * are too many to list, or the snapshots are not in order.
+ */
+function endedBetween(prev: Snapshot, next: Snapshot): bigint[] | undefined {
+  if (next.xmax < prev.xmax || next.xmax - prev.xmax > MAX_ENDED) return undefined;
+  const out: bigint[] = [];
+  for (const x of prev.running) if (!next.running.has(x)) out.push(x);
+  for (let x = prev.xmax; x < next.xmax; x++) if (!next.running.has(x)) out.push(x);
+  return out;
 }
 
 /**
@@ -116,15 +213,23 @@ export class ReadCache {
  * assigned and those in progress between), which moves whenever a transaction that wrote
  * commits or aborts, in any process, and never for reads alone. It is read, one round trip,
  * before the first cached lookup after a request starts and at least once per turn of the
- * event loop; the requests that start in the same turn share it. A statement that can write,
- * or a commit, through this process's connections drops the cache at once (storage/dialect.ts).
+ * event loop; the requests that start in the same turn share it.
+ *
+ * This process's own writes drop what depends on the table they write when they are sent
+ * and, for a transaction, again once its commit has answered (a read that ran meanwhile saw
+ * the table before the commit): storage/dialect.ts says which, and reports each committed
+ * transaction's id (`committed`). When the snapshot has moved only by transactions reported
+ * so, nothing more is dropped; any other transaction that ended (another process's, an
+ * autocommitted write, one rolled back) drops everything.
  *
  * A read that missed is kept only if nothing was dropped while it ran (a generation count), so
  * a slow read cannot put back what a concurrent write made stale.
  */
 export class PgReadCache {
-  private readonly entries = new Map<string, readonly object[]>();
-  private snapshot: string | null = null;
+  private readonly entries = new Entries();
+  private snapshot: Snapshot | null = null;
+  /** Transactions of this process that committed and whose writes were dropped already. */
+  private readonly ownCommitted = new Set<bigint>();
   private generation = 0;
   /** Requests started (`expire`) so far, and how many of them the last check covers. */
   private wanted = 0;
@@ -162,9 +267,16 @@ export class PgReadCache {
   private async check(): Promise<void> {
     const covers = this.wanted;
     try {
-      const snapshot = await this.currentSnapshot();
-      if (snapshot !== this.snapshot) this.drop();
-      this.snapshot = snapshot;
+      const text = await this.currentSnapshot();
+      const prev = this.snapshot;
+      if (prev === null || text !== prev.text) {
+        const next = parseSnapshot(text);
+        const ended = prev ? endedBetween(prev, next) : undefined;
+        if (!ended || ended.some((x) => !this.ownCommitted.has(x))) this.drop(null);
+        // Accounted for now: ours that ended as of this snapshot.
+        for (const x of this.ownCommitted) if (x < next.xmax && !next.running.has(x)) this.ownCommitted.delete(x);
+        this.snapshot = next;
+      }
       this.checked = covers;
       this.fresh = true;
       setImmediate(this.endTurn).unref();
@@ -175,29 +287,34 @@ export class PgReadCache {
 
   /** The rows cached under `key` (a new array each time; the rows are frozen), after `ready`. */
   get(key: string): object[] | undefined {
-    return this.entries.get(key)?.slice();
+    return this.entries.get(key);
   }
 
-  /** Keeps rows read since `ready` answered `generation`, unless the cache was dropped meanwhile. */
-  set(key: string, rows: readonly object[], generation: number): void {
+  /** Keeps rows read since `ready` answered `generation`, unless something was dropped meanwhile; `tables`: what they depend on. */
+  set(key: string, rows: readonly object[], tables: readonly string[], generation: number): void {
     for (const row of rows) Object.freeze(row);
     if (generation !== this.generation) return;
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(key, rows.slice());
+    this.entries.set(key, rows, tables);
   }
 
-  /** A statement that can write, or a commit, is about to run on one of this process's connections. */
-  noteWrite(): void {
-    this.drop();
+  /** A statement that can write `table` (null: any table) is about to run, or has committed, on one of this process's connections. */
+  noteWrite(table: string | null): void {
+    this.drop(table);
+  }
+
+  /** A transaction of this process committed (its id), after its tables were dropped again. */
+  committed(txid: bigint): void {
+    if (this.ownCommitted.size >= Number(MAX_ENDED)) this.ownCommitted.clear();
+    this.ownCommitted.add(txid);
   }
 
   /** Drops every entry (tests; after out-of-band changes). */
   clear(): void {
-    this.drop();
+    this.drop(null);
   }
 
-  private drop(): void {
-    this.entries.clear();
+  private drop(table: string | null): void {
+    this.entries.drop(table);
     this.generation++;
   }
 }

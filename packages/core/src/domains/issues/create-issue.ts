@@ -10,7 +10,7 @@ import { findProject } from '../../access/lookup.js';
 import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
 import { milestoneIdToAssign } from '../milestones/index.js';
 import type { IssueEntity } from './issue.entity.js';
-import { assignableUserIds, checkIssueText, requestedAssignees } from './issue-fields.js';
+import { assignableUsers, checkIssueText, requestedAssignees } from './issue-fields.js';
 import { countOpenIssueChange, insertIssue, replaceAssignees } from './issue.queries.js';
 import type { CreateIssueInput } from './issue.schema.js';
 import { presentIssues } from './present-issues.js';
@@ -32,7 +32,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
   const issueType = input.issue_type === 'incident' && !(await can(ctx, 'admin_issue', subject)) ? 'issue' : (input.issue_type ?? 'issue');
   const mayBackdate = input.created_at !== undefined && (await can(ctx, 'set_issue_created_at', subject));
   const requested = requestedAssignees(input);
-  const assignees = requested ? await assignableUserIds(ctx, project, requested) : [];
+  const assignees = requested ? await assignableUsers(ctx, project, requested) : [];
   const labels = await labelChangesOf(ctx, project, input);
   const milestoneId = (await milestoneIdToAssign(ctx, project, input.milestone_id)) ?? null;
   const now = nowIso(ctx);
@@ -57,11 +57,11 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
       updated_at: now,
     });
     if (labels) await applyLabelChanges(trx, 'Issue', issue.id, labels, now);
-    await replaceAssignees(trx, issue.id, assignees);
+    if (assignees.length) await replaceAssignees(trx, issue.id, assignees.map((u) => u.id));
     await countOpenIssueChange(trx, null, issue);
     await recordProjectActivity(trx, project.id, now);
     return issueChanged(trx, null, issue); // other domains follow (DORA: an incident counts on the day it opens)
   });
-  const [entity] = await presentIssues(ctx, [row], [project]);
+  const [entity] = await presentIssues(ctx, [row], [project], { assignees, labelled: labels !== undefined });
   return entity!;
 }

@@ -6,6 +6,7 @@ import { BadRequestError } from '../../kernel/errors.js';
 import { canRead } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { ProjectRow } from '../../access/project.table.js';
+import type { UserRow } from '../../access/user.table.js';
 
 const MAX_TITLE = 255;
 const MAX_DESCRIPTION = 1_048_576;
@@ -38,16 +39,16 @@ export function requestedAssignees(input: { assignee_id?: number | null; assigne
  * Of the requested users, those who may be assigned: active users who can read the project
  * (GitLab drops the others silently). Below Premium an issue has one assignee, the first.
  */
-export async function assignableUserIds(ctx: Ctx, project: ProjectRow, requested: number[]): Promise<number[]> {
+export async function assignableUsers(ctx: Ctx, project: ProjectRow, requested: number[]): Promise<UserRow[]> {
   if (requested.length === 0) return [];
   const users = (await selectUsersByIds(ctx.db, requested)).filter((u) => u.state === 'active');
   const byId = new Map(users.map((u) => [u.id, u]));
-  const out: number[] = [];
+  const out: UserRow[] = [];
   for (const id of requested) {
     const user = byId.get(id);
     if (!user) continue;
     const as = contextFor(ctx, { kind: 'user', user, token: null, isAdmin: user.is_admin === 1 });
-    if (await canRead(as, { kind: 'project', project })) out.push(id);
+    if (await canRead(as, { kind: 'project', project })) out.push(user);
   }
   return tierAtLeast(ctx.config.tier, 'premium') ? out : out.slice(0, 1);
 }

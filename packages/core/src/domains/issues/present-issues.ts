@@ -20,23 +20,37 @@ function ghost(id: number, urls: UrlBuilder): UserBasicEntity {
 }
 
 /**
- * Entities for issues, loading projects (unless given), users, assignees, labels, note and
- * vote counts for all of them at once.
+ * What the caller of `presentIssues` already holds for issues it has just created in this
+ * request: such an issue has no notes, votes or notes involving anyone yet, its assignees are
+ * the users it was created with and its author is the caller, so none of that is read back.
  */
-export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: ProjectRow[] = []): Promise<IssueEntity[]> {
+export interface JustCreated {
+  /** The users assigned at creation (rows already read to check them). */
+  assignees: readonly UserRow[];
+  /** Whether labels were asked for (then they are read: creation may have made some). */
+  labelled: boolean;
+}
+
+/**
+ * Entities for issues, loading projects (unless given), users, assignees, labels, note and
+ * vote counts for all of them at once (`created`: a single issue this request made, see JustCreated).
+ */
+export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: ProjectRow[] = [], created?: JustCreated): Promise<IssueEntity[]> {
   if (rows.length === 0) return [];
+  if (created && (rows.length !== 1 || rows[0]!.author_id !== ctx.actor.user?.id)) throw new Error('presentIssues: `created` describes one issue of the caller');
   const ids = rows.map((r) => r.id);
   const projects = new Map(knownProjects.map((p) => [p.id, p]));
   const missingProjects = [...new Set(rows.map((r) => r.project_id))].filter((id) => !projects.has(id));
   const viewer = ctx.actor.user;
+  const none = new Map<number, never>();
   const [projectRows, assignees, labels, notes, votes, milestones, involved] = await Promise.all([
     missingProjects.length ? ctx.db.selectFrom('projects').selectAll().where('id', 'in', missingProjects).execute() : [],
-    selectAssigneesOfIssues(ctx.db, ids),
-    selectLabelsOfTargets(ctx.db, 'Issue', ids),
-    countUserNotesOf(ctx.db, 'Issue', ids),
-    countVotesOf(ctx.db, 'Issue', ids),
+    created ? new Map([[ids[0]!, created.assignees.map((u) => u.id).sort((a, b) => a - b)]]) : selectAssigneesOfIssues(ctx.db, ids),
+    created && !created.labelled ? none : selectLabelsOfTargets(ctx.db, 'Issue', ids),
+    created ? none : countUserNotesOf(ctx.db, 'Issue', ids),
+    created ? none : countVotesOf(ctx.db, 'Issue', ids),
     milestonesByIdFor(ctx, rows.map((r) => r.milestone_id)),
-    viewer ? noteablesInvolving(ctx.db, 'Issue', ids, viewer) : new Set<number>(),
+    viewer && !created ? noteablesInvolving(ctx.db, 'Issue', ids, viewer) : new Set<number>(),
   ]);
   // GitLab's participants: the author, the assignees, who is mentioned or wrote a note.
   const participates = (row: IssueRow) =>
@@ -54,7 +68,7 @@ export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: P
   }
   for (const list of assignees.values()) for (const id of list) userIds.add(id);
   const users = new Map<number, UserRow>(
-    (await selectUsersByIds(ctx.db, userIds)).map((u) => [u.id, u]),
+    (created ? [viewer!, ...created.assignees] : await selectUsersByIds(ctx.db, userIds)).map((u) => [u.id, u]),
   );
   const basic = (id: number) => {
     const u = users.get(id);

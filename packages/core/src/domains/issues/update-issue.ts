@@ -10,7 +10,7 @@ import { milestoneIdToAssign } from '../milestones/index.js';
 import { recordStateEvent } from '../state-events/index.js';
 import { findIssue } from './find-issue.js';
 import type { IssueEntity } from './issue.entity.js';
-import { assignableUserIds, checkIssueText, requestedAssignees } from './issue-fields.js';
+import { assignableUsers, checkIssueText, requestedAssignees } from './issue-fields.js';
 import {
   closeIssueById, countOpenIssueChange, lockIssueById, reopenIssueById, replaceAssignees, selectAssigneeIds, selectIssueById, updateIssueById,
 } from './issue.queries.js';
@@ -50,7 +50,7 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
     if (input.due_date !== undefined && input.due_date !== issue.due_date) set.due_date = input.due_date;
     if (input.weight !== undefined && input.weight !== issue.weight && tierAtLeast(ctx.config.tier, 'premium')) set.weight = input.weight;
     const requested = requestedAssignees(input);
-    if (requested) assignees = await assignableUserIds(ctx, project, requested);
+    if (requested) assignees = (await assignableUsers(ctx, project, requested)).map((u) => u.id);
     labels = await labelChangesOf(ctx, project, input);
     const milestoneId = await milestoneIdToAssign(ctx, project, input.milestone_id);
     if (milestoneId !== undefined && milestoneId !== issue.milestone_id) set.milestone_id = milestoneId;
