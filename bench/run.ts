@@ -44,7 +44,8 @@
  * BENCH_PUSH_MB (50), BENCH_SEARCHES (100 per search shape),
  * BENCH_EXPERIMENTS=stmt-cache,created-index (targets 1-2 only; see bench/server-child.ts;
  * sizes proposed fixes without changing the shipped code), BENCH_SERVE_NODE_FLAGS (extra
- * node flags for the serve process of targets 3-4, e.g. --max-semi-space-size=2).
+ * node flags for the serve process of targets 3-4, e.g. --max-semi-space-size=2), BENCH_SOURCES=1
+ * (targets 1, 2 and writes on the sources under tsx instead of the built packages).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -119,8 +120,11 @@ interface ForgeletChildInfo {
   sampleProjectIds: number[];
 }
 
+/** Targets 1, 2 and writes run the built packages (`npm run bench` builds first) unless BENCH_SOURCES=1. */
+const CHILD_SOURCES = process.env.BENCH_SOURCES === '1' || !existsSync(join(ROOT, 'packages', 'server', 'dist', 'index.js'));
+
 async function startForgeletChild(dataDir: string, databaseUrl: string | undefined, seedProjects: number, experiments: string[] = []) {
-  const proc = spawnLines(process.execPath, tsxArgs(join(BENCH_DIR, 'server-child.ts'), LAUNCH_FLAGS).concat(
+  const proc = spawnLines(process.execPath, tsxArgs(join(BENCH_DIR, 'server-child.ts'), LAUNCH_FLAGS, { built: !CHILD_SOURCES }).concat(
     JSON.stringify({ dataDir, databaseUrl, rootToken: ROOT_TOKEN, seedProjects, experiments }),
   ));
   const ready = JSON.parse(await proc.waitLine('READY ', 300_000)) as ForgeletChildInfo;
@@ -412,7 +416,7 @@ async function main() {
     if (ONLY.has('1') || ONLY.has('2') || ONLY.has('writes')) {
       section('Starting servers');
       const { proc: fl, ready } = await startForgeletChild(mainDir, databaseUrl, PROJECTS, EXPERIMENTS);
-      info(`forgelet child pid ${ready.pid} at ${ready.url} (${ready.dialect}); startForgelet ${ready.startMs.toFixed(0)} ms; seeded ${ready.seeded} projects in ${ready.seedMs.toFixed(0)} ms`);
+      info(`forgelet child pid ${ready.pid} at ${ready.url} (${ready.dialect}, ${CHILD_SOURCES ? "sources under tsx" : "built packages"}); startForgelet ${ready.startMs.toFixed(0)} ms; seeded ${ready.seeded} projects in ${ready.seedMs.toFixed(0)} ms`);
       if (ready.dialect === 'sqlite') seededSqliteDir = mainDir;
       const auth = { 'PRIVATE-TOKEN': ROOT_TOKEN };
       const memberAuth = { 'PRIVATE-TOKEN': ready.memberToken ?? '' };
@@ -524,7 +528,7 @@ async function main() {
       fl.send('mem');
       const heap = await fl.waitLine('MEM ', 10_000).catch(() => 'n/a');
       info('');
-      info(`forgelet child (tsx, sources) after the load: RSS ${mb(memoryOf(ready.pid))}; V8 (MB) ${heap}`);
+      info(`forgelet child (${CHILD_SOURCES ? 'sources under tsx' : 'built packages'}) after the load: RSS ${mb(memoryOf(ready.pid))}; V8 (MB) ${heap}`);
 
       if (PROFILE) {
         const profDir = join(ROOT, 'bench', '.profiles');

@@ -21,9 +21,14 @@ export function track(child: ChildProcess): ChildProcess {
   return child;
 }
 
-/** node arguments that run a TypeScript file with the `source` export condition. */
-export function tsxArgs(file: string, extraNodeArgs: string[] = []): string[] {
-  return ['--conditions=source', '--import', 'tsx', ...extraNodeArgs, file];
+/**
+ * node arguments that run a TypeScript file under tsx, importing Forgelet's packages from
+ * their sources (the `source` export condition) or, with `built`, from their dist (what is
+ * shipped: tsx then transforms only the file itself, so the packages carry none of its
+ * additions, such as a `__name` call for every closure created).
+ */
+export function tsxArgs(file: string, extraNodeArgs: string[] = [], options: { built?: boolean } = {}): string[] {
+  return [...(options.built ? [] : ['--conditions=source']), '--import', 'tsx', ...extraNodeArgs, file];
 }
 
 export interface LineChild {

@@ -6,11 +6,15 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database } from '../storage/database.js';
+import type { ProjectRow } from './project.table.js';
 
 /** GitLab's Event::RESET_PROJECT_ACTIVITY_INTERVAL. */
 const RESET_INTERVAL_MS = 60 * 60 * 1000;
 
-export async function recordProjectActivity(trx: Kysely<Database>, projectId: number, at: string): Promise<void> {
+export async function recordProjectActivity(trx: Kysely<Database>, project: Pick<ProjectRow, 'id' | 'last_activity_at'>, at: string): Promise<void> {
   const hourAgo = new Date(Date.parse(at) - RESET_INTERVAL_MS).toISOString();
-  await trx.updateTable('projects').set({ last_activity_at: at }).where('id', '=', projectId).where('last_activity_at', '<=', hourAgo).execute();
+  // The row in hand (read in this request) is no newer than the stored one: nothing else moves
+  // it, and only forward. Recent there, it is recent in the database: no statement at all.
+  if (project.last_activity_at > hourAgo) return;
+  await trx.updateTable('projects').set({ last_activity_at: at }).where('id', '=', project.id).where('last_activity_at', '<=', hourAgo).execute();
 }

@@ -61,7 +61,7 @@ export async function approveMergeRequest(ctx: Ctx, input: ApproveInput): Promis
   try {
     await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('merge_request_approvals').values({ merge_request_id: mr.id, user_id: user.id, created_at: nowIso(ctx) }).execute();
-      await recordProjectActivity(trx, project.id, nowIso(ctx)); // an approval is a project event
+      await recordProjectActivity(trx, project, nowIso(ctx)); // an approval is a project event
     });
   } catch (err) {
     // A concurrent approval by the same user: already approved.

@@ -1,10 +1,24 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { isPostgres } from '../../storage/migrations/helpers.js';
+import { preparedQuery } from '../../storage/prepared.js';
 import type { IssueRow, IssueUpdate, NewIssueRow } from './issue.table.js';
 
-export async function insertIssue(trx: Kysely<Database>, values: NewIssueRow): Promise<IssueRow> {
-  return trx.insertInto('issues').values(values).returningAll().executeTakeFirstOrThrow();
+/** Every column an issue is created with: the insert is compiled once (storage/prepared.ts). */
+const NEW_ISSUE_COLUMNS = [
+  'project_id', 'iid', 'title', 'description', 'state', 'issue_type', 'confidential', 'discussion_locked',
+  'author_id', 'milestone_id', 'due_date', 'weight', 'closed_at', 'closed_by_id', 'created_at', 'updated_at',
+] as const satisfies readonly (keyof NewIssueRow)[];
+
+export type NewIssue = Required<Pick<NewIssueRow, (typeof NEW_ISSUE_COLUMNS)[number]>>;
+
+const insertIssueQuery = preparedQuery((db: Kysely<Database>, ...values: unknown[]) =>
+  db.insertInto('issues').values(Object.fromEntries(NEW_ISSUE_COLUMNS.map((column, i) => [column, values[i]])) as NewIssueRow).returningAll(),
+);
+
+export async function insertIssue(trx: Kysely<Database>, values: NewIssue): Promise<IssueRow> {
+  const [row] = await insertIssueQuery(trx, ...NEW_ISSUE_COLUMNS.map((column) => values[column]));
+  return row!;
 }
 
 /**
@@ -35,15 +49,15 @@ export async function countOpenIssueChange(
   const deltas = new Map<number, number>();
   if (countsAsOpen(before)) deltas.set(before!.project_id, -1);
   if (countsAsOpen(after)) deltas.set(after!.project_id, (deltas.get(after!.project_id) ?? 0) + 1);
-  for (const [projectId, delta] of deltas) {
-    if (delta === 0) continue;
-    await trx
-      .updateTable('projects')
-      .set((eb) => ({ open_issues_count: eb('open_issues_count', '+', delta) }))
-      .where('id', '=', projectId)
-      .execute();
-  }
+  for (const [projectId, delta] of deltas) if (delta !== 0) await addOpenIssues(trx, delta, projectId);
 }
+
+const addOpenIssues = preparedQuery((db, delta: number, projectId: number) =>
+  db
+    .updateTable('projects')
+    .set((eb) => ({ open_issues_count: eb('open_issues_count', '+', delta) }))
+    .where('id', '=', projectId),
+);
 
 /** Sets every project's `open_issues_count` from its issues (after a snapshot restore); writes only the rows that differ. */
 export async function recountOpenIssues(db: Kysely<Database>): Promise<void> {

@@ -64,12 +64,12 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
     if (assignees && (await replaceAssignees(trx, issue.id, assignees))) touched = true;
     if (input.state_event === 'close' && (await closeIssueById(trx, issue.id, user.id, now))) {
       await recordStateEvent(trx, { type: 'Issue', id: issue.id }, 'closed', user.id, now);
-      await recordProjectActivity(trx, project.id, now);
+      await recordProjectActivity(trx, project, now);
       touched = true;
     }
     if (input.state_event === 'reopen' && (await reopenIssueById(trx, issue.id, now))) {
       await recordStateEvent(trx, { type: 'Issue', id: issue.id }, 'reopened', user.id, now);
-      await recordProjectActivity(trx, project.id, now);
+      await recordProjectActivity(trx, project, now);
       touched = true;
     }
     if (touched) await updateIssueById(trx, issue.id, { ...set, updated_at: now });

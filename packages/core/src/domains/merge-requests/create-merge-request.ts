@@ -91,7 +91,7 @@ export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInpu
     await replaceMergeRequestUsers(trx, 'merge_request_assignees', mr.id, assigneeIds);
     await replaceMergeRequestUsers(trx, 'merge_request_reviewers', mr.id, reviewerIds);
     if (labels) await applyLabelChanges(trx, 'MergeRequest', mr.id, labels, now);
-    await recordProjectActivity(trx, project.id, now);
+    await recordProjectActivity(trx, project, now);
     return mr;
   });
   return presentMergeRequest(ctx, row, project);

@@ -66,7 +66,7 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
     });
     if (removable) await trx.deleteFrom('repository_refs').where('id', '=', source.id).execute();
     await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, 'merged', user.id, now);
-    await recordProjectActivity(trx, project.id, now);
+    await recordProjectActivity(trx, project, now);
     return updateMergeRequestById(trx, mr.id, { merge_commit_sha: outcome.mergeCommitSha, squash_commit_sha: outcome.squashCommitSha });
   });
   // The merge is a push to the target branch: its pipeline runs, as on GitLab.

@@ -104,7 +104,7 @@ export async function updateMergeRequest(ctx: Ctx, input: UpdateMergeRequestInpu
     const updated = await updateMergeRequestById(trx, mr.id, { ...set, ...change?.set, updated_at: now });
     if (change) {
       await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, change.event, user.id, now);
-      await recordProjectActivity(trx, project.id, now);
+      await recordProjectActivity(trx, project, now);
     }
     return updated;
   });

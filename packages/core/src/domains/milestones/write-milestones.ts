@@ -81,7 +81,7 @@ export async function createMilestone(ctx: Ctx, kind: MilestoneParentKind, input
       if (title !== '' && (await titleTaken(trx, parent, title))) addError(errors, 'title', DUPLICATE_TITLE);
       if (errors.size) throw failure('create', errors);
       const scope = parent.kind === 'project' ? `project:${parent.project.id}` : `group:${parent.group.id}`;
-      if (parent.kind === 'project') await recordProjectActivity(trx, parent.project.id, now); // a project milestone opened
+      if (parent.kind === 'project') await recordProjectActivity(trx, parent.project, now); // a project milestone opened
       return insertMilestone(trx, {
         project_id: parent.kind === 'project' ? parent.project.id : null,
         group_id: parent.kind === 'group' ? parent.group.id : null,
@@ -126,7 +126,7 @@ export async function updateMilestone(ctx: Ctx, kind: MilestoneParentKind, input
       if (errors.size) throw failure('update', errors);
       if (Object.keys(set).length === 0) return milestone;
       // A project milestone closed or reopened is a project event.
-      if (set.state !== undefined && parent.kind === 'project') await recordProjectActivity(trx, parent.project.id, nowIso(ctx));
+      if (set.state !== undefined && parent.kind === 'project') await recordProjectActivity(trx, parent.project, nowIso(ctx));
       return updateMilestoneById(trx, milestone.id, { ...set, updated_at: nowIso(ctx) });
     }),
   );
@@ -140,6 +140,6 @@ export async function deleteMilestone(ctx: Ctx, kind: MilestoneParentKind, input
   const now = nowIso(ctx);
   await ctx.db.transaction().execute(async (trx) => {
     await deleteMilestoneById(trx, milestone.id, now);
-    if (parent.kind === 'project') await recordProjectActivity(trx, parent.project.id, now); // a project milestone destroyed
+    if (parent.kind === 'project') await recordProjectActivity(trx, parent.project, now); // a project milestone destroyed
   });
 }

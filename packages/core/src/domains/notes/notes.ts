@@ -101,7 +101,7 @@ export async function createNote(ctx: Ctx, segment: NoteableSegment, input: Crea
       created_at: createdAt,
       updated_at: createdAt,
     });
-    await recordProjectActivity(trx, noteable.project.id, now); // a comment is a project event
+    await recordProjectActivity(trx, noteable.project, now); // a comment is a project event
     return note;
   });
   return presentNote(ctx, noteable, row);

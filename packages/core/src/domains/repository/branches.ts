@@ -120,7 +120,7 @@ export async function deleteBranch(ctx: Ctx, input: BranchRefInput, options: { u
   }
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('repository_refs').where('id', '=', branch.id).execute();
-    await recordProjectActivity(trx, project.id, nowIso(ctx)); // a push removing the branch
+    await recordProjectActivity(trx, project, nowIso(ctx)); // a push removing the branch
   });
 }
 

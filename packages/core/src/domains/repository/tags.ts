@@ -94,6 +94,6 @@ export async function deleteTag(ctx: Ctx, input: TagRefInput, options: { unmodif
   await ctx.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('releases').where('project_id', '=', project.id).where('tag_name', '=', row.name).execute();
     await trx.deleteFrom('repository_refs').where('id', '=', row.id).execute();
-    await recordProjectActivity(trx, project.id, nowIso(ctx)); // a push removing the tag
+    await recordProjectActivity(trx, project, nowIso(ctx)); // a push removing the tag
   });
 }

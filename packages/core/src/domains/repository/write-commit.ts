@@ -234,7 +234,7 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
   }
   branch = await trx.updateTable('repository_refs').set({ commit_sha: sha, updated_at: now }).where('id', '=', branch.id).returningAll().executeTakeFirstOrThrow();
   await moveMergeRequestHeads(trx, project.id, input.branch, sha, now);
-  await recordProjectActivity(trx, project.id, now); // a push
+  await recordProjectActivity(trx, project, now); // a push
   if (empty) {
     if (project.default_branch !== input.branch) await trx.updateTable('projects').set({ default_branch: input.branch }).where('id', '=', project.id).execute();
     await protectDefaultBranch(trx, project.id, input.branch, now);
@@ -281,7 +281,7 @@ export async function createBranchIn(
   if (options.refusal) fail(options.refusal);
   const ref = await insertRef(trx, project, 'branch', name, { commitSha: start!.commit.sha, filesFrom: start!.ref }, nowIso(ctx));
   await moveMergeRequestHeads(trx, project.id, name, start!.commit.sha, nowIso(ctx));
-  await recordProjectActivity(trx, project.id, nowIso(ctx)); // a push of a new branch
+  await recordProjectActivity(trx, project, nowIso(ctx)); // a push of a new branch
   return ref;
 }
 
@@ -305,7 +305,7 @@ export async function createTagIn(
     tagger_name: user?.name,
     tagger_email: user?.email,
   });
-  await recordProjectActivity(trx, project.id, nowIso(ctx)); // a push of a new tag
+  await recordProjectActivity(trx, project, nowIso(ctx)); // a push of a new tag
   return { tag, target: start! };
 }
 
