@@ -28,6 +28,9 @@
  *     search latency over 10,000 package versions (p95 < 100 ms, median < 50 ms) and pushes of
  *     a 50 MB package through `PUT …/nuget` vs a bare node:http server streaming the same body
  *     to a file (≥ 0.30), the server's RSS growth during the pushes (< 40 MB).
+ *  memory: `forgelet serve` (the built bin, its shebang's environment and flags): RSS 1, 5 and
+ *     10 s after a read and a write load (< 100 MB at 10 s), and what a 2 GB artifacts upload
+ *     leaves behind in the process that received it, 10 s after (≤ 20 MB; bench/lib/memory.ts).
  *
  * Servers under test run in child processes; the load generator (bench/lib/load.ts) runs
  * here. Always exits 0: it is a report, not a test.
@@ -37,7 +40,7 @@
  * BENCH_SETTLE_SECONDS (30: V8's memory reducer needs idle seconds before it shrinks the
  * heap), BENCH_DATABASE_URL (postgres://… — a throwaway database is created in it and
  * dropped), BENCH_CPU_PROF=1 (extra profiled runs; top frames printed; profiles kept in
- * bench/.profiles), BENCH_CLIENT=undici|http, BENCH_ONLY=1,2,3,4,error-ingest,snapshots,artifacts,packages (subset of targets),
+ * bench/.profiles), BENCH_CLIENT=undici|http, BENCH_ONLY=1,2,3,4,writes,error-ingest,snapshots,artifacts,packages,memory (subset of targets),
  * BENCH_TARGET1_RUNS (1: measured runs of target 1, median ratio reported; each line also shows
  * the server's CPU time per request, which other work on the machine disturbs less),
  * BENCH_SNAPSHOT_ISSUES (10000), BENCH_SNAPSHOT_RUNS (5, medians), BENCH_ARTIFACT_MB (2048),
@@ -58,7 +61,8 @@ import { describeLoad, runLoad, type LoadResult } from './lib/load.js';
 import { runErrorIngest } from './lib/error-ingest.js';
 import { runArtifacts } from './lib/artifacts.js';
 import { reportPackages, runPackages } from './lib/packages.js';
-import { BENCH_DIR, cpuSecondsOf, freePort, getOnce, memoryOf, postOnce, ROOT, sleep, spawnLines, stopChild, track, tsxArgs, type LineChild, type Mem } from './lib/proc.js';
+import { BENCH_DIR, cpuSecondsOf, freePort, getOnce, launcher, memoryOf, postOnce, ROOT, sleep, spawnLines, stopChild, track, tsxArgs, type LineChild, type Mem } from './lib/proc.js';
+import { reportMemory, runMemory } from './lib/memory.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 // ---------------------------------------------------------------- settings
@@ -72,12 +76,15 @@ const STARTUP_RUNS = num(process.env.BENCH_STARTUP_RUNS, 5);
 const SETTLE = num(process.env.BENCH_SETTLE_SECONDS, 30);
 const EXPERIMENTS = (process.env.BENCH_EXPERIMENTS ?? '').split(',').map((s) => s.trim()).filter(Boolean);
 /** The node flags `forgelet` runs with (its shebang line, as `npm start`): every Forgelet process here uses them. */
-const LAUNCH_FLAGS = (readFileSync(join(ROOT, 'bin/forgelet.js'), 'utf8').split('\n')[0]!.match(/\bnode\b(.*)$/)?.[1] ?? '').split(/\s+/).filter(Boolean);
+const LAUNCH = launcher();
+const LAUNCH_FLAGS = LAUNCH.flags;
+/** The environment of a Forgelet process: the launcher's assignments (glibc malloc settings) over this one's. */
+const LAUNCH_ENV = { ...process.env, ...LAUNCH.env };
 const SERVE_NODE_FLAGS = [...LAUNCH_FLAGS, ...(process.env.BENCH_SERVE_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean)];
 const PROFILE = process.env.BENCH_CPU_PROF === '1';
 /** Measured runs of target 1 (bare, then Forgelet, each run); the median ratio is the result. */
 const TARGET1_RUNS = Math.max(1, num(process.env.BENCH_TARGET1_RUNS, 1));
-const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,writes,error-ingest,snapshots,artifacts,packages').split(',').map((s) => s.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,writes,error-ingest,snapshots,artifacts,packages,memory').split(',').map((s) => s.trim()));
 const ARTIFACT_MB = Math.max(1100, num(process.env.BENCH_ARTIFACT_MB, 2048));
 const SNAPSHOT_ISSUES = num(process.env.BENCH_SNAPSHOT_ISSUES, 10_000);
 const SNAPSHOT_RUNS = Math.max(1, num(process.env.BENCH_SNAPSHOT_RUNS, 5));
@@ -126,7 +133,7 @@ const CHILD_SOURCES = process.env.BENCH_SOURCES === '1' || !existsSync(join(ROOT
 async function startForgeletChild(dataDir: string, databaseUrl: string | undefined, seedProjects: number, experiments: string[] = []) {
   const proc = spawnLines(process.execPath, tsxArgs(join(BENCH_DIR, 'server-child.ts'), LAUNCH_FLAGS, { built: !CHILD_SOURCES }).concat(
     JSON.stringify({ dataDir, databaseUrl, rootToken: ROOT_TOKEN, seedProjects, experiments }),
-  ));
+  ), { env: LAUNCH_ENV });
   const ready = JSON.parse(await proc.waitLine('READY ', 300_000)) as ForgeletChildInfo;
   return { proc, ready };
 }
@@ -236,7 +243,7 @@ async function spawnServe(mode: ServeMode, dataDir: string): Promise<ServeRun> {
   const port = await freePort();
   let output = '';
   const t0 = performance.now();
-  const child = track(spawn(process.execPath, [...SERVE_NODE_FLAGS, ...mode.command(port, dataDir)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(spawn(process.execPath, [...SERVE_NODE_FLAGS, ...mode.command(port, dataDir)], { cwd: ROOT, env: LAUNCH_ENV, stdio: ['ignore', 'pipe', 'pipe'] }));
   child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4096)));
   child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-4096)));
   try {
@@ -332,6 +339,25 @@ async function packagesTarget(work: string, databaseUrl: string | undefined) {
   } catch (err) {
     info(`error: ${(err as Error).stack ?? err}`);
     result('packages', 'error', 'runs', 'FAIL');
+  }
+}
+
+// ---------------------------------------------------------------- memory
+
+/** Idle RSS 10 s after a load, and what a 2 GB upload leaves behind, in `forgelet serve`. */
+async function memoryTarget(work: string) {
+  section(`memory. forgelet serve (built bin, ${[...Object.entries(LAUNCH.env).map(([k, v]) => `${k}=${v}`), ...LAUNCH_FLAGS].join(' ')}), SQLite: after a load, and after a ${ARTIFACT_MB} MiB artifacts upload`);
+  if (!existsSync(join(ROOT, 'packages', 'cli', 'dist', 'main.js'))) {
+    info('the CLI is not built (npm run build)');
+    result('idle_rss_10s_after_load_mb', 'n/a', '< 100 MB', 'SKIP');
+    return;
+  }
+  try {
+    const r = await runMemory({ work, rootToken: ROOT_TOKEN, sizeMb: ARTIFACT_MB, connections: CONNECTIONS, loadSeconds: SECONDS });
+    reportMemory(r, { info, result });
+  } catch (err) {
+    info(`error: ${(err as Error).stack ?? err}`);
+    result('memory', 'error', 'runs', 'FAIL');
   }
 }
 
@@ -564,6 +590,7 @@ async function main() {
 
     if (ONLY.has('artifacts')) await artifactsTarget(work, databaseUrl);
     if (ONLY.has('packages')) await packagesTarget(work, databaseUrl);
+    if (ONLY.has('memory')) await memoryTarget(work);
     if (ONLY.has('snapshots')) await snapshotTargets(cleanups);
     if (!ONLY.has('3') && !ONLY.has('4')) return;
 

@@ -68,7 +68,7 @@ function block(): Buffer {
 }
 
 /** The archive, generated as it is read: store-only, zip64 everywhere. */
-function archiveStream(sizeMb: number): { stream: Readable; bigBytes: number } {
+export function archiveStream(sizeMb: number): { stream: Readable; bigBytes: number } {
   const zip = new yazl.ZipFile();
   const data = block();
   const options = { compress: false, forceZip64Format: true, mtime: new Date('2024-01-01T00:00:00Z') };

@@ -22,6 +22,18 @@ export function track(child: ChildProcess): ChildProcess {
 }
 
 /**
+ * How `forgelet` starts node: the environment assignments and node flags of bin/forgelet.js's
+ * shebang (`#!/usr/bin/env -S [NAME=value …] node [flag …]`). Every Forgelet process the bench
+ * starts uses both.
+ */
+export function launcher(): { env: Record<string, string>; flags: string[] } {
+  const words = readFileSync(resolve(ROOT, 'bin/forgelet.js'), 'utf8').split('\n', 1)[0]!.replace(/^#!\S*env -S\s*/, '').split(/\s+/).filter(Boolean);
+  const node = words.indexOf('node');
+  const env = Object.fromEntries(words.slice(0, Math.max(0, node)).map((w) => [w.slice(0, w.indexOf('=')), w.slice(w.indexOf('=') + 1)]));
+  return { env, flags: words.slice(node + 1) };
+}
+
+/**
  * node arguments that run a TypeScript file under tsx, importing Forgelet's packages from
  * their sources (the `source` export condition) or, with `built`, from their dist (what is
  * shipped: tsx then transforms only the file itself, so the packages carry none of its

@@ -48,7 +48,7 @@ describe('bin/forgelet.js', { skip: DIALECTS.includes('sqlite') ? false : 'runs 
 
     it('runs as an executable through its shebang, with the node flags it declares', () => {
       const shebang = readFileSync(join(ROOT, 'bin/forgelet.js'), 'utf8').split('\n')[0]!;
-      assert.equal(shebang, '#!/usr/bin/env -S node --max-semi-space-size=4');
+      assert.equal(shebang, '#!/usr/bin/env -S MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=65536 node --max-semi-space-size=4 --expose-gc');
       const out = execFileSync(join(ROOT, 'bin/forgelet.js'), ['--version'], { encoding: 'utf8' });
       assert.match(out, /^\d+\.\d+\.\d+\n$/);
     });

@@ -35,6 +35,7 @@ test-job:
     - cat out/result.txt
     - test -x scripts/build.sh
     - echo "tested $(cat src/input.txt)"
+    - echo "launcher malloc settings:\${MALLOC_ARENA_MAX-none},\${MALLOC_MMAP_THRESHOLD_-none}"
   after_script:
     - 'echo "after test: $CI_JOB_STATUS"'
 `;
@@ -168,6 +169,8 @@ describe('forgelet runner end to end', { skip: DIALECTS.includes('sqlite') ? fal
     // the test job got the build job's artifacts and the repository's executable bit
     const testText = plain((await f.api('GET', `/projects/${projectId}/jobs/${test.id}/trace`)).text);
     assert.match(testText, /\n\$ cat out\/result\.txt\nresult of build-job\n\$ test -x scripts\/build\.sh\n\$ echo "tested \$\(cat src\/input\.txt\)"\ntested forty-two\n/);
+    // the allocator settings of the launcher's shebang are for `serve`; jobs do not inherit them
+    assert.match(testText, /\nlauncher malloc settings:none,none\n/);
     assert.match(testText, /\nafter test: success\n/);
     assert.match(testText, /\nJob succeeded\n$/);
 

@@ -47,10 +47,11 @@ export interface ServedOptions {
   requireCachedRuntime?: boolean;
 }
 
-/** The node flags of bin/forgelet.js's shebang (`#!/usr/bin/env -S node --flag …`). */
-function shebangFlags(): string[] {
-  const first = readFileSync(FORGELET_BIN, 'utf8').split('\n', 1)[0]!;
-  return first.replace(/^#!\/usr\/bin\/env -S node\s*/, '').split(/\s+/).filter(Boolean);
+/** The environment assignments and node flags of bin/forgelet.js's shebang (`#!/usr/bin/env -S [NAME=value …] node --flag …`). */
+function shebang(): { env: Record<string, string>; flags: string[] } {
+  const words = readFileSync(FORGELET_BIN, 'utf8').split('\n', 1)[0]!.replace(/^#!\/usr\/bin\/env -S\s*/, '').split(/\s+/).filter(Boolean);
+  const node = words.indexOf('node');
+  return { env: Object.fromEntries(words.slice(0, node).map((w) => w.split('=', 2) as [string, string])), flags: words.slice(node + 1) };
 }
 
 export interface AdvanceResult {
@@ -129,10 +130,13 @@ export async function startServed(dialect: Dialect, options: ServedOptions = {})
   if (options.tier) args.push('--tier', options.tier);
   args.push(...(options.args ?? []));
 
-  // Spawned as an executable, so the shebang's node flags apply as for `npx forgelet serve`
-  // (or with another node binary and the same flags).
-  const [command, argv] = options.node ? [options.node, [...shebangFlags(), FORGELET_BIN, ...args]] : [FORGELET_BIN, args];
-  const child = spawn(command, argv, { cwd: REPO_ROOT, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  // Spawned as an executable, so the shebang's environment and node flags apply as for
+  // `npx forgelet serve` (or with another node binary and the same ones).
+  const launch = shebang();
+  const [command, argv, env] = options.node
+    ? [options.node, [...launch.flags, FORGELET_BIN, ...args], { ...cleanEnv(options.env), ...launch.env }]
+    : [FORGELET_BIN, args, cleanEnv(options.env)];
+  const child = spawn(command, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -39,6 +39,22 @@ function parsePartHeaders(text: string): PartHeaders | null {
   return name === null ? null : { name, filename, contentType };
 }
 
+/**
+ * Where the tail of `buf` that could be the start of `delimiter` (`\n--boundary`) begins,
+ * a CR before it included (it belongs to the delimiter's line break, not to the data);
+ * `buf.length` when no tail could.
+ */
+export function partialDelimiterAt(buf: Buffer, delimiter: Buffer): number {
+  let from = buf.length;
+  for (let i = Math.max(0, buf.length - delimiter.length + 1); i < buf.length; i++) {
+    if (buf[i] === delimiter[0] && buf.compare(delimiter, 0, buf.length - i, i) === 0) {
+      from = i;
+      break;
+    }
+  }
+  return from > 0 && buf[from - 1] === 0x0d ? from - 1 : from;
+}
+
 export interface MultipartResult {
   fields: Record<string, unknown>;
   uploads: string[];
@@ -62,7 +78,7 @@ export async function parseMultipart(
   const nlDelimiter = Buffer.from(`\n--${boundary}`);
   const fields: Record<string, unknown> = {};
   const uploads: string[] = [];
-  let buf = Buffer.alloc(0);
+  let buf: Buffer = Buffer.alloc(0);
   type State = 'preamble' | 'after-delimiter' | 'headers' | 'body' | 'done';
   let state = 'preamble' as State;
   let part: PartHeaders | null = null;
@@ -172,18 +188,20 @@ export async function parseMultipart(
       case 'body': {
         const at = buf.indexOf(nlDelimiter);
         if (at < 0) {
-          // keep a tail that could be the start of a delimiter split across chunks
-          const keep = nlDelimiter.length + 1;
           if (final) throw new BadRequestError('Malformed multipart body');
-          if (buf.length > keep) {
-            const out = buf.subarray(0, buf.length - keep);
-            buf = buf.subarray(buf.length - keep);
-            await emit(Buffer.from(out));
+          // Keep only a tail that could begin a delimiter split across chunks: in file data
+          // that is almost never, so the next chunk is scanned where it lies instead of being
+          // copied behind the tail.
+          const keep = partialDelimiterAt(buf, nlDelimiter);
+          if (keep > 0) {
+            const out = buf.subarray(0, keep);
+            buf = buf.subarray(keep);
+            await emit(out);
           }
           return false;
         }
         const dataEnd = at > 0 && buf[at - 1] === 0x0d ? at - 1 : at;
-        await emit(Buffer.from(buf.subarray(0, dataEnd)));
+        await emit(buf.subarray(0, dataEnd));
         buf = buf.subarray(at + nlDelimiter.length);
         await finishPart();
         state = 'after-delimiter';
@@ -201,7 +219,10 @@ export async function parseMultipart(
         continue;
       }
       if (state === 'preamble' && (preambleBytes += chunk.length) > PREAMBLE_LIMIT) throw new BadRequestError('Malformed multipart body');
-      buf = buf.length ? Buffer.concat([buf, chunk]) : Buffer.from(chunk);
+      // Chunks are not copied (the parts passed on are views of them): each is a fresh buffer
+      // that nothing writes to again. Only a kept tail is joined with the next chunk.
+      const view = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      buf = buf.length ? Buffer.concat([buf, view]) : view;
       while (await step(false));
     }
     while (state !== 'done' && (await step(true)));

@@ -5,6 +5,7 @@ import type { StartOptions } from '@forgelet/server';
 import type { Tier } from '@forgelet/core';
 import { loadServeRuntime } from '../compiled-runtime.js';
 import { CliError, configError, UsageError } from '../errors.js';
+import { collectWhenIdle } from '../idle-gc.js';
 import { writeJson, type CliIo } from '../io.js';
 import {
   isPostgresUrl,
@@ -153,6 +154,9 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
       throw listenError(err, options.host, options.port) ?? blobUrlError(err, flags, io.env) ?? configError(err) ?? err;
     });
     setImmediate(() => loaded.saveCache());
+    // With --expose-gc (the launcher's shebang): one collection when the server falls idle after work.
+    const gc = (globalThis as { gc?: () => void }).gc;
+    const idleGc = typeof gc === 'function' ? collectWhenIdle(running.server.http, gc) : null;
     if (cluster.isWorker) {
       const ready: WorkerReady = { forgelet: 'ready', url: running.url, rootToken: running.rootToken ?? null, rootCreated: Boolean(running.rootCreated), dataDir: running.dataDir, blobs: running.forge.deps.blobs.description, runtime: loaded.how };
       process.send?.(ready);
@@ -169,6 +173,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     const signal = await signals.first;
     signals.exitOnNext();
     io.stderr.write(`${signal}: stopping (finishing requests in flight)\n`);
+    idleGc?.stop();
     await running.stop();
   } finally {
     signals.release();
