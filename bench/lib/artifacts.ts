@@ -68,7 +68,7 @@ function block(): Buffer {
 }
 
 /** The archive, generated as it is read: store-only, zip64 everywhere. */
-export function archiveStream(sizeMb: number): { stream: Readable; bigBytes: number } {
+function archiveStream(sizeMb: number): { stream: Readable; bigBytes: number } {
   const zip = new yazl.ZipFile();
   const data = block();
   const options = { compress: false, forceZip64Format: true, mtime: new Date('2024-01-01T00:00:00Z') };
@@ -83,6 +83,27 @@ export function archiveStream(sizeMb: number): { stream: Readable; bigBytes: num
   zip.addReadStream(Readable.from(big()), 'big/blob.bin', { ...options, size: bigMb * MiB });
   zip.end({ forceZip64Format: true, comment: '' });
   return { stream: zip.outputStream as unknown as Readable, bigBytes: bigMb * MiB };
+}
+
+/** The runner API's artifacts upload body (multipart: type, format, the archive as yazl writes it). */
+export function artifactsUploadBody(sizeMb: number): { contentType: string; body: Readable; bigBytes: number; archiveBytes: () => number } {
+  const boundary = `----forgelet-bench-${Date.now()}`;
+  const field = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+  const head = Buffer.from(
+    `${field('artifact_type', 'archive')}${field('artifact_format', 'zip')}` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="artifacts.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+  );
+  const archive = archiveStream(sizeMb);
+  let archiveBytes = 0;
+  async function* body() {
+    yield head;
+    for await (const chunk of archive.stream) {
+      archiveBytes += (chunk as Buffer).length;
+      yield chunk as Buffer;
+    }
+    yield Buffer.from(`\r\n--${boundary}--\r\n`);
+  }
+  return { contentType: `multipart/form-data; boundary=${boundary}`, body: Readable.from(body()), bigBytes: archive.bigBytes, archiveBytes: () => archiveBytes };
 }
 
 function request(url: string, init: { method: string; headers?: Record<string, string> }, body?: Readable): Promise<{ status: number; text: string; headers: http.IncomingHttpHeaders }> {
@@ -203,30 +224,16 @@ export async function runArtifacts(opts: ArtifactsOptions): Promise<ArtifactsRes
     if (taken.status !== 201) throw new Error(`POST /jobs/request: ${taken.status} ${taken.text}`);
     job = JSON.parse(taken.text) as { id: number; token: string };
 
-    // multipart around the archive as yazl writes it
-    const boundary = `----forgelet-bench-${Date.now()}`;
-    const field = (name: string, value: string) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
-    const head = Buffer.from(
-      `${field('artifact_type', 'archive')}${field('artifact_format', 'zip')}` +
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="artifacts.zip"\r\nContent-Type: application/zip\r\n\r\n`,
-    );
-    const archive = archiveStream(opts.sizeMb);
-    bigBytes = archive.bigBytes;
-    async function* body() {
-      yield head;
-      for await (const chunk of archive.stream) {
-        archiveBytes += (chunk as Buffer).length;
-        yield chunk as Buffer;
-      }
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
-    }
+    const uploadBody = artifactsUploadBody(opts.sizeMb);
+    bigBytes = uploadBody.bigBytes;
     const t0 = performance.now();
     const upload = await sampled(
       ready.pid,
-      () => request(`${api}/jobs/${job.id}/artifacts`, { method: 'POST', headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'JOB-TOKEN': job.token } }, Readable.from(body())),
+      () => request(`${api}/jobs/${job.id}/artifacts`, { method: 'POST', headers: { 'Content-Type': uploadBody.contentType, 'JOB-TOKEN': job.token } }, uploadBody.body),
       100,
     );
     uploadMs = performance.now() - t0;
+    archiveBytes = uploadBody.archiveBytes();
     if (upload.value.status !== 201) throw new Error(`upload: ${upload.value.status} ${upload.value.text}`);
     const m = memoryOf(ready.pid);
     uploadPeak = m ? { rssMb: Math.max(m.rssMb, upload.peakMb), hwmMb: m.hwmMb } : null;

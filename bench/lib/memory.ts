@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { archiveStream } from './artifacts.js';
+import { artifactsUploadBody } from './artifacts.js';
 import { describeLoad, runLoad } from './load.js';
 import { freePort, getOnce, launcher, memoryOf, ROOT, sleep, stopChild, track } from './proc.js';
 
@@ -140,31 +140,16 @@ export async function runMemory(opts: MemoryOptions): Promise<MemoryResult> {
     const runner = (await api('POST', '/user/runners', { runner_type: 'project_type', project_id: project.id })) as { token: string };
     await api('POST', `/projects/${project.id}/pipeline`, { ref: 'main' });
     const job = (await api('POST', '/jobs/request', { token: runner.token }, { 'Content-Type': 'application/json' })) as { id: number; token: string };
-    const boundary = `----forgelet-memory-${Date.now()}`;
-    const head = Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="artifact_type"\r\n\r\narchive\r\n` +
-        `--${boundary}\r\nContent-Disposition: form-data; name="artifact_format"\r\n\r\nzip\r\n` +
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="artifacts.zip"\r\nContent-Type: application/zip\r\n\r\n`,
-    );
-    const archive = archiveStream(opts.sizeMb);
-    let archiveBytes = 0;
-    async function* body() {
-      yield head;
-      for await (const chunk of archive.stream) {
-        archiveBytes += (chunk as Buffer).length;
-        yield chunk as Buffer;
-      }
-      yield Buffer.from(`\r\n--${boundary}--\r\n`);
-    }
+    const archive = artifactsUploadBody(opts.sizeMb);
     const beforeUpload = sample(pid, 0);
     let peak = beforeUpload.rssMb;
     const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(pid)?.rssMb ?? 0)), 100);
     const t0 = performance.now();
-    const upload = await request(`${origin}/api/v4/jobs/${job.id}/artifacts`, 'POST', { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'JOB-TOKEN': job.token }, Readable.from(body())).finally(() => clearInterval(sampler));
+    const upload = await request(`${origin}/api/v4/jobs/${job.id}/artifacts`, 'POST', { 'Content-Type': archive.contentType, 'JOB-TOKEN': job.token }, archive.body).finally(() => clearInterval(sampler));
     const uploadMs = performance.now() - t0;
     if (upload.status !== 201) errors.push(`upload: ${upload.status} ${upload.text.slice(0, 300)}`);
     const afterUpload = await settle(pid);
-    return { afterStart, loads, afterLoad, beforeUpload, uploadMs, archiveBytes, uploadPeakMb: peak, afterUpload, errors };
+    return { afterStart, loads, afterLoad, beforeUpload, uploadMs, archiveBytes: archive.archiveBytes(), uploadPeakMb: peak, afterUpload, errors };
   } finally {
     await stopChild(child);
   }

@@ -7,8 +7,8 @@
  * and the request buffers it keeps alive (allocated outside the V8 heap), stayed for 30 s or for
  * good (issue 25 measured 146 MB five seconds after a load, 170 MB left by a 2 GB upload).
  * Browsers collect in idle time; Node has no idle hook, so the server tells V8 itself: once no
- * request has been in flight for `idleMs`, and the heap (objects and the buffers they hold) grew
- * by `minGrowthBytes` since the last such collection, it collects twice (the second pass compacts
+ * request has been in flight for `idleMs`, and the heap (its resident pages and the buffers its
+ * objects hold) grew by `minGrowthBytes` since the last such collection, it collects twice (the second pass compacts
  * what the first left sparse). It runs only when the process was started with --expose-gc (the
  * `forgelet` launcher is); it never runs during a request.
  */
@@ -18,7 +18,7 @@ import { getHeapStatistics } from 'node:v8';
 export interface IdleGcOptions {
   /** How long no request may be in flight before collecting (default 1000 ms). */
   idleMs?: number;
-  /** Growth of the heap and its external memory since the last idle collection that warrants one (default 4 MiB). */
+  /** Growth of the heap (resident pages) and its external memory since the last idle collection that warrants one (default 4 MiB). */
   minGrowthBytes?: number;
   /** The heap's size and the external memory it holds, in bytes (default: v8.getHeapStatistics()). */
   heapBytes?: () => number;
@@ -30,9 +30,13 @@ export interface IdleGc {
   stop(): void;
 }
 
+/**
+ * The heap's resident pages and the external memory its objects hold. Not the used size: a
+ * collection late in a burst lowers that while the pages the burst grew stay.
+ */
 const v8HeapBytes = () => {
   const s = getHeapStatistics();
-  return s.used_heap_size + s.external_memory;
+  return s.total_physical_size + s.external_memory;
 };
 
 /** Watches `server`'s requests and calls `gc` when it falls idle after enough work. */
