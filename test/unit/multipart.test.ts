@@ -137,6 +137,8 @@ describe('lenient streaming multipart', () => {
     const received: Uint8Array[] = [];
     const recording: BlobStore = {
       root: null,
+      inDatabase: false,
+      description: 'memory',
       async put(_key, data) {
         let size = 0;
         for await (const c of data as AsyncIterable<Uint8Array>) {
