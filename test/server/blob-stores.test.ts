@@ -7,12 +7,13 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { createForge, FsBlobStore, PgBlobStore, TooLargeError, type BlobStore, type Forge } from '@forgelet/core';
-import { S3BlobStore, parseBlobUrl, type S3BlobConfig } from '@forgelet/server';
+import { S3BlobStore, parseBlobUrl, startForgelet, type S3BlobConfig } from '@forgelet/server';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 import { S3RVER_CREDENTIALS, startLocalS3, type LocalS3 } from '../support/s3.js';
 
@@ -136,7 +137,7 @@ for (const kind of stores) {
 
     it('reads byte ranges (end inclusive), across chunk boundaries, to the end, and past it', async () => {
       const key = 'packages/a/file.bin';
-      const cases: [number, number | undefined][] = [[0, 0], [10, 99], [MIB - 5, MIB + 5], [MIB, 2 * MIB - 1], [2 * MIB + 17, undefined], [data.length - 1, data.length + 100], [0, data.length - 1]];
+      const cases: [number, number | undefined][] = [[0, 0], [10, 99], [256 * 1024 - 3, 256 * 1024 + 3], [MIB - 5, MIB + 5], [MIB, 2 * MIB - 1], [2 * MIB + 17, undefined], [data.length - 1, data.length + 100], [0, data.length - 1]];
       for (const [start, end] of cases) {
         const got = await readAll(other.read(key, { start, end }));
         assert.ok(got.equals(data.subarray(start, end === undefined ? undefined : end + 1)), `range ${start}-${end ?? ''}`);
@@ -201,6 +202,30 @@ for (const kind of stores) {
     });
   });
 }
+
+describe('embedders: startForgelet({ blobUrl })', { skip: firstDialect !== 'sqlite' && DIALECTS.includes('sqlite') && 'runs on the first dialect only' }, () => {
+  it('refuses the database store on SQLite, and a bad URL, before creating anything', async () => {
+    await assert.rejects(startForgelet({ blobUrl: 'postgres' }), (err: Error) => {
+      assert.equal(err.name, 'BlobStoreConfigError');
+      assert.match(err.message, /^blobs in the database \(--blob-url postgres\) need a PostgreSQL database/);
+      return true;
+    });
+    await assert.rejects(startForgelet({ blobUrl: 's3://K:SECRET@bucket?bogus=1' }), (err: Error) => err.name === 'BlobStoreConfigError' && !err.message.includes('SECRET'));
+  });
+
+  it('serves from the store the URL names (a file: directory of the embedder\'s choice)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'forgelet-embed-blobs-'));
+    const running = await startForgelet({ blobUrl: pathToFileURL(dir).href });
+    try {
+      assert.equal(running.forge.deps.blobs.description, pathToFileURL(dir).href);
+      await running.forge.deps.blobs.put('x/y', 'z');
+      assert.deepEqual(readdirSync(join(dir, 'x')), ['y']);
+    } finally {
+      await running.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('s3 store: objects over the CopyObject limit move through the server', { skip: firstDialect !== 'sqlite' && DIALECTS.includes('sqlite') && 'runs on the first dialect only' }, () => {
   it('streams GetObject into a new upload when the object is larger than copyObjectMaxBytes', async () => {

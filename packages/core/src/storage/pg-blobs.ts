@@ -39,6 +39,14 @@ export interface BlobChunkTable {
 
 /** 1 MiB: few enough rows for a 2 GB artifact (2,048), small enough to hold one at a time. */
 export const PG_BLOB_CHUNK_BYTES = 1024 * 1024;
+/**
+ * Reads fetch a chunk in slices of 32 KiB (`substring`, which reads only the TOAST pages it
+ * needs), for the reason artifacts/blob-read.ts reads files in 16 KiB: a bytea comes back as hex
+ * text, twice its size, and large strings and buffers are freed late. Measured by the bench on a
+ * 1.1 GB artifact's reads (BENCH_BLOB_STORES=postgres): whole 1 MiB chunks added 98 MB of RSS,
+ * 256 KiB slices 97 MB, 32 KiB slices 78 MB, at half the speed of 256 KiB.
+ */
+export const PG_BLOB_READ_BYTES = 32 * 1024;
 
 export class PgBlobStore implements BlobStore {
   readonly root = null;
@@ -92,16 +100,18 @@ export class PgBlobStore implements BlobStore {
       for (let seq = first; seq <= last; seq++) {
         const from = seq === first ? start - seq * per : 0;
         const to = seq === last ? end - seq * per : per - 1;
-        const whole = from === 0 && to === per - 1;
-        const row = await db
-          .selectFrom('blob_chunks')
-          .select(whole ? sql<Buffer>`data`.as('data') : sql<Buffer>`substring(data from ${from + 1} for ${to - from + 1})`.as('data'))
-          .where('upload_id', '=', head.upload_id)
-          .where('seq', '=', seq)
-          .executeTakeFirst();
-        // Deleted or replaced (its chunks removed) while it was being read.
-        if (!row) throw missing(key);
-        yield row.data;
+        for (let at = from; at <= to; at += PG_BLOB_READ_BYTES) {
+          const length = Math.min(PG_BLOB_READ_BYTES, to - at + 1);
+          const row = await db
+            .selectFrom('blob_chunks')
+            .select(sql<Buffer>`substring(data from ${at + 1} for ${length})`.as('data'))
+            .where('upload_id', '=', head.upload_id)
+            .where('seq', '=', seq)
+            .executeTakeFirst();
+          // Deleted or replaced (its chunks removed) while it was being read.
+          if (!row) throw missing(key);
+          yield row.data;
+        }
       }
     }
     return Readable.from(bytes(), { objectMode: false });
