@@ -18,6 +18,7 @@ const config = JSON.parse(process.argv[2] ?? '{}');
 const running = await startForgelet({
   dataDir: config.dataDir,
   databaseUrl: config.databaseUrl,
+  blobUrl: config.blobUrl,
   rootToken: config.rootToken,
   port: 0,
   host: '127.0.0.1',

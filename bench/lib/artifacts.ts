@@ -21,6 +21,8 @@ import { BENCH_DIR, memoryOf, ROOT, sleep, spawnLines, stopChild, tsxArgs, type 
 export interface ArtifactsOptions {
   work: string;
   databaseUrl?: string;
+  /** `--blob-url` of the server children (default: the data directory's folder). */
+  blobUrl?: string;
   rootToken: string;
   /** Archive size in MiB (default 2048): 1024 files of 1 MiB plus one large file holding the rest. */
   sizeMb: number;
@@ -201,7 +203,7 @@ async function stopLine(child: LineChild): Promise<void> {
  * arenas is not what the reads cost).
  */
 export async function runArtifacts(opts: ArtifactsOptions): Promise<ArtifactsResult> {
-  const base = { dataDir: join(opts.work, 'artifacts'), databaseUrl: opts.databaseUrl, rootToken: opts.rootToken };
+  const base = { dataDir: join(opts.work, 'artifacts'), databaseUrl: opts.databaseUrl, blobUrl: opts.blobUrl, rootToken: opts.rootToken };
   const errors: string[] = [];
   const auth = { 'PRIVATE-TOKEN': opts.rootToken };
   const json = { ...auth, 'Content-Type': 'application/json' };
