@@ -6,9 +6,10 @@
 import { createRequire } from 'node:module';
 import SqliteDatabase from 'better-sqlite3';
 import type PgModule from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
+import { Kysely, PostgresDialect, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { Database } from './database.js';
 import { attachReadCache, PgReadCache, ReadCache, tableWritten } from './read-cache.js';
+import { GroupCommitSqliteDriver } from './sqlite-driver.js';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -59,10 +60,18 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  const readCache = new ReadCache(sqlite, sqlite.prepare.bind(sqlite));
+  const readCache = new ReadCache(sqlite.prepare.bind(sqlite));
   cacheStatements(sqlite, readCache);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) });
-  sqliteHandles.set(db, sqlite);
+  const driver = new GroupCommitSqliteDriver(sqlite, SQLITE_BUSY_TIMEOUT_MS, () => readCache.clear());
+  const db = new Kysely<Database>({
+    dialect: {
+      createAdapter: () => new SqliteAdapter(),
+      createDriver: () => driver,
+      createIntrospector: (db) => new SqliteIntrospector(db),
+      createQueryCompiler: () => new SqliteQueryCompiler(),
+    },
+  });
+  sqliteHandles.set(db, { sqlite, driver });
   attachReadCache(db, readCache);
   return { db, dialect: 'sqlite', file: file === ':memory:' ? null : file, destroy: () => db.destroy() };
 }
@@ -137,29 +146,6 @@ const READ_ONLY = /^\s*(?:select|show|set)\b/i;
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /**
- * Transactions on SQLite begin IMMEDIATE: they take the write lock first (waiting up to the
- * busy timeout for another process holding it), so a transaction that reads and then writes
- * never fails because another process (several `forgelet serve` on one data directory)
- * committed in between; a DEFERRED one would fail with SQLITE_BUSY at its first write,
- * without waiting. In one process Kysely already runs one transaction at a time.
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly config: SqliteDialectConfig) {
-    super(config);
-  }
-
-  override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(this.config);
-  }
-}
-
-/**
  * Kysely prepares every query anew; on better-sqlite3 building the statement costs more
  * than running it. Statements are reused by SQL text (bounded, least recently used out).
  * A statement busy in an iteration is never handed out twice.
@@ -212,11 +198,21 @@ function markWrites(stmt: SqliteDatabase.Statement, cache: ReadCache, table: str
   }
 }
 
-const sqliteHandles = new WeakMap<Kysely<any>, SqliteDatabase.Database>();
+const sqliteHandles = new WeakMap<Kysely<any>, { sqlite: SqliteDatabase.Database; driver: GroupCommitSqliteDriver }>();
 
 /** The better-sqlite3 connection behind a Kysely instance opened here (not for transactions). */
 export function sqliteHandleOf(db: Kysely<any>): SqliteDatabase.Database | undefined {
-  return sqliteHandles.get(db);
+  return sqliteHandles.get(db)?.sqlite;
+}
+
+/**
+ * The connection behind a SQLite database opened here when a read may run on it directly,
+ * synchronously, outside Kysely's turn-taking: no transaction running (storage/sqlite-driver.ts
+ * `idle`). Undefined otherwise, and for PostgreSQL and transactions.
+ */
+export function idleSqliteOf(db: Kysely<any>): SqliteDatabase.Database | undefined {
+  const handle = sqliteHandles.get(db);
+  return handle?.driver.idle ? handle.sqlite : undefined;
 }
 
 /** Insert-then-catch: true when `err` is a unique constraint violation. */

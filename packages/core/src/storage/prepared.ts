@@ -5,7 +5,7 @@
  * queries whose SQL does not depend on the argument values (no `in (…)` lists).
  */
 import { CompiledQuery, type Kysely } from 'kysely';
-import { sqliteHandleOf } from './dialect.js';
+import { idleSqliteOf } from './dialect.js';
 import { dependencies, PgReadCache, readCacheOf, type ReadCache } from './read-cache.js';
 
 interface Compiled {
@@ -59,7 +59,7 @@ export function preparedQuery<A extends unknown[], R>(
     }
     const { sql, slots, tables } = c;
     const parameters = () => slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
-    const sqlite = sqliteHandleOf(db);
+    const sqlite = idleSqliteOf(db);
     const cached = options.cache ? readCacheOf(db) : undefined;
     // PostgreSQL: a cached read waits for the cache's check (once per turn of the event loop),
     // then hits, or reads and keeps the rows unless a write overtook the read.
@@ -72,14 +72,14 @@ export function preparedQuery<A extends unknown[], R>(
       cached.set(key, result.rows as object[], tables, generation);
       return result.rows;
     }
-    // On SQLite, a read while no transaction is open on the (single) connection runs
+    // On SQLite, a read while no transaction runs on the (single) connection runs
     // synchronously: nothing can interleave with it, so Kysely's connection lock and its
-    // promise hops are skipped. Inside a transaction, the lock keeps reads isolated.
-    const cache = sqlite && !sqlite.inTransaction ? (cached as ReadCache | undefined) : undefined;
+    // promise hops are skipped. While one runs, the lock keeps reads isolated.
+    const cache = sqlite ? (cached as ReadCache | undefined) : undefined;
     const key = cache ? keyOf(id, args) : '';
     const hit = cache?.get(key);
     if (hit) return hit as R[];
-    if (sqlite && !sqlite.inTransaction) {
+    if (sqlite) {
       const stmt = sqlite.prepare(sql);
       if (stmt.reader) {
         const rows = stmt.all(parameters()) as R[];

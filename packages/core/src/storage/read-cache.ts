@@ -19,7 +19,8 @@
  *    them forces the check and the others share it: each request sees every commit made
  *    before it arrived, for one `data_version` read per batch instead of per request.
  * Later lookups in the same turn cost a Map read.
- * Never used while a transaction is open on the connection (its reads go to the database).
+ * Never used while a transaction runs on the connection (its reads go to the database;
+ * storage/sqlite-driver.ts `idle`).
  *
  * PostgreSQL has its own, PgReadCache below: the same entries and the same checks, with the
  * database's transaction snapshot as the change counter.
@@ -103,7 +104,7 @@ export class ReadCache {
     this.expiredThisTurn = false;
   };
 
-  constructor(private readonly sqlite: SqliteDatabase.Database, prepare: (source: string) => SqliteDatabase.Statement) {
+  constructor(prepare: (source: string) => SqliteDatabase.Statement) {
     // Own statements (not the shared statement cache): pluck() changes a statement's mode.
     this.totalChanges = prepare('select total_changes()').pluck();
     this.dataVersion = prepare('pragma data_version').pluck();
@@ -121,11 +122,6 @@ export class ReadCache {
     if (this.resetQueued) return;
     this.resetQueued = true;
     setImmediate(this.unverify).unref();
-  }
-
-  /** Whether lookups may be served from the cache now (no transaction open). */
-  get usable(): boolean {
-    return !this.sqlite.inTransaction;
   }
 
   private validate(): void {
