@@ -19,6 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reportPackages, runPackages } from './lib/packages.js';
+import { createPgDatabase } from './lib/pg.js';
 
 const num = (v: string | undefined, d: number) => (v !== undefined && v !== '' && Number.isFinite(Number(v)) ? Number(v) : d);
 const PUSH_MB = num(process.env.BENCH_PUSH_MB, 50);
@@ -28,26 +29,6 @@ const ROOT_TOKEN = `glpat-bench-${randomBytes(8).toString('hex')}`;
 type Status = 'PASS' | 'FAIL';
 const result = (name: string, value: string, target: string, status: Status) => console.log(`${name}: ${value} (target ${target}) ${status}`);
 const info = (line: string) => console.log(`  ${line}`);
-
-async function createPgDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const pg = (await import('pg')).default;
-  const name = `forgelet_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`drop database if exists "${name}" with (force)`);
-      await c.end();
-    },
-  };
-}
 
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'forgelet-bench-packages-'));

@@ -63,6 +63,7 @@ import { runErrorIngest } from './lib/error-ingest.js';
 import { runArtifacts } from './lib/artifacts.js';
 import { S3RVER_CREDENTIALS, startLocalS3, type LocalS3 } from '../test/support/s3.js';
 import { reportPackages, runPackages } from './lib/packages.js';
+import { createPgDatabase } from './lib/pg.js';
 import { BENCH_DIR, cpuSecondsOf, freePort, getOnce, launcher, memoryOf, postOnce, ROOT, sleep, spawnLines, stopChild, track, tsxArgs, type LineChild, type Mem } from './lib/proc.js';
 import { reportMemory, runMemory } from './lib/memory.js';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -163,30 +164,6 @@ async function profiled(proc: LineChild, label: string, profDir: string, load: (
   await proc.waitLine('PROF ');
   console.log(`\n-- CPU profile: ${label} (profiled run: ${describeLoad(r)})`);
   console.log(summarizeProfile(file).text);
-}
-
-// ---------------------------------------------------------------- PostgreSQL
-
-async function createPgDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const pg = (await import('pg')).default;
-  const name = `forgelet_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  admin.on('error', () => {});
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl });
-      c.on('error', () => {});
-      await c.connect();
-      await c.query(`drop database if exists "${name}" with (force)`);
-      await c.end();
-    },
-  };
 }
 
 // ---------------------------------------------------------------- serve (targets 3 and 4)

@@ -50,6 +50,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool } from 'undici';
 import yazl from 'yazl';
+import { createPgDatabase } from './lib/pg.js';
 import { freePort, memoryOf, ROOT, sleep, track } from './lib/proc.js';
 
 // ---------------------------------------------------------------- settings
@@ -600,26 +601,6 @@ function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
-async function createDatabase(adminUrl: string): Promise<{ url: string; drop: () => Promise<void> }> {
-  const name = `forgelet_soak_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  admin.on('error', () => {});
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: adminUrl });
-      c.on('error', () => {});
-      await c.connect();
-      await c.query(`drop database if exists "${name}" with (force)`);
-      await c.end();
-    },
-  };
-}
 
 /** Chooses the shared blob store: --blob-url when `forgelet serve` has it, else one shared data directory. */
 function chooseBlobStore(): { shareDataDir: boolean } {
@@ -647,7 +628,7 @@ async function main(): Promise<number> {
       cleanups.unshift(() => cluster.stop());
       adminUrl = cluster.url;
     }
-    const database = await createDatabase(adminUrl);
+    const database = await createPgDatabase(adminUrl, 'forgelet_soak');
     cleanups.unshift(() => database.drop());
     const db = new pg.Client({ connectionString: database.url });
     db.on('error', () => {});
