@@ -30,8 +30,8 @@
  * (0.667 of the run), SOAK_KILL_ON_FIRING (1 for runs of 120 s or more, else 0),
  * SOAK_DATABASE_URL (a server whose user may CREATE DATABASE: a throwaway database is made in
  * it and dropped; else a throwaway cluster from scripts/pg-cluster.mjs), SOAK_BLOB_URL (the
- * shared blob store; default the PostgreSQL store when `forgelet serve` has --blob-url, else
- * both processes share one data directory, whose blob folder is then the shared store),
+ * `--blob-url` both processes share, default `postgres`: blobs in the database; each process
+ * has a data directory of its own),
  * SOAK_STRICT_INGEST (1: a Sentry event accepted and then lost is a violation; 0 counts apart
  * those the killed process accepted in the second before the kill, which its collector's
  * write-behind buffer held), SOAK_FIRST_FIRING_AT (test-only: seconds into the load at which a minute boundary falls; the
@@ -41,7 +41,7 @@
  *   npm run soak                         # builds, then 10 minutes
  *   SOAK_SECONDS=60 node --conditions=source --import tsx bench/soak.ts
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -139,12 +139,12 @@ interface Proc {
 
 let rootToken = `glpat-${randomBytes(10).toString('hex')}`;
 const secretKey = randomBytes(32).toString('base64');
-let blobArgs: string[] = [];
-let blobLabel = '';
+/** The blob store both processes share (their data directories are their own). */
+const BLOB_URL = process.env.SOAK_BLOB_URL || 'postgres';
 let clockShiftMs = 0;
 
 function serveArgs(proc: Pick<Proc, 'port' | 'dataDir'>, databaseUrl: string): string[] {
-  const args = ['serve', '--json', '--host', '127.0.0.1', '--port', String(proc.port), '--data', proc.dataDir, '--database-url', databaseUrl, '--root-token', rootToken, ...blobArgs];
+  const args = ['serve', '--json', '--host', '127.0.0.1', '--port', String(proc.port), '--data', proc.dataDir, '--database-url', databaseUrl, '--root-token', rootToken, '--blob-url', BLOB_URL];
   if (FIRST_FIRING_AT !== null) args.push('--test-mode');
   return args;
 }
@@ -602,20 +602,6 @@ function percentile(sorted: number[], q: number): number {
 }
 
 
-/** Chooses the shared blob store: --blob-url when `forgelet serve` has it, else one shared data directory. */
-function chooseBlobStore(): { shareDataDir: boolean } {
-  const help = execFileSync(process.execPath, [BIN, 'serve', '--help'], { cwd: ROOT, encoding: 'utf8' });
-  if (help.includes('--blob-url')) {
-    const url = process.env.SOAK_BLOB_URL ?? 'postgres';
-    blobArgs = ['--blob-url', url];
-    blobLabel = `--blob-url ${url.replace(/\/\/[^@/]*@/, '//…@')}`;
-    return { shareDataDir: false };
-  }
-  if (process.env.SOAK_BLOB_URL) throw new Error('SOAK_BLOB_URL is set but this build of `forgelet serve` has no --blob-url');
-  blobLabel = 'one data directory shared by both processes (its blobs folder; this build has no --blob-url)';
-  return { shareDataDir: true };
-}
-
 async function main(): Promise<number> {
   if (!existsSync(join(ROOT, 'packages/cli/dist/main.js'))) throw new Error('the CLI is not built: run `npm run build` (npm run soak does)');
   const cleanups: (() => Promise<void>)[] = [];
@@ -633,9 +619,8 @@ async function main(): Promise<number> {
     const db = new pg.Client({ connectionString: database.url });
     db.on('error', () => {});
 
-    const { shareDataDir } = chooseBlobStore();
     const dirA = mkdtempSync(join(tmpdir(), 'forgelet-soak-a-'));
-    const dirB = shareDataDir ? dirA : mkdtempSync(join(tmpdir(), 'forgelet-soak-b-'));
+    const dirB = mkdtempSync(join(tmpdir(), 'forgelet-soak-b-'));
     if (!KEEP) cleanups.push(async () => [dirA, dirB].forEach((d) => rmSync(d, { recursive: true, force: true })));
     const blank = (name: 'A' | 'B', dataDir: string, port: number): Proc =>
       ({ name, port, dataDir, url: '', child: null as unknown as ChildProcess, pool: null as unknown as Pool, up: false, generation: 0, killedAt: null, starts: 0, stdoutLines: 0, stderr: '' });
@@ -682,7 +667,7 @@ async function main(): Promise<number> {
     }
     const world: World = { projectId: project.id, sentryKey, runnerToken: runner.token, schedules, noteIssues };
 
-    log(`soak: ${SECONDS} s, ${CONNECTIONS} connections, 2 processes (${A.url}, ${B.url}), PostgreSQL ${new URL(database.url).host}, blobs: ${blobLabel}`);
+    log(`soak: ${SECONDS} s, ${CONNECTIONS} connections, 2 processes (${A.url}, ${B.url}), PostgreSQL ${new URL(database.url).host}, blobs: --blob-url ${BLOB_URL.replace(/\/\/[^@/]*@/, '//…@')}`);
     log(`soak: ${SCHEDULES} schedules (* * * * *), kill at ${(KILL_AT * 100).toFixed(0)} % of the run${KILL_ON_FIRING ? ', on the next firing' : ''}${FIRST_FIRING_AT !== null ? `; test mode: clocks ${(clockShiftMs / 1000).toFixed(1)} s ahead, first boundary ${FIRST_FIRING_AT} s into the load` : ''}`);
 
     const loadStart = performance.now();

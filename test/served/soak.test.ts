@@ -1,6 +1,7 @@
 /**
  * The soak (bench/soak.ts) in short: two built `forgelet serve` processes on one PostgreSQL
- * database under the mixed load for 20 s, one SIGKILLed and restarted two thirds in. The
+ * database, with separate data directories and blobs in the database (`--blob-url postgres`),
+ * under the mixed load for 20 s, one SIGKILLed and restarted two thirds in. The
  * script's own verdict is asserted (exit status, the PASS line and its figures), so what the
  * 10-minute `npm run soak` checks is checked on every test run.
  *
@@ -69,6 +70,8 @@ describe('soak: two processes, mixed load, one SIGKILL', () => {
     for (const check of ['issues read back via A', 'issues read back via B', 'notes read back via B', 'package files downloaded intact via the other process', 'finished jobs shown success via A']) {
       assert.match(out, new RegExp(`^ok   ${check}: (\\d+) of \\1$`, 'm'), out);
     }
+    // Separate data directories: the package files the other process served came from the database's blob store.
+    assert.match(out, /blobs: --blob-url postgres$/m, out);
     assert.match(out, /^soak: killed B at .* restarted and ready in \d+ ms/m, out);
     assert.match(out, /^process B: RSS \d+ MB .* 2 start\(s\)$/m, out);
   });
