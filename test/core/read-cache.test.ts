@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import { createForge, expireReadCache, readCacheOf, type Forge } from '@forgelet/core';
 import { preparedQuery } from '../../packages/core/src/storage/prepared.js';
 import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
-import { dependencies, tableWritten, type PgReadCache } from '../../packages/core/src/storage/read-cache.js';
+import { CacheEntries, dependencies, tableWritten, type PgReadCache } from '../../packages/core/src/storage/read-cache.js';
 import { nextIid } from '../../packages/core/src/kernel/ids.js';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 
@@ -52,6 +52,22 @@ describe('read cache: what a statement writes and what a read depends on', () =>
     for (const other of ['delete from "users" where "id" = ?', 'insert or replace into users values (1)', 'with x as (select 1) update users set name = 1', 'drop table users', 'pragma user_version = 3', 'vacuum']) {
       assert.equal(tableWritten(other), null, other);
     }
+  });
+
+  it('dropping a table forgets its entries everywhere: the bookkeeping stays the size of what is cached', () => {
+    const entries = new CacheEntries();
+    const tables = dependencies('select * from "projects" where "id" = ?');
+    for (let i = 0; i < 5000; i++) {
+      entries.set(`project ${i}`, [{ id: i }], tables);
+      entries.drop('projects'); // a write to projects after each read, as issue creation does
+    }
+    assert.equal(entries.links, 0);
+    entries.set('a', [{ id: 1 }], tables);
+    entries.set('a', [{ id: 2 }], tables); // set again: one entry, linked once per word
+    assert.equal(entries.links, tables.length);
+    assert.deepEqual(entries.get('a'), [{ id: 2 }]);
+    entries.drop('users');
+    assert.deepEqual(entries.get('a'), [{ id: 2 }], 'another table leaves it');
   });
 
   it('a read depends on every table its SQL names, in any clause', () => {

@@ -114,17 +114,30 @@ function noteWrites(client: PgModule.PoolClient, cache: PgReadCache): void {
     if (verb === 'commit' || verb === 'rollback' || verb === 'end' || verb === 'abort') {
       const tables = written;
       written = undefined;
-      for (const table of tables ?? [null]) cache.noteWrite(table);
-      if (verb !== 'commit' || !tables?.size || aborted || !promised || text.trim().toLowerCase() !== 'commit') return query(...args);
-      return (query(`select txid_current_if_assigned()::text as txid; commit`) as Promise<{ rows: { txid: string | null }[] }[]>).then(
-        ([txid, commit]) => {
-          for (const table of tables) cache.noteWrite(table);
-          if (txid!.rows[0]?.txid) cache.committed(BigInt(txid!.rows[0].txid));
-          return commit;
-        },
-        // The select failed, so the commit did not run: end the transaction as asked, plainly.
-        () => query('commit'),
-      );
+      const drop = () => {
+        for (const table of tables ?? [null]) cache.noteWrite(table);
+      };
+      drop();
+      const report = verb === 'commit' && tables?.size && !aborted && promised && text.trim().toLowerCase() === 'commit';
+      const ended = report
+        ? (query(`select txid_current_if_assigned()::text as txid; commit`) as Promise<{ rows: { txid: string | null }[] }[]>).then(
+            ([txid, commit]) => {
+              drop(); // before reporting it: the check may keep what it then finds
+              const id = txid!.rows[0]?.txid;
+              if (id) cache.committed(BigInt(id));
+              return commit;
+            },
+            // The select failed, so the commit did not run: end the transaction as asked, plainly.
+            () =>
+              (query('commit') as Promise<unknown>).then((result) => {
+                drop();
+                return result;
+              }),
+          )
+        : query(...args);
+      // Again once it has answered (before its caller goes on): a read meanwhile saw the tables before.
+      if (ended instanceof Promise && !report) ended.then(drop, () => {});
+      return ended;
     }
     if (READ_ONLY.test(text)) return tracked(query(...args));
     const table = tableWritten(text);

@@ -52,19 +52,20 @@ export function dependencies(sql: string): readonly string[] {
   return [...words];
 }
 
-/** Entries and, per table word, the keys that depend on it. */
-class Entries {
-  private readonly rows = new Map<string, readonly object[]>();
+/** Entries and, per table word, the keys that depend on it (exported for its tests). */
+export class CacheEntries {
+  private readonly rows = new Map<string, { rows: readonly object[]; tables: readonly string[] }>();
   private readonly byTable = new Map<string, Set<string>>();
 
   get(key: string): object[] | undefined {
-    return this.rows.get(key)?.slice();
+    return this.rows.get(key)?.rows.slice();
   }
 
   set(key: string, rows: readonly object[], tables: readonly string[]): void {
     for (const row of rows) Object.freeze(row);
     if (this.rows.size >= MAX_ENTRIES) this.clear();
-    this.rows.set(key, rows.slice());
+    this.forget(key);
+    this.rows.set(key, { rows: rows.slice(), tables });
     for (const table of tables) {
       let keys = this.byTable.get(table);
       if (!keys) this.byTable.set(table, (keys = new Set()));
@@ -75,20 +76,36 @@ class Entries {
   /** Drops what depends on `table` (null: everything). */
   drop(table: string | null): void {
     if (table === null) return this.clear();
-    const keys = this.byTable.get(table);
-    if (!keys) return;
-    this.byTable.delete(table);
-    for (const key of keys) this.rows.delete(key);
+    for (const key of this.byTable.get(table) ?? []) this.forget(key);
   }
 
   clear(): void {
     this.rows.clear();
     this.byTable.clear();
   }
+
+  /** How many (table, key) links are kept: what the bookkeeping costs. */
+  get links(): number {
+    let n = 0;
+    for (const keys of this.byTable.values()) n += keys.size;
+    return n;
+  }
+
+  /** Removes an entry and its key from every table's list (the lists hold live keys only). */
+  private forget(key: string): void {
+    const entry = this.rows.get(key);
+    if (!entry) return;
+    this.rows.delete(key);
+    for (const table of entry.tables) {
+      const keys = this.byTable.get(table);
+      keys?.delete(key);
+      if (keys?.size === 0) this.byTable.delete(table);
+    }
+  }
 }
 
 export class ReadCache {
-  private readonly entries = new Entries();
+  private readonly entries = new CacheEntries();
   private readonly totalChanges: SqliteDatabase.Statement;
   private readonly dataVersion: SqliteDatabase.Statement;
   private changes = -1;
@@ -222,7 +239,7 @@ function endedBetween(prev: Snapshot, next: Snapshot): bigint[] | undefined {
  * a slow read cannot put back what a concurrent write made stale.
  */
 export class PgReadCache {
-  private readonly entries = new Entries();
+  private readonly entries = new CacheEntries();
   private snapshot: Snapshot | null = null;
   /** Transactions of this process that committed and whose writes were dropped already. */
   private readonly ownCommitted = new Set<bigint>();
