@@ -3,6 +3,7 @@ import { TestHarness } from './resources/test-harness.js';
 import { GroupAccessTokens } from './resources/group-access-tokens.js';
 import { GroupMembers } from './resources/group-members.js';
 import { Groups } from './resources/groups.js';
+import { Namespaces } from './resources/namespaces.js';
 import { PersonalAccessTokens } from './resources/personal-access-tokens.js';
 import { ProjectAccessTokens } from './resources/project-access-tokens.js';
 import { ProjectMembers } from './resources/project-members.js';
@@ -88,6 +89,8 @@ export class Forgelet {
   readonly harness: TestHarness;
   readonly users: Users;
   readonly groups: Groups;
+  /** `/namespaces`: user and group namespaces, `exists` checks. */
+  readonly namespaces: Namespaces;
   readonly projects: Projects;
   readonly projectMembers: ProjectMembers;
   readonly groupMembers: GroupMembers;
@@ -167,6 +170,7 @@ export class Forgelet {
     this.harness = new TestHarness(this.requester);
     this.users = new Users(this.requester);
     this.groups = new Groups(this.requester);
+    this.namespaces = new Namespaces(this.requester);
     this.projects = new Projects(this.requester);
     this.projectMembers = new ProjectMembers(this.requester);
     this.groupMembers = new GroupMembers(this.requester);

@@ -46,6 +46,7 @@ export {
   type RelationExportStatus,
 } from './resources/relation-exports.js';
 
+export { Namespaces, type ListNamespacesParams } from './resources/namespaces.js';
 export { Users, type AnyUserEntity, type CreateUserParams, type EditUserParams, type ListUsersParams } from './resources/users.js';
 export {
   Groups,

@@ -21,6 +21,7 @@ import {
   recordActivity,
   groupRoutes,
   membersRoutes,
+  namespaceRoutes,
   projectRoutes,
   tokenRoutes,
   userRoutes,
@@ -192,7 +193,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerBulkImportJobs(deps);
   registerFlowJobs(deps);
   const routes: Route[] = [
-    ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes,
+    ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes, ...namespaceRoutes,
     ...memberRolesRoutes,
     ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes,
     ...labelsRoutes, ...milestonesRoutes, ...iterationsRoutes, ...epicsRoutes, ...pipelineSchedulesRoutes,

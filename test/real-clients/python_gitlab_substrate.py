@@ -1,0 +1,70 @@
+"""python-gitlab against a running Forgelet: the substrate stock tools call (issue 27).
+
+Run by substrate-python.test.ts with /usr/bin/python3 (Debian's python3-gitlab 3.12).
+Input (env): FORGELET_URL, FORGELET_TOKEN (root), ALICE_TOKEN (a user with api scope).
+Output: one JSON object on stdout, one key per step (see steps.py).
+
+python-gitlab 3.12 has no method for GET /namespaces/:id/exists; it goes through gl.http_get.
+"""
+
+import json
+import os
+
+import gitlab
+import gitlab.exceptions
+import requests
+
+from steps import exchange_recorder, make_step
+
+URL = os.environ["FORGELET_URL"]
+
+results = {"version": gitlab.__version__}
+state = {}
+exchanges = []
+record = exchange_recorder(exchanges)
+step = make_step(results, exchanges)
+
+
+def client(token):
+    session = requests.Session()
+    session.hooks["response"].append(record)
+    gl = gitlab.Gitlab(URL, private_token=token, session=session)
+    gl.auth()
+    return gl
+
+
+def error_of(fn):
+    try:
+        fn()
+    except gitlab.exceptions.GitlabError as e:
+        return {"type": type(e).__name__, "response_code": e.response_code, "message": e.error_message}
+    return None
+
+
+root = client(os.environ["FORGELET_TOKEN"])
+alice = client(os.environ["ALICE_TOKEN"])
+
+
+@step("namespaces")
+def _():
+    group = alice.groups.create({"name": "Platform", "path": "platform"})
+    sub = alice.groups.create({"name": "Tools", "path": "tools", "parent_id": group.id})
+    state.update(group=group, sub=sub)
+    listed = alice.namespaces.list(get_all=True)
+    searched = alice.namespaces.list(search="tools")
+    by_path = alice.namespaces.get("platform/tools")
+    by_id = alice.namespaces.get(sub.id)
+    return {
+        "group_id": group.id,
+        "sub_id": sub.id,
+        "listed": [[n.kind, n.full_path] for n in listed],
+        "searched": [n.full_path for n in searched],
+        "by_path": by_path.asdict(),
+        "by_id": by_id.asdict(),
+        "exists": alice.http_get("/namespaces/platform/exists"),
+        "exists_under_parent": alice.http_get("/namespaces/tools/exists", query_data={"parent_id": group.id}),
+        "hidden": error_of(lambda: alice.namespaces.get("root")),
+    }
+
+
+print(json.dumps(results))

@@ -1,0 +1,53 @@
+/**
+ * @gitbeaker/rest 43.8.0 against the served Forgelet: the substrate stock tools call (issue 27):
+ * Namespaces (all, show by id and encoded path, exists).
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Gitlab } from '@gitbeaker/rest';
+import { DIALECTS } from '../support/databases.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
+import { gitbeakerFailure } from './support.js';
+
+type Client = InstanceType<typeof Gitlab>;
+
+for (const dialect of DIALECTS) {
+  describe(`${dialect}: @gitbeaker/rest 43.8.0 namespaces and tokens`, () => {
+    let f: ServedForgelet;
+    let root: Client;
+    let alice: { id: number; username: string; token: string };
+    let asAlice: Client;
+    let group: { id: number; full_path: string };
+    let sub: { id: number; full_path: string };
+
+    before(async () => {
+      f = await startServed(dialect, { tier: 'premium' });
+      root = new Gitlab({ host: f.url, token: f.rootToken });
+      alice = await f.createUser('alice');
+      asAlice = new Gitlab({ host: f.url, token: alice.token });
+      group = (await asAlice.Groups.create('Platform', 'platform')) as any;
+      sub = (await asAlice.Groups.create('Tools', 'tools', { parentId: group.id })) as any;
+    });
+    after(() => f?.stop());
+
+    it('Namespaces.all, show (id and full path) and exists', async () => {
+      const mine = await asAlice.Namespaces.all();
+      assert.deepEqual(mine.map((n) => [n.kind, n.full_path]), [['user', 'alice'], ['group', 'platform'], ['group', 'platform/tools']]);
+      const top = await asAlice.Namespaces.all({ topLevelOnly: true, search: 'plat' });
+      assert.deepEqual(top.map((n) => n.full_path), ['platform']);
+      const shown = await asAlice.Namespaces.show('platform/tools');
+      assert.equal(shown.id, sub.id);
+      assert.equal(shown.parent_id, group.id);
+      assert.equal(shown.members_count_with_descendants, 1);
+      assert.equal(shown.plan, 'default');
+      assert.deepEqual(await asAlice.Namespaces.show(sub.id), shown);
+      assert.deepEqual(await asAlice.Namespaces.exists('platform'), { exists: true, suggests: ['platform1'] });
+      assert.deepEqual(await asAlice.Namespaces.exists('tools', { parentId: String(group.id) }), { exists: true, suggests: ['tools1'] });
+      assert.deepEqual(await asAlice.Namespaces.exists('free-path'), { exists: false, suggests: [] });
+      const all = await root.Namespaces.all({ perPage: 100 });
+      assert.ok(all.some((n) => n.full_path === 'root'), 'administrators see every namespace');
+      const hidden = await gitbeakerFailure(asAlice.Namespaces.show('root'));
+      assert.equal(hidden.status, 404);
+    });
+  });
+}

@@ -1,0 +1,66 @@
+/**
+ * python-gitlab 3.12 (Debian python3-gitlab, run with /usr/bin/python3) against the served
+ * Forgelet: the substrate stock tools call (issue 27). The flow lives in
+ * python_gitlab_substrate.py, which prints one JSON object with each step's results and the
+ * HTTP exchanges it made; the tests below assert on it.
+ *
+ * Without python-gitlab the file is skipped with the reason, except under CI, where it fails.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { DIALECTS } from '../support/databases.js';
+import { startServed, type ServedForgelet } from '../support/served.js';
+import { probePythonGitlab, pythonStep, runPythonSteps, type PythonStep } from './support.js';
+import { toolSkip } from '../support/tools.js';
+
+const SCRIPT = fileURLToPath(new URL('./python_gitlab_substrate.py', import.meta.url));
+const skip = toolSkip('python-gitlab', probePythonGitlab());
+
+for (const dialect of DIALECTS) {
+  describe(`${dialect}: python-gitlab 3.12 namespaces and tokens`, { skip }, () => {
+    let f: ServedForgelet;
+    let results: Record<string, PythonStep>;
+    let alice: { id: number; username: string; token: string };
+    const stepOf = (name: string): PythonStep => {
+      const s = pythonStep(results, name);
+      assert.deepEqual(s.warnings, [], `python step ${name} warned`);
+      return s;
+    };
+
+    before(async () => {
+      f = await startServed(dialect, { tier: 'premium' });
+      alice = await f.createUser('alice');
+      const run = await runPythonSteps(SCRIPT, { FORGELET_URL: f.url, FORGELET_TOKEN: f.rootToken, ALICE_TOKEN: alice.token });
+      results = run.results;
+      console.log(`[${dialect}] python-gitlab substrate: script ${run.ms} ms`);
+    });
+    after(() => f?.stop());
+
+    it('namespaces: list, search, get by full path and id, exists (http_get), 404 for others', () => {
+      const s = stepOf('namespaces');
+      assert.deepEqual(s.listed, [['user', 'alice'], ['group', 'platform'], ['group', 'platform/tools']]);
+      assert.deepEqual(s.searched, ['platform/tools']);
+      assert.deepEqual(s.by_path, {
+        id: s.sub_id,
+        name: 'Tools',
+        path: 'tools',
+        kind: 'group',
+        full_path: 'platform/tools',
+        parent_id: s.group_id,
+        avatar_url: null,
+        web_url: `${f.url}/groups/platform/tools`,
+        members_count_with_descendants: 1,
+        billable_members_count: 1,
+        plan: 'default',
+        trial_ends_on: null,
+        trial: false,
+      });
+      assert.deepEqual(s.by_id, s.by_path);
+      assert.deepEqual(s.exists, { exists: true, suggests: ['platform1'] });
+      assert.deepEqual(s.exists_under_parent, { exists: true, suggests: ['tools1'] });
+      assert.deepEqual(s.hidden, { type: 'GitlabGetError', response_code: 404, message: '404 Namespace Not Found' });
+      assert.ok(s.exchanges.some((e: unknown[]) => e[0] === 'GET' && e[1] === '/namespaces/platform%2Ftools'), 'the full path goes encoded');
+    });
+  });
+}

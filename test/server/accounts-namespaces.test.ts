@@ -1,0 +1,129 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { DIALECTS } from '../support/databases.js';
+import { startTestServer, type TestForgelet } from '../support/server.js';
+import { addMember, createGroup, createProject, createUsers, expectStatus, uniq } from './http.js';
+
+type User = { id: number; username: string; token: string };
+const BASIC = ['avatar_url', 'full_path', 'id', 'kind', 'name', 'parent_id', 'path', 'web_url'];
+const OWNER_KEYS = [...BASIC, 'billable_members_count', 'plan', 'trial', 'trial_ends_on'];
+const ADMIN_KEYS = [...OWNER_KEYS, 'additional_purchased_storage_ends_on', 'additional_purchased_storage_size', 'extra_shared_runners_minutes_limit', 'shared_runners_minutes_limit'];
+
+for (const dialect of DIALECTS) {
+  describe(`${dialect}: namespaces`, () => {
+    let f: TestForgelet;
+    let owner: User;
+    let dev: User;
+    let outsider: User;
+    let top: any;
+    let sub: any;
+
+    before(async () => {
+      f = await startTestServer(dialect, { tier: 'ultimate' });
+      [owner, dev, outsider] = await createUsers(f, [uniq('nsowner'), uniq('nsdev'), uniq('nsout')]);
+      top = await createGroup(f, owner.token, { name: 'Platform Team', path: uniq('platform'), visibility: 'public' });
+      sub = await createGroup(f, owner.token, { name: 'Tools', path: 'tools', parent_id: top.id, visibility: 'public' });
+      await addMember(f, 'groups', sub.id, dev.id, 30);
+      const project = await createProject(f, owner.token, { name: 'app', namespace_id: sub.id });
+      await addMember(f, 'projects', project.id, outsider.id, 10);
+    });
+    after(() => f.stop());
+
+    it('GET /namespaces/:id by id and by URL-encoded full path: owners see members counts and the plan', async () => {
+      const byId = await f.api('GET', `/namespaces/${sub.id}`, { token: owner.token });
+      expectStatus(byId, 200);
+      assert.deepEqual(byId.body, {
+        id: sub.id,
+        name: 'Tools',
+        path: 'tools',
+        kind: 'group',
+        full_path: `${top.path}/tools`,
+        parent_id: top.id,
+        avatar_url: null,
+        web_url: `${f.url}/groups/${top.path}/tools`,
+        // the owner (inherited from the parent) and the Developer
+        members_count_with_descendants: 2,
+        // Ultimate bills no Guests: the owner and the Developer, not the project's Guest
+        billable_members_count: 2,
+        plan: 'default',
+        trial_ends_on: null,
+        trial: false,
+      });
+      const byPath = await f.api('GET', `/namespaces/${encodeURIComponent(`${top.path.toUpperCase()}/tools`)}`, { token: owner.token });
+      assert.deepEqual(byPath.body, byId.body, 'full paths match case-insensitively');
+      const topView = await f.api('GET', `/namespaces/${top.id}`, { token: owner.token });
+      assert.equal(topView.body.members_count_with_descendants, 2, 'members of subgroups count');
+      assert.equal(topView.body.parent_id, null);
+    });
+
+    it('members below Owner see the basic fields; non-members and other users get 404', async () => {
+      const asDev = await f.api('GET', `/namespaces/${sub.id}`, { token: dev.token });
+      expectStatus(asDev, 200);
+      assert.deepEqual(Object.keys(asDev.body).sort(), [...BASIC, 'billable_members_count'].sort());
+      assert.equal(asDev.body.billable_members_count, null);
+      // public group, but no membership: GitLab's read_namespace_via_membership
+      const asOutsider = await f.api('GET', `/namespaces/${top.id}`, { token: outsider.token });
+      assert.deepEqual([asOutsider.status, asOutsider.body], [404, { message: '404 Namespace Not Found' }]);
+      const othersUser = await f.api('GET', `/namespaces/${owner.username}`, { token: dev.token });
+      assert.equal(othersUser.status, 404);
+      const missing = await f.api('GET', '/namespaces/99999999999', { token: owner.token });
+      assert.equal(missing.status, 404);
+      const anon = await f.api('GET', `/namespaces/${top.id}`, { token: null });
+      assert.equal(anon.status, 401);
+    });
+
+    it('a user namespace: kind user, web_url of the user, owner fields for its user and admins', async () => {
+      const mine = await f.api('GET', `/namespaces/${dev.username}`, { token: dev.token });
+      expectStatus(mine, 200);
+      assert.deepEqual(Object.keys(mine.body).sort(), OWNER_KEYS.sort());
+      assert.equal(mine.body.kind, 'user');
+      assert.equal(mine.body.full_path, dev.username);
+      assert.equal(mine.body.web_url, `${f.url}/${dev.username}`);
+      assert.equal(mine.body.billable_members_count, 1);
+      const asAdmin = await f.api('GET', `/namespaces/${mine.body.id}`);
+      assert.deepEqual(Object.keys(asAdmin.body).sort(), ADMIN_KEYS.sort());
+      assert.equal(asAdmin.body.additional_purchased_storage_size, 0);
+    });
+
+    it('GET /namespaces lists the own namespace and groups of direct membership; owned_only, top_level_only, search', async () => {
+      const devList = await f.api('GET', '/namespaces', { token: dev.token });
+      expectStatus(devList, 200);
+      assert.deepEqual(devList.body.map((n: any) => n.full_path), [dev.username, `${top.path}/tools`]);
+      assert.equal(devList.headers.get('x-total'), '2');
+      const owned = await f.api('GET', '/namespaces?owned_only=true', { token: dev.token });
+      assert.deepEqual(owned.body.map((n: any) => n.kind), ['user']);
+      const ownerList = await f.api('GET', '/namespaces?top_level_only=true', { token: owner.token });
+      assert.deepEqual(ownerList.body.map((n: any) => n.full_path), [owner.username, top.path]);
+      const searched = await f.api('GET', `/namespaces?search=tools`, { token: dev.token });
+      assert.deepEqual(searched.body.map((n: any) => n.id), [sub.id]);
+      const byFullPath = await f.api('GET', `/namespaces?search=${top.path}&full_path_search=true`, { token: dev.token });
+      assert.deepEqual(byFullPath.body.map((n: any) => n.id), [sub.id]);
+      const plain = await f.api('GET', `/namespaces?search=${top.path}`, { token: dev.token });
+      assert.deepEqual(plain.body, [], 'without full_path_search only the name and path are searched');
+      const paged = await f.api('GET', '/namespaces?per_page=1&page=2', { token: dev.token });
+      assert.deepEqual(paged.body.map((n: any) => n.id), [sub.id]);
+      assert.equal(paged.headers.get('x-total-pages'), '2');
+      const all = await f.api('GET', '/namespaces?per_page=100');
+      assert.ok(all.body.some((n: any) => n.full_path === outsider.username), 'administrators see every namespace');
+      const bad = await f.api('GET', '/namespaces?owned_only=maybe', { token: dev.token });
+      assert.deepEqual([bad.status, bad.body], [400, { error: 'owned_only is invalid' }]);
+    });
+
+    it('GET /namespaces/:id/exists answers whether the path is taken and suggests a free one', async () => {
+      const taken = await f.api('GET', `/namespaces/${top.path.toUpperCase()}/exists`, { token: outsider.token });
+      expectStatus(taken, 200);
+      assert.deepEqual(taken.body, { exists: true, suggests: [`${top.path.toUpperCase()}1`] });
+      const free = await f.api('GET', `/namespaces/${uniq('nothing')}/exists`, { token: outsider.token });
+      assert.deepEqual(free.body, { exists: false, suggests: [] });
+      const underParent = await f.api('GET', `/namespaces/tools/exists?parent_id=${top.id}`, { token: outsider.token });
+      assert.deepEqual(underParent.body, { exists: true, suggests: ['tools1'] });
+      await createGroup(f, owner.token, { name: 'tools1', path: 'tools1', parent_id: top.id });
+      const next = await f.api('GET', `/namespaces/tools/exists?parent_id=${top.id}`, { token: outsider.token });
+      assert.deepEqual(next.body, { exists: true, suggests: ['tools2'] });
+      const topLevel = await f.api('GET', '/namespaces/tools/exists', { token: outsider.token });
+      assert.equal(topLevel.body.exists, false, 'without parent_id only top-level namespaces count');
+      const badParent = await f.api('GET', '/namespaces/tools/exists?parent_id=x', { token: outsider.token });
+      assert.deepEqual([badParent.status, badParent.body], [400, { error: 'parent_id is invalid' }]);
+    });
+  });
+}
