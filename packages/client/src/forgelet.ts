@@ -29,6 +29,9 @@ import { Releases } from './resources/releases.js';
 import { ReleaseLinks } from './resources/release-links.js';
 import { GroupReleases } from './resources/group-releases.js';
 import { ProtectedBranches } from './resources/protected-branches.js';
+import { ProjectVariables } from './resources/project-variables.js';
+import { GroupVariables } from './resources/group-variables.js';
+import { InstanceVariables } from './resources/instance-variables.js';
 import { MergeRequests } from './resources/merge-requests.js';
 import { GroupIssues } from './resources/group-issues.js';
 import { Issues } from './resources/issues.js';
@@ -161,6 +164,10 @@ export class Forgelet {
   readonly groupMemberRoles: GroupMemberRoles;
   /** The runner side of CI jobs (runner protocol): take a job, report it, its log and artifacts. */
   readonly runnerJobs: RunnerJobs;
+  /** CI/CD variables of projects (Maintainers), groups (Owners) and the instance (administrators). */
+  readonly projectVariables: ProjectVariables;
+  readonly groupVariables: GroupVariables;
+  readonly instanceVariables: InstanceVariables;
   /** Direct transfer, source side: relation exports of groups and projects. */
   readonly groupRelationExports: GroupRelationExports;
   readonly projectRelationExports: ProjectRelationExports;
@@ -212,6 +219,9 @@ export class Forgelet {
     this.releaseLinks = new ReleaseLinks(this.requester);
     this.groupReleases = new GroupReleases(this.requester);
     this.protectedBranches = new ProtectedBranches(this.requester);
+    this.projectVariables = new ProjectVariables(this.requester);
+    this.groupVariables = new GroupVariables(this.requester);
+    this.instanceVariables = new InstanceVariables(this.requester);
     this.jobTokenScopes = new JobTokenScopes(this.requester);
     this.pipelineSchedules = new PipelineSchedules(this.requester);
     this.pipelineScheduleVariables = new PipelineScheduleVariables(this.requester);

@@ -132,6 +132,10 @@ export { EpicIssues, type EditEpicIssueParams, type ListEpicIssuesParams } from 
 export { Releases, type CreateReleaseParams, type EditReleaseParams, type ListReleasesParams, type ShowReleaseParams } from './resources/releases.js';
 export { ReleaseLinks, type CreateReleaseLinkParams, type EditReleaseLinkParams } from './resources/release-links.js';
 export { GroupReleases, type ListGroupReleasesParams } from './resources/group-releases.js';
+export { ResourceVariables, type CreateVariableParams, type EditVariableParams, type VariableFilter } from './templates/resource-variables.js';
+export { ProjectVariables } from './resources/project-variables.js';
+export { GroupVariables } from './resources/group-variables.js';
+export { InstanceVariables, type CreateInstanceVariableParams, type EditInstanceVariableParams } from './resources/instance-variables.js';
 export { ProtectedBranches, type EditProtectedBranchParams, type ListProtectedBranchesParams, type ProtectBranchParams } from './resources/protected-branches.js';
 
 // The wire shapes, from the core contract.

@@ -46,6 +46,7 @@ import { releasesRoutes } from './domains/releases/index.js';
 import { protectedBranchesRoutes } from './domains/protected-branches/index.js';
 import { approvalStatusesOf, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
 import { pipelineSchedulesRoutes, registerPipelineScheduleJobs } from './domains/pipeline-schedules/index.js';
+import { ciVariablesRoutes } from './domains/ci-variables/index.js';
 import { createTestHarnessRoutes } from './test-harness/index.js';
 import { jobTokenScopeRoutes } from './domains/job-token-scope/index.js';
 import { applicationSettingsRoutes } from './domains/application-settings/index.js';
@@ -202,6 +203,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     ...repositoryRoutes,
     ...errorTrackingRoutes,
     ...ciRoutes,
+    ...ciVariablesRoutes,
     ...artifactsRoutes,
     ...packagesRoutes,
     ...deliveryRoutes,

@@ -113,6 +113,13 @@ export {
   listReleases, getRelease, createRelease, updateRelease, deleteRelease, latestReleaseRedirect, downloadReleaseAsset,
   listReleaseLinks, getReleaseLink, createReleaseLink, updateReleaseLink, deleteReleaseLink, listGroupReleases, LINK_TYPES,
 } from './domains/releases/index.js';
+export type * from './domains/ci-variables/index.js';
+export {
+  listProjectVariables, getProjectVariable, createProjectVariable, updateProjectVariable, deleteProjectVariable,
+  listGroupVariables, getGroupVariable, createGroupVariable, updateGroupVariable, deleteGroupVariable,
+  listInstanceVariables, getInstanceVariable, createInstanceVariable, updateInstanceVariable, deleteInstanceVariable,
+  variablesForJob, maskLog, maskable, scopeMatches,
+} from './domains/ci-variables/index.js';
 export type * from './domains/protected-branches/index.js';
 export {
   listProtectedBranches, getProtectedBranch, createProtectedBranch, updateProtectedBranch, deleteProtectedBranch, HUMAN_ACCESS_LEVELS,

@@ -148,6 +148,7 @@ const GROUP_RULES = {
   admin_epic_relation: GUEST,
   destroy_epic: OWNER,
   // CI
+  admin_cicd_variables: OWNER,
   admin_runner: OWNER,
   create_runner: OWNER,
   read_runners: OWNER,

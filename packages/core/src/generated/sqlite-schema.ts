@@ -22,7 +22,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "016-package-versions",
     "017-secret-keys",
     "020-runner-managers-epic-issues",
-    "021-blob-chunks"
+    "021-blob-chunks",
+    "022-ci-variables"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -278,6 +279,10 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE UNIQUE INDEX \"epic_issues_issue\" on \"epic_issues\" (\"issue_id\")",
     "CREATE INDEX \"epic_issues_epic\" on \"epic_issues\" (\"epic_id\", \"relative_position\", \"id\")",
     "CREATE TABLE \"blob_objects\" (\"key\" text primary key, \"upload_id\" text not null, \"size\" bigint not null, \"chunk_bytes\" integer not null, \"created_at\" text not null)",
-    "CREATE TABLE \"blob_chunks\" (\"upload_id\" text not null, \"seq\" integer not null, \"data\" blob not null, constraint \"blob_chunks_pk\" primary key (\"upload_id\", \"seq\"))"
+    "CREATE TABLE \"blob_chunks\" (\"upload_id\" text not null, \"seq\" integer not null, \"data\" blob not null, constraint \"blob_chunks_pk\" primary key (\"upload_id\", \"seq\"))",
+    "CREATE TABLE \"ci_variables\" (\"id\" integer primary key autoincrement, \"owner\" text not null, \"group_id\" integer references \"namespaces\" (\"id\") on delete cascade, \"project_id\" integer references \"projects\" (\"id\") on delete cascade, \"key\" text not null, \"value_encrypted\" text not null, \"variable_type\" text default 'env_var' not null, \"protected\" integer default 0 not null, \"masked\" integer default 0 not null, \"hidden\" integer default 0 not null, \"raw\" integer default 0 not null, \"description\" text, \"environment_scope\" text default '*' not null, \"created_at\" text not null, \"updated_at\" text not null)",
+    "CREATE UNIQUE INDEX \"ci_variables_owner_key_scope\" on \"ci_variables\" (\"owner\", \"key\", \"environment_scope\")",
+    "CREATE INDEX \"ci_variables_group_id\" on \"ci_variables\" (\"group_id\")",
+    "CREATE INDEX \"ci_variables_project_id\" on \"ci_variables\" (\"project_id\")"
   ]
 };

@@ -29,4 +29,5 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'ci_pipeline_schedule_variables', column: 'value_encrypted', holds: 'pipeline schedule variables' },
   { table: 'ci_pipeline_variables', column: 'value_encrypted', holds: 'pipeline variables' },
   { table: 'ci_registration_tokens', column: 'token_encrypted', holds: 'runner registration tokens' },
+  { table: 'ci_variables', column: 'value_encrypted', holds: 'CI/CD variables' },
 ];

@@ -12,6 +12,7 @@ import type { NamespaceRow } from '../../access/namespace.table.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { UserRow } from '../../access/user.table.js';
 import { isProtectedBranch } from '../repository/index.js';
+import { variablesForJob } from '../ci-variables/index.js';
 import type { RepositoryCommitRow } from '../repository/index.js';
 import type { CiJobRow, CiPipelineRow, CiRunnerRow } from './ci.table.js';
 import type { CiJobDefinition } from './ci-config.js';
@@ -212,6 +213,12 @@ export async function loadPayloadContext(ctx: Ctx, job: CiJobRow, token: string,
   return { job, token, project, namespace, rootNamespace, pipeline, commit, user, runner };
 }
 
+/** `$VAR` / `${VAR}` from the variables so far (the last entry of a key wins); unknown names expand to ''. */
+function expandWith(text: string, vars: JobPayloadVariable[]): string {
+  const byKey = new Map(vars.map((v) => [v.key, v.value]));
+  return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_, a: string | undefined, b: string | undefined) => byKey.get((a ?? b)!) ?? '');
+}
+
 function repoUrl(ctx: Ctx, p: PayloadContext): string {
   const url = new URL(ctx.config.externalUrl);
   return `${url.protocol}//gitlab-ci-token:${p.token}@${url.host}${url.pathname.replace(/\/$/, '')}/${p.project.path_with_namespace}.git`;
@@ -312,8 +319,11 @@ export async function runnerVariables(ctx: Ctx, p: PayloadContext, def: CiJobDef
     add('CI_ENVIRONMENT_ACTION', def.environment.action ?? 'start');
     add('CI_ENVIRONMENT_TIER', environmentTier(def.environment.name, def.environment.deployment_tier));
   }
-  // The CI file's variables (global, then the job's), then the pipeline's (highest precedence).
+  // The CI file's variables (global, then the job's); the instance's, the groups' and the
+  // project's CI/CD variables; then the pipeline's (highest precedence).
   for (const v of def.variables) out.push({ key: v.key, value: v.value, public: true, masked: false, ...(v.raw ? { raw: true } : {}) });
+  const environment = def.environment ? expandWith(def.environment.name, out) : null;
+  out.push(...(await variablesForJob(ctx, { projectId: project.id, namespace, protectedRef: isProtected, environment })));
   const pipelineVariables = await ctx.db.selectFrom('ci_pipeline_variables').selectAll().where('pipeline_id', '=', pipeline.id).orderBy('id').execute();
   for (const v of pipelineVariables) {
     out.push({ key: v.key, value: ctx.secrets.decrypt(v.value_encrypted), public: false, masked: false, ...(v.variable_type === 'file' ? { file: true } : {}) });

@@ -13,6 +13,7 @@ import { canWriteRef } from './create-pipeline.js';
 import { cancelJobRow, playJobRow, retryJob as retryJobRow } from './job-actions.js';
 import { presentJobs, type JobEntity } from './job.entity.js';
 import { CANCELABLE_STATUSES } from './status.js';
+import { maskedValuesForProject, maskLog } from '../ci-variables/index.js';
 
 async function presentJob(ctx: Ctx, project: ProjectRow, row: CiJobRow): Promise<JobEntity> {
   return (await presentJobs(ctx, project, [row]))[0]!;
@@ -81,7 +82,11 @@ export async function getJobTrace(ctx: Ctx, input: JobRefInput): Promise<{ body:
   const project = await findCiProject(ctx, input.id, 'read_build');
   const job = await findJob(ctx, project, input.job_id);
   await authorize(ctx, 'read_build_trace', { kind: 'project', project });
-  return { body: (await readTrace(ctx.db, job.id)).toString('utf8'), filename: `${job.id}.log` };
+  const log = (await readTrace(ctx.db, job.id)).toString('utf8');
+  // Masked CI/CD variables show as `[MASKED]`, as the runner writes them, even from a runner that did not mask.
+  const namespace = await ctx.db.selectFrom('namespaces').select(['kind', 'traversal']).where('id', '=', project.namespace_id).executeTakeFirstOrThrow();
+  const masked = await maskedValuesForProject(ctx, { projectId: project.id, namespace });
+  return { body: maskLog(log, masked), filename: `${job.id}.log` };
 }
 
 /** GET /job: the job of the CI job token that authenticated the request. */

@@ -22,6 +22,7 @@ import * as m016pv from './016-package-versions.js';
 import * as m017sk from './017-secret-keys.js';
 import * as m020re from './020-runner-managers-epic-issues.js';
 import * as m021bc from './021-blob-chunks.js';
+import * as m022cv from './022-ci-variables.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -46,6 +47,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '017-secret-keys': m017sk,
   '020-runner-managers-epic-issues': m020re,
   '021-blob-chunks': m021bc,
+  '022-ci-variables': m022cv,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
