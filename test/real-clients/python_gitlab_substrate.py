@@ -67,4 +67,35 @@ def _():
     }
 
 
+@step("label_priority")
+def _():
+    project = alice.projects.create({"name": "app", "namespace_id": state["group"].id})
+    state["project"] = project
+    created = project.labels.create({"name": "bug", "color": "#d9534f", "priority": 2})
+    label = project.labels.get("bug")
+    label.priority = 5
+    label.save()
+    after_save = project.labels.get("bug").priority
+    label.priority = None
+    label.save()
+    return {
+        "created": created.priority,
+        "got": label.priority,
+        "after_save": after_save,
+        "after_clear": project.labels.get("bug").priority,
+        "listed": [[l.name, l.priority] for l in project.labels.list(get_all=True)],
+    }
+
+
+@step("approvals_before_merge")
+def _():
+    project = alice.projects.get(state["project"].id)
+    before = getattr(project, "approvals_before_merge", "absent")
+    project.approvals_before_merge = 2
+    project.save()
+    reread = alice.projects.get(project.id)
+    settings = project.approvals.get()
+    return {"before": before, "after": reread.approvals_before_merge, "settings": settings.approvals_before_merge}
+
+
 print(json.dumps(results))

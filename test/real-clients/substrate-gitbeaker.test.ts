@@ -49,5 +49,20 @@ for (const dialect of DIALECTS) {
       const hidden = await gitbeakerFailure(asAlice.Namespaces.show('root'));
       assert.equal(hidden.status, 404);
     });
+
+    it('ProjectLabels priority and Projects approvalsBeforeMerge round-trip', async () => {
+      const project = await asAlice.Projects.create({ name: 'app', namespaceId: sub.id, approvalsBeforeMerge: 1 });
+      assert.equal((project as any).approvals_before_merge, 1);
+      const label = await asAlice.ProjectLabels.create(project.id, 'bug', '#d9534f', { priority: 3 });
+      assert.equal(label.priority, 3);
+      const edited = await asAlice.ProjectLabels.edit(project.id, label.id, { color: '#d9534f', priority: 0 });
+      assert.equal(edited.priority, 0);
+      assert.equal((await asAlice.ProjectLabels.show(project.id, 'bug')).priority, 0);
+      const cleared = await asAlice.ProjectLabels.edit(project.id, 'bug', { color: '#d9534f', priority: null } as never);
+      assert.equal(cleared.priority, null);
+      await asAlice.Projects.edit(project.id, { approvalsBeforeMerge: 2 });
+      assert.equal((await asAlice.Projects.show(project.id)).approvals_before_merge, 2);
+      assert.equal((await asAlice.MergeRequestApprovals.showConfiguration(project.id)).approvals_before_merge, 2);
+    });
   });
 }

@@ -62,5 +62,18 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(s.hidden, { type: 'GitlabGetError', response_code: 404, message: '404 Namespace Not Found' });
       assert.ok(s.exchanges.some((e: unknown[]) => e[0] === 'GET' && e[1] === '/namespaces/platform%2Ftools'), 'the full path goes encoded');
     });
+
+    it('label priority: create with it, save() changes it (PUT …/labels with name), None removes it', () => {
+      const s = stepOf('label_priority');
+      assert.deepEqual(
+        { created: s.created, after_save: s.after_save, after_clear: s.after_clear, listed: s.listed },
+        { created: 2, after_save: 5, after_clear: null, listed: [['bug', null]] },
+      );
+    });
+
+    it('approvals_before_merge: in the project entity (Premium), set by save(), the approval settings agree', () => {
+      const s = stepOf('approvals_before_merge');
+      assert.deepEqual({ before: s.before, after: s.after, settings: s.settings }, { before: 0, after: 2, settings: 2 });
+    });
   });
 }

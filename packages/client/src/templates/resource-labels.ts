@@ -8,9 +8,9 @@ import { Paginated } from '../infrastructure/paginated.js';
 import type { AtLeastOne, ResourceId, WithOptional } from '../infrastructure/params.js';
 import type { Requester } from '../infrastructure/requester.js';
 
-/** `color`: `#RRGGBB`, `#RGB` or a CSS color name (stored as `#RRGGBB`). */
+/** `color`: `#RRGGBB`, `#RGB` or a CSS color name (stored as `#RRGGBB`); `priority` (0 and up): project labels only. */
 export type CreateLabelParams = WithOptional<Omit<CreateLabelInput, 'id'>, 'description' | 'archived'>;
-/** At least one of `new_name`, `color`, `description` (null clears), `archived`. */
+/** At least one of `new_name`, `color`, `description` (null clears), `archived`, `priority` (project labels; null removes it). */
 export type EditLabelParams = AtLeastOne<Required<LabelChangesInput>>;
 
 export class ResourceLabels<E extends LabelEntity, ListP extends object, ShowP extends object> {

@@ -15,6 +15,8 @@ export interface AccessTokenTable {
   resource_kind: string | null;
   resource_id: number | null;
   access_level: number | null;
+  /** 1 for impersonation tokens (made by an administrator for a user). */
+  impersonation: Generated<number>;
   created_at: string;
 }
 export type AccessTokenRow = Selectable<AccessTokenTable>;

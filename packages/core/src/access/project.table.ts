@@ -23,6 +23,8 @@ export interface ProjectTable {
   last_activity_at: string;
   /** Open issues that are not confidential (GitLab's public open issues count), kept by every issue write (migration 015). */
   open_issues_count: Generated<number>;
+  /** Premium+: approvals a merge request needs (GitLab's column; the approval settings show the same). */
+  approvals_before_merge: Generated<number>;
 }
 export type ProjectRow = Selectable<ProjectTable>;
 export type NewProjectRow = Insertable<ProjectTable>;

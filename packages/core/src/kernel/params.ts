@@ -346,8 +346,10 @@ export class ObjectField<S extends Shape> extends Field<InferShape<S>> {
       if (n === 0) ruleProblem(keys, 'are missing, exactly one parameter must be provided');
       else if (n > 1) ruleProblem(keys, 'are mutually exclusive');
     }
+    // Grape's at_least_one_of looks at the keys given: `priority: null` (clear it) counts.
+    const given = (k: string) => raw[k] !== undefined;
     for (const keys of this.rules.atLeastOneOf ?? []) {
-      if (!keys.some(present)) ruleProblem(keys, 'are missing, at least one parameter must be provided');
+      if (!keys.some(given)) ruleProblem(keys, 'are missing, at least one parameter must be provided');
     }
     for (const keys of this.rules.mutuallyExclusive ?? []) {
       if (keys.filter(present).length > 1) ruleProblem(keys, 'are mutually exclusive');

@@ -43,6 +43,8 @@ export interface ProjectEntity extends ProjectSimpleEntity {
   open_issues_count?: number;
   container_registry_image_prefix: string;
   _links: Record<string, string>;
+  /** Premium and up (GitLab's merge_request_approvers feature). */
+  approvals_before_merge?: number;
   /** Maintainers only: the project's legacy runner registration token. */
   runners_token?: string;
   permissions?: { project_access: { access_level: number; notification_level: number } | null; group_access: { access_level: number; notification_level: number } | null };
@@ -98,6 +100,7 @@ export function toProjectEntity(
   owner?: UserBasicEntity,
   emptyRepo = true,
   readmePath: string | null = null,
+  withApprovals = false,
 ): ProjectEntity {
   const self = urls.api(`/projects/${row.id}`);
   const entity = toProjectSimpleEntity(row, namespace, urls, readmePath) as ProjectEntity;
@@ -122,6 +125,7 @@ export function toProjectEntity(
   links.members = `${self}/members`;
   links.cluster_agents = `${self}/cluster_agents`;
   entity._links = links;
+  if (withApprovals) entity.approvals_before_merge = row.approvals_before_merge;
   if (owner) entity.owner = owner;
   return entity;
 }

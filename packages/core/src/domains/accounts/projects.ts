@@ -5,6 +5,7 @@ import type { Database } from '../../storage/database.js';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { isoDate } from '../../kernel/clock.js';
+import { tierAtLeast } from '../../kernel/tiers.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import { GUEST, MAINTAINER, OWNER } from '../../access/levels.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
@@ -60,6 +61,7 @@ const settingFields = {
   jobs_enabled: p.boolean().optional(),
   wiki_enabled: p.boolean().optional(),
   snippets_enabled: p.boolean().optional(),
+  approvals_before_merge: p.integer().min(0).optional().describe('Premium and up: approvals a merge request needs (deprecated by GitLab in 12.3 for approval rules).'),
 };
 
 export const CreateProjectInput = params(
@@ -83,6 +85,11 @@ export const UpdateProjectInput = params({
 });
 export type UpdateProjectInput = InferShape<typeof UpdateProjectInput.shape>;
 
+/** GitLab's merge_request_approvers feature (Premium): `approvals_before_merge` is shown and set only with it. */
+function approvalsLicensed(ctx: Ctx): boolean {
+  return tierAtLeast(ctx.config.tier, 'premium');
+}
+
 /** Builds entities for a page of projects with one query each for namespaces, READMEs, branches and owners (`simple`: the first two). */
 export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = false): Promise<(ProjectEntity | ProjectSimpleEntity)[]> {
   if (rows.length === 0) return [];
@@ -99,7 +106,7 @@ export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = fal
   return rows.map((r) => {
     const ns = namespaces.get(r.namespace_id)!;
     const owner = ns.owner_id ? owners.get(ns.owner_id) : undefined;
-    return toProjectEntity(r, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, !withBranches.has(r.id), readme(r));
+    return toProjectEntity(r, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, !withBranches.has(r.id), readme(r), approvalsLicensed(ctx));
   });
 }
 
@@ -172,7 +179,7 @@ export async function getProject(ctx: Ctx, ref: string): Promise<ProjectEntity> 
   const owner = ns.kind === 'user' && ns.owner_id ? (await selectOwnerById(ctx.db, ns.owner_id))[0] : undefined;
   const emptyRepo = (await selectHasBranch(ctx.db, project.id)).length === 0;
   const readme = emptyRepo ? null : await readmePathOf(ctx.db, project);
-  const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, emptyRepo, readme);
+  const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, emptyRepo, readme, approvalsLicensed(ctx));
   // The legacy runner registration token, shown to who administers the project (created on first use).
   if (ctx.actor.user && (await can(ctx, 'admin_project', { kind: 'project', project }))) entity.runners_token = await projectRunnersToken(ctx, project.id);
   if (ctx.actor.user) {
@@ -250,6 +257,7 @@ export async function createProject(ctx: Ctx, input: CreateProjectInput): Promis
           jobs_enabled: input.jobs_enabled === false ? 0 : 1,
           wiki_enabled: input.wiki_enabled === false ? 0 : 1,
           snippets_enabled: input.snippets_enabled === false ? 0 : 1,
+          ...(input.approvals_before_merge !== undefined && approvalsLicensed(ctx) && { approvals_before_merge: input.approvals_before_merge }),
           created_at: now,
           updated_at: now,
           last_activity_at: now,
@@ -313,6 +321,7 @@ export async function updateProject(ctx: Ctx, input: UpdateProjectInput): Promis
           ...(input.jobs_enabled !== undefined && { jobs_enabled: bool(input.jobs_enabled) }),
           ...(input.wiki_enabled !== undefined && { wiki_enabled: bool(input.wiki_enabled) }),
           ...(input.snippets_enabled !== undefined && { snippets_enabled: bool(input.snippets_enabled) }),
+          ...(input.approvals_before_merge !== undefined && approvalsLicensed(ctx) && { approvals_before_merge: input.approvals_before_merge }),
           updated_at: now,
         })
         .where('id', '=', project.id)

@@ -79,7 +79,7 @@ function checkScopes(scopes: string[]) {
 
 async function insertToken(
   trx: Kysely<Database>,
-  values: Omit<AccessTokenRow, 'id' | 'token_digest' | 'revoked' | 'last_used_at'>,
+  values: Omit<AccessTokenRow, 'id' | 'token_digest' | 'revoked' | 'last_used_at' | 'impersonation'> & { impersonation?: number },
 ): Promise<{ row: AccessTokenRow; token: string }> {
   const token = randomToken(TOKEN_PREFIX);
   const row = await trx

@@ -3,8 +3,6 @@ import type { Generated, Insertable, Selectable } from 'kysely';
 /** One row per project that changed its approval settings; absent rows mean GitLab's defaults. */
 export interface ProjectApprovalSettingsTable {
   project_id: number;
-  /** Deprecated (12.3): stored and shown, not used by the approval state. */
-  approvals_before_merge: Generated<number>;
   reset_approvals_on_push: Generated<number>;
   selective_code_owner_removals: Generated<number>;
   disable_overriding_approvers_per_merge_request: Generated<number>;

@@ -45,10 +45,14 @@ export const DEFAULT_SETTINGS: ApprovalSettings = {
   require_reauthentication_to_approve: false,
 };
 
-function fromRow(row: ProjectApprovalSettingsRow | undefined): ApprovalSettings {
-  if (!row) return { ...DEFAULT_SETTINGS };
+/**
+ * `approvals_before_merge` is the project's column (deprecated 12.3: stored and shown, not used
+ * by the approval state), the one `PUT /projects/:id` sets; the rest live in this domain's table.
+ */
+function fromRow(row: ProjectApprovalSettingsRow | undefined, approvalsBeforeMerge: number): ApprovalSettings {
+  if (!row) return { ...DEFAULT_SETTINGS, approvals_before_merge: approvalsBeforeMerge };
   return {
-    approvals_before_merge: row.approvals_before_merge,
+    approvals_before_merge: approvalsBeforeMerge,
     reset_approvals_on_push: row.reset_approvals_on_push === 1,
     selective_code_owner_removals: row.selective_code_owner_removals === 1,
     disable_overriding_approvers_per_merge_request: row.disable_overriding_approvers_per_merge_request === 1,
@@ -61,7 +65,8 @@ function fromRow(row: ProjectApprovalSettingsRow | undefined): ApprovalSettings 
 /** The settings of one project (defaults when it never changed them). */
 export async function settingsOf(db: Kysely<Database>, projectId: number): Promise<ApprovalSettings> {
   const row = await db.selectFrom('project_approval_settings').selectAll().where('project_id', '=', projectId).executeTakeFirst();
-  return fromRow(row);
+  const project = await db.selectFrom('projects').select('approvals_before_merge').where('id', '=', projectId).executeTakeFirst();
+  return fromRow(row, project?.approvals_before_merge ?? 0);
 }
 
 /** Settings of several projects at once. */
@@ -70,7 +75,9 @@ export async function settingsOfProjects(db: Kysely<Database>, projectIds: numbe
   const out = new Map<number, ApprovalSettings>(ids.map((id) => [id, { ...DEFAULT_SETTINGS }]));
   if (!ids.length) return out;
   const rows = await db.selectFrom('project_approval_settings').selectAll().where('project_id', 'in', ids).execute();
-  for (const row of rows) out.set(row.project_id, fromRow(row));
+  const projects = await db.selectFrom('projects').select(['id', 'approvals_before_merge']).where('id', 'in', ids).execute();
+  for (const p of projects) out.get(p.id)!.approvals_before_merge = p.approvals_before_merge;
+  for (const row of rows) out.set(row.project_id, fromRow(row, out.get(row.project_id)?.approvals_before_merge ?? 0));
   return out;
 }
 
@@ -121,8 +128,10 @@ export async function updateApprovalSettings(ctx: Ctx, input: UpdateApprovalSett
     if (merged.selective_code_owner_removals && merged.reset_approvals_on_push) {
       throw new BadRequestError({ selective_code_owner_removals: ['can only be enabled when reset_approvals_on_push is disabled'] });
     }
+    if (merged.approvals_before_merge !== current.approvals_before_merge) {
+      await trx.updateTable('projects').set({ approvals_before_merge: merged.approvals_before_merge }).where('id', '=', project.id).execute();
+    }
     const values = {
-      approvals_before_merge: merged.approvals_before_merge,
       reset_approvals_on_push: bool(merged.reset_approvals_on_push),
       selective_code_owner_removals: bool(merged.selective_code_owner_removals),
       disable_overriding_approvers_per_merge_request: bool(merged.disable_overriding_approvers_per_merge_request),

@@ -24,6 +24,7 @@ export type { LabelEntity, ProjectLabelEntity } from './label.entity.js';
 export type { LabelParentKind } from './find-label.js';
 export type {
   CreateLabelInput,
+  CreateProjectLabelInput,
   GetGroupLabelInput,
   GetProjectLabelInput,
   LabelChangesInput,

@@ -18,7 +18,7 @@ export interface LabelEntity {
 
 /** GitLab's ProjectLabel entity: a project's own or an ancestor group's label, seen from the project. */
 export interface ProjectLabelEntity extends LabelEntity {
-  /** Label priorities are not kept: always null. */
+  /** The label's priority in this project; null when it has none. */
   priority: number | null;
   is_project_label: boolean;
 }
@@ -31,7 +31,10 @@ export interface LabelCounts {
 
 export const NO_COUNTS: LabelCounts = { open_issues_count: 0, closed_issues_count: 0, open_merge_requests_count: 0 };
 
-export function toLabelEntity(row: LabelRow, extra: { subscribed: boolean; counts?: LabelCounts; asProject: boolean }): LabelEntity | ProjectLabelEntity {
+export function toLabelEntity(
+  row: LabelRow,
+  extra: { subscribed: boolean; counts?: LabelCounts; asProject: boolean; priority?: number | null },
+): LabelEntity | ProjectLabelEntity {
   const entity: LabelEntity = {
     id: row.id,
     name: row.title,
@@ -44,5 +47,5 @@ export function toLabelEntity(row: LabelRow, extra: { subscribed: boolean; count
     archived: Boolean(row.archived),
   };
   if (!extra.asProject) return entity;
-  return { ...entity, priority: null, is_project_label: row.project_id !== null };
+  return { ...entity, priority: extra.priority ?? null, is_project_label: row.project_id !== null };
 }

@@ -106,6 +106,18 @@ export function searchCondition(eb: LabelEB, query: string): Expression<SqlBool>
 }
 
 /** Ids among `labelIds` the user is subscribed to. */
+/** Priorities of the labels in one project (labels without one are absent). */
+export async function selectLabelPriorities(ctx: Ctx, projectId: number, labelIds: readonly number[]): Promise<Map<number, number>> {
+  if (labelIds.length === 0) return new Map();
+  const rows = await ctx.db
+    .selectFrom('label_priorities')
+    .select(['label_id', 'priority'])
+    .where('project_id', '=', projectId)
+    .where('label_id', 'in', labelIds)
+    .execute();
+  return new Map(rows.map((r) => [r.label_id, r.priority]));
+}
+
 export async function selectSubscribedLabelIds(ctx: Ctx, labelIds: readonly number[]): Promise<Set<number>> {
   const user = ctx.actor.user;
   if (!user || labelIds.length === 0) return new Set();

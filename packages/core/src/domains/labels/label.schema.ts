@@ -34,14 +34,21 @@ export type GetGroupLabelInput = InferShape<typeof GetGroupLabelInput.shape>;
 export const GetProjectLabelInput = params({ id: p.string(), label_id: p.string(), include_ancestor_groups: p.boolean().default(true) });
 export type GetProjectLabelInput = InferShape<typeof GetProjectLabelInput.shape>;
 
-export const CreateLabelInput = params({
+const createFields = {
   id: p.string(),
   name: p.string(),
   color: p.string().describe('`#RRGGBB`, `#RGB` or a CSS color name.'),
   description: p.string().nullable().optional(),
   archived: p.boolean().optional(),
-});
-export type CreateLabelInput = InferShape<typeof CreateLabelInput.shape>;
+};
+export const CreateLabelInput = params(createFields);
+export type CreateLabelInput = InferShape<typeof CreateLabelInput.shape> & { priority?: number | null };
+
+/** A label's priority in a project (lower sorts first); null removes it. Project labels only. */
+const priority = p.integer().min(0).nullable().optional().describe('Priority of the label in this project (0 and up, lower first); null removes it.');
+
+export const CreateProjectLabelInput = params({ ...createFields, priority });
+export type CreateProjectLabelInput = InferShape<typeof CreateProjectLabelInput.shape>;
 
 const updateFields = {
   new_name: p.string().optional(),
@@ -61,8 +68,15 @@ export const UpdateLabelByNameInput = params(
 );
 export type UpdateLabelByNameInput = InferShape<typeof UpdateLabelByNameInput.shape>;
 
+const PROJECT_UPDATE_KEYS = [...UPDATE_KEYS, 'priority'];
+export const UpdateProjectLabelInput = params({ id: p.string(), label_id: p.string(), ...updateFields, priority }, { atLeastOneOf: [PROJECT_UPDATE_KEYS] });
+export const UpdateProjectLabelByNameInput = params(
+  { id: p.string(), label_id: p.integer().optional(), name: p.string().optional(), ...updateFields, priority },
+  { exactlyOneOf: [['label_id', 'name']], atLeastOneOf: [PROJECT_UPDATE_KEYS] },
+);
+
 /** The changes of an update, whichever form addressed the label. */
-export type LabelChangesInput = Pick<UpdateLabelInput, 'new_name' | 'color' | 'description' | 'archived'>;
+export type LabelChangesInput = Pick<UpdateLabelInput, 'new_name' | 'color' | 'description' | 'archived'> & { priority?: number | null };
 
 export const LabelPathInput = params({ id: p.string(), label_id: p.string() });
 export type LabelPathInput = InferShape<typeof LabelPathInput.shape>;

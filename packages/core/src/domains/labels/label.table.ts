@@ -34,11 +34,22 @@ export interface LabelLinkTable {
   created_at: string;
 }
 
+/** A label's priority in one project (GitLab's label_priorities; lower sorts first). */
+export interface LabelPriorityTable {
+  id: Generated<number>;
+  project_id: number;
+  label_id: number;
+  priority: number;
+  created_at: string;
+  updated_at: string;
+}
+
 // This domain's tables in the database schema (storage/database.ts).
 declare module '../../storage/database.js' {
   interface Database {
     labels: LabelTable;
     label_links: LabelLinkTable;
     label_subscriptions: LabelSubscriptionTable;
+    label_priorities: LabelPriorityTable;
   }
 }

@@ -9,6 +9,7 @@ import type { LabelParentKind } from './find-label.js';
 import { getGroupLabel, getProjectLabel, listGroupLabels, listProjectLabels } from './labels.js';
 import {
   CreateLabelInput,
+  CreateProjectLabelInput,
   DeleteGroupLabelByNameInput,
   DeleteProjectLabelByNameInput,
   GetGroupLabelInput,
@@ -18,6 +19,8 @@ import {
   ListProjectLabelsInput,
   UpdateLabelByNameInput,
   UpdateLabelInput,
+  UpdateProjectLabelByNameInput,
+  UpdateProjectLabelInput,
 } from './label.schema.js';
 import { createLabel, deleteLabel, setLabelSubscription, updateLabel } from './write-labels.js';
 
@@ -70,11 +73,11 @@ export const labelsRoutes: Route[] = [
     async (ctx, input) => paged(await listProjectLabels(ctx, input))),
   route('GET', '/projects/:id/labels/:label_id', { auth: 'required', params: GetProjectLabelInput, tag: 'labels', summary: 'Get a project label by id or title' },
     async (ctx, input) => ok(await getProjectLabel(ctx, input))),
-  route('POST', '/projects/:id/labels', { auth: 'required', params: CreateLabelInput, tag: 'labels', summary: 'Create a project label' },
+  route('POST', '/projects/:id/labels', { auth: 'required', params: CreateProjectLabelInput, tag: 'labels', summary: 'Create a project label' },
     async (ctx, input) => created(await createLabel(ctx, 'project', input))),
-  route('PUT', '/projects/:id/labels/:label_id', { auth: 'required', params: UpdateLabelInput, tag: 'labels', summary: 'Update a project label (id or title)' },
+  route('PUT', '/projects/:id/labels/:label_id', { auth: 'required', params: UpdateProjectLabelInput, tag: 'labels', summary: 'Update a project label (id or title)' },
     async (ctx, { id, label_id, ...changes }) => ok(await updateLabel(ctx, 'project', id, label_id, changes))),
-  route('PUT', '/projects/:id/labels', { auth: 'required', params: UpdateLabelByNameInput, tag: 'labels', summary: 'Update a project label by `name` or `label_id` (deprecated)' },
+  route('PUT', '/projects/:id/labels', { auth: 'required', params: UpdateProjectLabelByNameInput, tag: 'labels', summary: 'Update a project label by `name` or `label_id` (deprecated)' },
     async (ctx, { id, label_id, name, ...changes }) => ok(await updateLabel(ctx, 'project', id, (label_id ?? name)!, changes))),
   route('DELETE', '/projects/:id/labels/:label_id', { auth: 'required', params: LabelPathInput, tag: 'labels', summary: 'Delete a project label (id or title)' },
     deleteLabelById('project')),

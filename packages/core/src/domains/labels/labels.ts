@@ -4,16 +4,28 @@ import type { Ctx } from '../../access/context.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import { AVAILABLE_LABELS, findLabel, findLabelParent } from './find-label.js';
 import { toLabelEntity, type LabelEntity, type ProjectLabelEntity } from './label.entity.js';
-import { countLabelUsage, labelScopeCondition, searchCondition, selectSubscribedLabelIds, type LabelParent, type LabelScopeOptions } from './label.queries.js';
+import {
+  countLabelUsage,
+  labelScopeCondition,
+  searchCondition,
+  selectLabelPriorities,
+  selectSubscribedLabelIds,
+  type LabelParent,
+  type LabelScopeOptions,
+} from './label.queries.js';
 import type { GetGroupLabelInput, GetProjectLabelInput, ListGroupLabelsInput, ListProjectLabelsInput } from './label.schema.js';
 import type { LabelRow } from './label.table.js';
 
 /** Entities for a page of labels: subscriptions (and counts) loaded for all of them at once. */
 export async function presentLabels(ctx: Ctx, parent: LabelParent, rows: LabelRow[], withCounts: boolean): Promise<LabelEntity[]> {
   const ids = rows.map((r) => r.id);
-  const [subscribed, counts] = await Promise.all([selectSubscribedLabelIds(ctx, ids), withCounts ? countLabelUsage(ctx, parent, ids) : undefined]);
   const asProject = parent.kind === 'project';
-  return rows.map((row) => toLabelEntity(row, { subscribed: subscribed.has(row.id), counts: counts?.get(row.id), asProject }));
+  const [subscribed, counts, priorities] = await Promise.all([
+    selectSubscribedLabelIds(ctx, ids),
+    withCounts ? countLabelUsage(ctx, parent, ids) : undefined,
+    asProject ? selectLabelPriorities(ctx, parent.project.id, ids) : undefined,
+  ]);
+  return rows.map((row) => toLabelEntity(row, { subscribed: subscribed.has(row.id), counts: counts?.get(row.id), asProject, priority: priorities?.get(row.id) }));
 }
 
 /** One label as single-label routes answer it: with its counts. */

@@ -3,7 +3,9 @@
  * project labels alike. Model problems answer 400 `{"message":{"field":[…]}}` and nothing is
  * written; a title the parent already sees answers 409 `Label already exists`.
  */
+import type { Kysely } from 'kysely';
 import type { Ctx } from '../../access/context.js';
+import type { Database } from '../../storage/database.js';
 import { nowIso } from '../../access/context.js';
 import { BadRequestError, ConflictError, NotModifiedError, PreconditionError } from '../../kernel/errors.js';
 import { authorize, namespaceOf, requireUser } from '../../access/policy.js';
@@ -59,7 +61,16 @@ async function siblingTitleTaken(ctx: Ctx, label: LabelRow, title: string): Prom
   return (await q.executeTakeFirst()) !== undefined;
 }
 
-/** POST /groups/:id/labels, POST /projects/:id/labels (Reporter). */
+/** Sets a label's priority in a project (insert or replace). */
+async function setLabelPriority(trx: Kysely<Database>, projectId: number, labelId: number, priority: number, now: string): Promise<void> {
+  await trx
+    .insertInto('label_priorities')
+    .values({ project_id: projectId, label_id: labelId, priority, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(['project_id', 'label_id']).doUpdateSet({ priority, updated_at: now }))
+    .execute();
+}
+
+/** POST /groups/:id/labels, POST /projects/:id/labels (Reporter; `priority` on project labels). */
 export async function createLabel(ctx: Ctx, kind: LabelParentKind, input: CreateLabelInput): Promise<LabelEntity> {
   const parent = await findLabelParent(ctx, kind, input.id, 'admin_label');
   const title = input.name.trim();
@@ -73,20 +84,24 @@ export async function createLabel(ctx: Ctx, kind: LabelParentKind, input: Create
   const now = nowIso(ctx);
   let row: LabelRow;
   try {
-    row = await ctx.db
-      .insertInto('labels')
-      .values({
-        project_id: parent.kind === 'project' ? parent.project.id : null,
-        group_id: parent.kind === 'group' ? parent.group.id : null,
-        title,
-        color: color ?? DEFAULT_LABEL_COLOR,
-        description: input.description ?? null,
-        archived: bool(input.archived),
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    row = await ctx.db.transaction().execute(async (trx) => {
+      const inserted = await trx
+        .insertInto('labels')
+        .values({
+          project_id: parent.kind === 'project' ? parent.project.id : null,
+          group_id: parent.kind === 'group' ? parent.group.id : null,
+          title,
+          color: color ?? DEFAULT_LABEL_COLOR,
+          description: input.description ?? null,
+          archived: bool(input.archived),
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      if (parent.kind === 'project' && input.priority != null) await setLabelPriority(trx, parent.project.id, inserted.id, input.priority, now);
+      return inserted;
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw new ConflictError('Label already exists');
     throw err;
@@ -127,12 +142,22 @@ export async function updateLabel(ctx: Ctx, kind: LabelParentKind, parentRef: st
   if (changes.description !== undefined) set.description = changes.description;
   if (changes.archived !== undefined) set.archived = bool(changes.archived);
   if (Object.keys(problems).length) refuse(problems);
+  const now = nowIso(ctx);
   try {
-    await ctx.db
-      .updateTable('labels')
-      .set({ ...(set as Partial<LabelRow>), updated_at: nowIso(ctx) })
-      .where('id', '=', label.id)
-      .execute();
+    await ctx.db.transaction().execute(async (trx) => {
+      if (Object.keys(set).length) {
+        await trx
+          .updateTable('labels')
+          .set({ ...(set as Partial<LabelRow>), updated_at: now })
+          .where('id', '=', label.id)
+          .execute();
+      }
+      // GitLab's prioritize! / unprioritize!: a label's priority belongs to the project it is set from.
+      if (parent.kind === 'project' && changes.priority !== undefined) {
+        if (changes.priority === null) await trx.deleteFrom('label_priorities').where('project_id', '=', parent.project.id).where('label_id', '=', label.id).execute();
+        else await setLabelPriority(trx, parent.project.id, label.id, changes.priority, now);
+      }
+    });
   } catch (err) {
     if (isUniqueViolation(err)) refuse({ title: [TITLE_TAKEN] });
     throw err;

@@ -23,6 +23,7 @@ import * as m017sk from './017-secret-keys.js';
 import * as m020re from './020-runner-managers-epic-issues.js';
 import * as m021bc from './021-blob-chunks.js';
 import * as m022cv from './022-ci-variables.js';
+import * as m023nt from './023-namespaces-tokens.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -48,6 +49,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '020-runner-managers-epic-issues': m020re,
   '021-blob-chunks': m021bc,
   '022-ci-variables': m022cv,
+  '023-namespaces-tokens': m023nt,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
