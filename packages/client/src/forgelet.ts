@@ -60,6 +60,9 @@ import { Deployments } from './resources/deployments.js';
 import { GroupProtectedEnvironments } from './resources/group-protected-environments.js';
 import { DoraMetrics } from './resources/dora.js';
 import { AgentFlows } from './resources/flows.js';
+import { GroupHooks } from './resources/group-hooks.js';
+import { ProjectHooks } from './resources/project-hooks.js';
+import { SystemHooks } from './resources/system-hooks.js';
 import { JobArtifacts } from './resources/job-artifacts.js';
 import { GroupMemberRoles, MemberRoles } from './resources/member-roles.js';
 import { RunnerJobs } from './resources/runner-jobs.js';
@@ -157,6 +160,9 @@ export class Forgelet {
   readonly groupProtectedEnvironments: GroupProtectedEnvironments;
   readonly doraMetrics: DoraMetrics;
   readonly agentFlows: AgentFlows;
+  readonly projectHooks: ProjectHooks;
+  readonly groupHooks: GroupHooks;
+  readonly systemHooks: SystemHooks;
   /** Job artifacts: archives, files and trees by job or by ref; keep, delete. */
   readonly jobArtifacts: JobArtifacts;
   /** Custom roles of the instance (administrators) and of top-level groups (Owners); Ultimate. */
@@ -241,6 +247,9 @@ export class Forgelet {
     this.groupProtectedEnvironments = new GroupProtectedEnvironments(this.requester);
     this.doraMetrics = new DoraMetrics(this.requester);
     this.agentFlows = new AgentFlows(this.requester);
+    this.projectHooks = new ProjectHooks(this.requester);
+    this.groupHooks = new GroupHooks(this.requester);
+    this.systemHooks = new SystemHooks(this.requester);
     this.jobArtifacts = new JobArtifacts(this.requester);
     this.memberRoles = new MemberRoles(this.requester);
     this.groupMemberRoles = new GroupMemberRoles(this.requester);

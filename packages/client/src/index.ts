@@ -271,3 +271,14 @@ export {
   type FlowEnvironment,
   type FlowStatusEvent,
 } from './resources/flows.js';
+export {
+  ResourceHooks,
+  type CreateProjectHookParams,
+  type EditProjectHookParams,
+  type CreateGroupHookParams,
+  type EditGroupHookParams,
+  type ListHookEventsParams,
+} from './templates/resource-hooks.js';
+export { ProjectHooks } from './resources/project-hooks.js';
+export { GroupHooks } from './resources/group-hooks.js';
+export { SystemHooks, type CreateSystemHookParams } from './resources/system-hooks.js';

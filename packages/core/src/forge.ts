@@ -31,8 +31,9 @@ import {
 import { systemRoutes } from './domains/system/system.routes.js';
 import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
 import { issueNoteable, issuesRoutes, registerIssueHooks } from './domains/issues/index.js';
-import { mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestsRoutes, registerApprovalStatus } from './domains/merge-requests/index.js';
-import { findAwardableNoteable, notesRoutes, registerNoteable } from './domains/notes/index.js';
+import { registerWebhookJobs, webhookIssueHooks, webhookMergeRequestHooks, webhookNoteHooks, webhooksRoutes } from './domains/webhooks/index.js';
+import { mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks } from './domains/merge-requests/index.js';
+import { findAwardableNoteable, notesRoutes, registerNoteHooks, registerNoteable } from './domains/notes/index.js';
 import { snippetNoteable, snippetsRoutes } from './domains/snippets/index.js';
 import { awardEmojiRoutes, registerAwardableFinder } from './domains/award-emoji/index.js';
 import { labelsRoutes } from './domains/labels/index.js';
@@ -181,6 +182,10 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerPushHooks(ciPushHooks);
   // An incident changing refreshes the DORA incident metrics, in the issue's transaction.
   registerIssueHooks(deliveryIssueHooks);
+  // Issues, merge requests and comments go out to the hooks that take them, queued in the change's transaction.
+  registerIssueHooks(webhookIssueHooks);
+  registerMergeRequestHooks(webhookMergeRequestHooks);
+  registerNoteHooks(webhookNoteHooks);
   // Notes and reactions serve routes under issues, merge requests and snippets, whose domains
   // find them; reactions go on noteables and their notes, which notes finds.
   registerNoteable('issues', issueNoteable);
@@ -193,6 +198,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerArtifactJobs(deps);
   registerBulkImportJobs(deps);
   registerFlowJobs(deps);
+  registerWebhookJobs(deps);
   const routes: Route[] = [
     ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes, ...namespaceRoutes,
     ...memberRolesRoutes,
@@ -209,6 +215,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     ...deliveryRoutes,
     ...bulkImportsRoutes,
     ...flowsRoutes,
+    ...webhooksRoutes,
   ];
   // Only in test mode: clock, snapshots, reset, seed, tier (/api/v4/forgelet/…).
   if (testMode) routes.push(...createTestHarnessRoutes(() => routes));

@@ -85,6 +85,7 @@ export type * from './domains/issues/index.js';
 export {
   listIssues, listGroupIssues, listProjectIssues, getIssue, createIssue, updateIssue, deleteIssue, listIssuesOfMilestone, listBurndownEvents,
 } from './domains/issues/index.js';
+export type * from './domains/webhooks/index.js';
 export type * from './domains/milestones/index.js';
 export {
   listGroupMilestones, listProjectMilestones, createMilestone, getMilestone, updateMilestone, deleteMilestone,

@@ -89,6 +89,9 @@ const PROJECT_RULES = {
   set_note_created_at: OWNER,
   admin_project_member: MAINTAINER,
   admin_project: MAINTAINER,
+  // project hooks (GitLab: Maintainer; custom roles with admin_web_hook)
+  read_web_hook: MAINTAINER,
+  admin_web_hook: MAINTAINER,
   remove_project: OWNER,
   archive_project: OWNER,
   manage_resource_access_tokens: MAINTAINER,
@@ -128,6 +131,9 @@ const GROUP_RULES = {
   read_group_member: 'read',
   admin_group_member: OWNER,
   admin_group: OWNER,
+  // group hooks (GitLab: Owner; custom roles with admin_web_hook)
+  read_web_hook: OWNER,
+  admin_web_hook: OWNER,
   admin_member_role: OWNER,
   remove_group: OWNER,
   manage_resource_access_tokens: OWNER,
@@ -178,7 +184,6 @@ type ElsewhereAbility =
   | 'admin_push_rules' | 'change_push_rules' | 'admin_terraform_state' | 'read_terraform_state'
   | 'admin_vulnerability' | 'admin_vulnerability_merge_request_link' | 'read_vulnerability' | 'read_vulnerability_statistics'
   | 'read_security_resource' | 'read_group_security_dashboard' | 'create_vulnerability_export' | 'access_security_and_compliance'
-  | 'admin_web_hook' | 'read_web_hook'
   | 'manage_deploy_tokens' | 'read_deploy_token' | 'create_deploy_token' | 'destroy_deploy_token'
   | 'manage_merge_request_settings' | 'edit_approval_rule'
   | 'read_security_orchestration_policies' | 'update_security_orchestration_policy_project'

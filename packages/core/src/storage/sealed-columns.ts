@@ -30,4 +30,8 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'ci_pipeline_variables', column: 'value_encrypted', holds: 'pipeline variables' },
   { table: 'ci_registration_tokens', column: 'token_encrypted', holds: 'runner registration tokens' },
   { table: 'ci_variables', column: 'value_encrypted', holds: 'CI/CD variables' },
+  { table: 'web_hooks', column: 'url_encrypted', holds: 'webhook URLs' },
+  { table: 'web_hooks', column: 'token_encrypted', holds: 'webhook secret tokens' },
+  { table: 'web_hooks', column: 'custom_headers_encrypted', holds: 'webhook custom headers' },
+  { table: 'web_hooks', column: 'url_variables_encrypted', holds: 'webhook URL variables' },
 ];

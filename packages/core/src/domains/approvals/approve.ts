@@ -9,13 +9,15 @@
  *   a merged merge request gets 401. 202.
  */
 import { recordProjectActivity } from '../../access/project-activity.js';
+import type { Kysely } from 'kysely';
 import type { Ctx } from '../../access/context.js';
+import type { Database } from '../../storage/database.js';
 import { nowIso } from '../../access/context.js';
 import { ConflictError, ForbiddenError, NotFoundError, UnauthorizedError } from '../../kernel/errors.js';
 import { requireUser } from '../../access/policy.js';
 import { isUniqueViolation } from '../../storage/dialect.js';
 import { verifyUserPassword } from '../../access/passwords.js';
-import { findMergeRequest } from '../merge-requests/index.js';
+import { findMergeRequest, runMergeRequestChanged } from '../merge-requests/index.js';
 import type { MergeRequestRow } from '../merge-requests/index.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import {
@@ -26,6 +28,11 @@ import {
 } from './approval-state.entity.js';
 import { approvalStateOf, eligibleToApprove, mayApprove } from './approval-state.js';
 import type { ApproveInput, MergeRequestRefInput } from './approvals.schema.js';
+
+/** The caller's context reading and writing through `trx`. */
+function inTransaction(ctx: Ctx, trx: Kysely<Database>): Ctx {
+  return Object.assign(Object.create(ctx) as Ctx, { db: trx, cache: new Map() });
+}
 
 /** The state as the caller sees it (with `user_can_approve`). */
 async function stateFor(ctx: Ctx, project: ProjectRow, mr: MergeRequestRow): Promise<ApprovalStateEntity> {
@@ -62,6 +69,9 @@ export async function approveMergeRequest(ctx: Ctx, input: ApproveInput): Promis
     await ctx.db.transaction().execute(async (trx) => {
       await trx.insertInto('merge_request_approvals').values({ merge_request_id: mr.id, user_id: user.id, created_at: nowIso(ctx) }).execute();
       await recordProjectActivity(trx, project, nowIso(ctx)); // an approval is a project event
+      // GitLab: `approved` once the merge request needs no more approvals, `approval` before.
+      const after = await approvalStateOf(inTransaction(ctx, trx), mr);
+      await runMergeRequestChanged(trx, { action: after.approved ? 'approved' : 'approval', by: ctx, before: mr, after: mr });
     });
   } catch (err) {
     // A concurrent approval by the same user: already approved.
@@ -76,12 +86,17 @@ export async function unapproveMergeRequest(ctx: Ctx, input: MergeRequestRefInpu
   const user = requireUser(ctx);
   const { project, mergeRequest: mr } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
   if (!(await mayApprove(ctx, project, mr))) throw new ForbiddenError();
-  const removed = await ctx.db
-    .deleteFrom('merge_request_approvals')
-    .where('merge_request_id', '=', mr.id)
-    .where('user_id', '=', user.id)
-    .executeTakeFirst();
-  if (Number(removed.numDeletedRows) === 0) throw new NotFoundError();
+  await ctx.db.transaction().execute(async (trx) => {
+    const before = await approvalStateOf(inTransaction(ctx, trx), mr);
+    const removed = await trx
+      .deleteFrom('merge_request_approvals')
+      .where('merge_request_id', '=', mr.id)
+      .where('user_id', '=', user.id)
+      .executeTakeFirst();
+    if (Number(removed.numDeletedRows) === 0) throw new NotFoundError();
+    // GitLab: `unapproved` when this takes the merge request out of its approved state, `unapproval` otherwise.
+    await runMergeRequestChanged(trx, { action: before.approved ? 'unapproved' : 'unapproval', by: ctx, before: mr, after: mr });
+  });
   return stateFor(ctx, project, mr);
 }
 

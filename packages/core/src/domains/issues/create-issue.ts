@@ -60,7 +60,7 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
     if (assignees.length) await replaceAssignees(trx, issue.id, assignees.map((u) => u.id));
     await countOpenIssueChange(trx, null, issue);
     await recordProjectActivity(trx, project, now);
-    return issueChanged(trx, null, issue); // other domains follow (DORA: an incident counts on the day it opens)
+    return issueChanged(trx, null, issue, { by: ctx }); // other domains follow (DORA: an incident counts on the day it opens)
   });
   const [entity] = await presentIssues(ctx, [row], [project], { assignees, labelled: labels !== undefined });
   return entity!;

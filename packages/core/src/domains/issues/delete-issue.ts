@@ -19,6 +19,6 @@ export async function deleteIssue(ctx: Ctx, projectRef: string, iid: number): Pr
     await deleteTargetLabelLinks(trx, 'Issue', issue.id);
     await deleteIssueById(trx, issue.id);
     await countOpenIssueChange(trx, before, null);
-    await issueChanged(trx, before, null); // other domains follow (DORA: a deleted incident no longer counts)
+    await issueChanged(trx, before, null, { by: ctx }); // other domains follow (DORA: a deleted incident no longer counts)
   });
 }

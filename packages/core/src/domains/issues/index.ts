@@ -3,13 +3,13 @@ export { findIssue, canReadIssue, canAdminIssueRelation, issueNoteable } from '.
 export { listIssues, listGroupIssues, listProjectIssues, listMilestoneIssues, selectMilestoneIssues, readableIssuesQuery, type MilestoneIssuesScope } from './list-issues.js';
 export { getIssue } from './get-issue.js';
 export { listIssueStateEvents, getIssueStateEvent } from './issue-state-events.js';
-export { registerIssueHooks, type IssueHooks } from './issue-hooks.js';
+export { registerIssueHooks, type IssueHooks, type IssueChange } from './issue-hooks.js';
 export { listIssuesOfMilestone, listBurndownEvents, BurndownUnsupportedError, type BurndownEventEntity } from './milestone-issues.js';
 export { createIssue } from './create-issue.js';
 export { updateIssue } from './update-issue.js';
 export { deleteIssue } from './delete-issue.js';
 export { presentIssues } from './present-issues.js';
-export { countOpenIssueChange, recountOpenIssues, selectIssueMilestoneDates } from './issue.queries.js';
+export { countOpenIssueChange, recountOpenIssues, selectIssueMilestoneDates, selectAssigneeIds as selectIssueAssigneeIds } from './issue.queries.js';
 export { toIssueBasicEntity } from './issue.entity.js';
 export type { IssueEntity, IssueBasicEntity } from './issue.entity.js';
 export type { IssueRow } from './issue.table.js';

@@ -5,13 +5,21 @@
  * it here; the hooks run inside the transaction of the change, in registration order.
  */
 import type { Kysely } from 'kysely';
+import type { Ctx } from '../../access/context.js';
 import { HookList } from '../../kernel/hooks.js';
 import type { Database } from '../../storage/database.js';
 import type { IssueRow } from './issue.table.js';
 
+/** Who made the change, and what an update replaced (for reactions that report it: webhooks). */
+export interface IssueChange {
+  by: Ctx;
+  /** Label and assignee ids before an update. */
+  previous?: { labelIds: number[]; assigneeIds: number[] };
+}
+
 export interface IssueHooks {
   /** After an issue was created (`before` null), updated, or deleted (`after` null). */
-  issueChanged?: (trx: Kysely<Database>, before: IssueRow | null, after: IssueRow | null) => Promise<void>;
+  issueChanged?: (trx: Kysely<Database>, before: IssueRow | null, after: IssueRow | null, change: IssueChange) => Promise<void>;
 }
 
 const registered = new HookList<IssueHooks>();
@@ -22,7 +30,7 @@ export function registerIssueHooks(hooks: IssueHooks): void {
 }
 
 /** Runs the reactions to a change and answers `after`, so a call can close a transaction. */
-export async function issueChanged<T extends IssueRow | null>(trx: Kysely<Database>, before: IssueRow | null, after: T): Promise<T> {
-  for (const h of registered.all()) if (h.issueChanged) await h.issueChanged(trx, before, after);
+export async function issueChanged<T extends IssueRow | null>(trx: Kysely<Database>, before: IssueRow | null, after: T, change: IssueChange): Promise<T> {
+  for (const h of registered.all()) if (h.issueChanged) await h.issueChanged(trx, before, after, change);
   return after;
 }

@@ -5,7 +5,7 @@ import { ForbiddenError } from '../../kernel/errors.js';
 import { can, requireUser } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { bool } from '../../storage/dialect.js';
-import { applyLabelChanges, labelChangesOf, type LabelChanges } from '../labels/index.js';
+import { applyLabelChanges, labelChangesOf, selectTargetLabelIds, type LabelChanges } from '../labels/index.js';
 import { milestoneIdToAssign } from '../milestones/index.js';
 import { recordStateEvent } from '../state-events/index.js';
 import { findIssue } from './find-issue.js';
@@ -59,6 +59,7 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
 
   const row = await ctx.db.transaction().execute(async (trx) => {
     const before = (await lockIssueById(trx, issue.id)) ?? issue;
+    const previous = { labelIds: await selectTargetLabelIds(trx, 'Issue', issue.id), assigneeIds: await selectAssigneeIds(trx, issue.id) };
     let touched = Object.keys(set).length > 0;
     if (labels && (await applyLabelChanges(trx, 'Issue', issue.id, labels, now))) touched = true;
     if (assignees && (await replaceAssignees(trx, issue.id, assignees))) touched = true;
@@ -75,7 +76,7 @@ export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<Is
     if (touched) await updateIssueById(trx, issue.id, { ...set, updated_at: now });
     const after = await selectIssueById(trx, issue.id);
     await countOpenIssueChange(trx, before, after); // closed, reopened, made confidential or public
-    return issueChanged(trx, before, after); // other domains follow (DORA: incident closed, reopened or retyped)
+    return issueChanged(trx, before, after, { by: ctx, previous }); // other domains follow (DORA: incident closed, reopened or retyped)
   });
   const [entity] = await presentIssues(ctx, [row], [project]);
   return entity!;

@@ -11,6 +11,7 @@ export {
   selectAvailableLabelsByTitle,
   selectLabelsOfTargets,
   selectTargetLabelIds,
+  selectLabelsByIds,
   type LabelChanges,
   type LabelScope,
   type LabelTargetType,

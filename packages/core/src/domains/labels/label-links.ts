@@ -234,3 +234,11 @@ export async function applyLabelChanges(
 export async function deleteTargetLabelLinks(trx: Kysely<Database>, targetType: LabelTargetType, targetId: number): Promise<void> {
   await trx.deleteFrom('label_links').where('target_type', '=', targetType).where('target_id', '=', targetId).execute();
 }
+
+/** Labels by id, in the order of `ids` (a webhook's `changes.labels.previous`). */
+export async function selectLabelsByIds(db: Kysely<Database>, ids: readonly number[]): Promise<LabelRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('labels').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => byId.get(id)).filter((r): r is LabelRow => r !== undefined);
+}

@@ -14,6 +14,7 @@ import { insertMergeRequest, replaceMergeRequestUsers, selectOpenMergeRequestByB
 import { checkDistinctBranches, checkMergeRequestFields, isDraftTitle } from './merge-request.rules.js';
 import type { CreateMergeRequestInput } from './merge-request.schema.js';
 import { eligibleUserIds } from './merge-request-users.js';
+import { runMergeRequestChanged } from './merge-request-hooks.js';
 import { presentMergeRequest } from './present-merge-requests.js';
 import { sourceBranchHead } from './source-branch.js';
 
@@ -92,6 +93,7 @@ export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInpu
     await replaceMergeRequestUsers(trx, 'merge_request_reviewers', mr.id, reviewerIds);
     if (labels) await applyLabelChanges(trx, 'MergeRequest', mr.id, labels, now);
     await recordProjectActivity(trx, project, now);
+    await runMergeRequestChanged(trx, { action: 'open', by: ctx, before: null, after: mr });
     return mr;
   });
   return presentMergeRequest(ctx, row, project);

@@ -29,3 +29,12 @@ export { registerApprovalStatus, type ApprovalStatusProvider, type MergeRequestA
 // for other domains
 export { recordProductionDeployment } from './merge-request-metrics.js';
 export { presentMergeRequests } from './present-merge-requests.js';
+/** For the wiring and approvals: reactions to merge request changes (webhooks). */
+export {
+  registerMergeRequestHooks,
+  runMergeRequestChanged,
+  type MergeRequestHooks,
+  type MergeRequestChange,
+  type MergeRequestAction,
+} from './merge-request-hooks.js';
+export { selectMergeRequestUserIds } from './merge-request.queries.js';

@@ -1,4 +1,5 @@
 import type { Ctx } from '../../access/context.js';
+import { runMergeRequestChanged } from './merge-request-hooks.js';
 import { recordProjectActivity } from '../../access/project-activity.js';
 import { nowIso } from '../../access/context.js';
 import { ConflictError, UnauthorizedError, UnprocessableError } from '../../kernel/errors.js';
@@ -67,7 +68,9 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
     if (removable) await trx.deleteFrom('repository_refs').where('id', '=', source.id).execute();
     await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, 'merged', user.id, now);
     await recordProjectActivity(trx, project, now);
-    return updateMergeRequestById(trx, mr.id, { merge_commit_sha: outcome.mergeCommitSha, squash_commit_sha: outcome.squashCommitSha });
+    const after = await updateMergeRequestById(trx, mr.id, { merge_commit_sha: outcome.mergeCommitSha, squash_commit_sha: outcome.squashCommitSha });
+    await runMergeRequestChanged(trx, { action: 'merge', by: ctx, before: mr, after });
+    return after;
   });
   // The merge is a push to the target branch: its pipeline runs, as on GitLab.
   await createPushPipeline(ctx, project, { kind: 'branch', name: mr.target_branch, message: input.merge_commit_message, before });

@@ -7,7 +7,7 @@ import { authorize, requireUser } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import { bool } from '../../storage/dialect.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
+import { applyLabelChanges, labelChangesOf, selectTargetLabelIds } from '../labels/index.js';
 import { milestoneIdToAssign } from '../milestones/index.js';
 import { recordStateEvent } from '../state-events/index.js';
 import { duplicateMessage } from './create-merge-request.js';
@@ -25,6 +25,7 @@ import type { UpdateMergeRequestInput } from './merge-request.schema.js';
 import type { MergeRequestRow, MergeRequestUpdate } from './merge-request.table.js';
 import { eligibleUserIds } from './merge-request-users.js';
 import { presentMergeRequest } from './present-merge-requests.js';
+import { runMergeRequestChanged } from './merge-request-hooks.js';
 
 /** May the actor edit this merge request? Its author may, besides Developers. */
 async function authorizeUpdate(ctx: Ctx, project: ProjectRow, mr: MergeRequestRow): Promise<void> {
@@ -97,6 +98,11 @@ export async function updateMergeRequest(ctx: Ctx, input: UpdateMergeRequestInpu
       if (open) change = null;
     }
     let touched = Object.keys(set).length > 0 || change !== null;
+    const previous = {
+      labelIds: await selectTargetLabelIds(trx, 'MergeRequest', mr.id),
+      assigneeIds: await selectMergeRequestUserIds(trx, 'merge_request_assignees', mr.id),
+      reviewerIds: await selectMergeRequestUserIds(trx, 'merge_request_reviewers', mr.id),
+    };
     touched = (await syncUsers(trx, 'merge_request_assignees', mr.id, assigneeIds)) || touched;
     touched = (await syncUsers(trx, 'merge_request_reviewers', mr.id, reviewerIds)) || touched;
     if (labels) touched = (await applyLabelChanges(trx, 'MergeRequest', mr.id, labels, now)) || touched;
@@ -106,6 +112,8 @@ export async function updateMergeRequest(ctx: Ctx, input: UpdateMergeRequestInpu
       await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, change.event, user.id, now);
       await recordProjectActivity(trx, project, now);
     }
+    const action = change ? (change.event === 'closed' ? 'close' : 'reopen') : 'update';
+    await runMergeRequestChanged(trx, { action, by: ctx, before: mr, after: updated, previous });
     return updated;
   });
   return presentMergeRequest(ctx, row, project);

@@ -16,3 +16,5 @@ export { insertSystemNote, countUserNotesOf, deleteNoteableNotes, noteablesInvol
 export type { NoteEntity } from './note.entity.js';
 export type { CreateNoteInput, ListNotesInput, NoteRefInput, UpdateNoteInput } from './note.schema.js';
 export type { NoteRow } from './note.table.js';
+/** For the wiring: reactions to comments (webhooks). */
+export { registerNoteHooks, type NoteHooks, type NoteChange } from './note-hooks.js';

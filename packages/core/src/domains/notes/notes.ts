@@ -11,6 +11,7 @@ import { toNoteEntity, type NoteEntity } from './note.entity.js';
 import { deleteNoteById, insertNote, selectNoteableNotes, updateNoteById } from './note.queries.js';
 import type { CreateNoteInput, ListNotesInput, NoteRefInput, UpdateNoteInput } from './note.schema.js';
 import type { NoteRow } from './note.table.js';
+import { runNoteChanged } from './note-hooks.js';
 
 /** GitLab's Note validation: `validates :note, length: { maximum: 1_000_000 }`. */
 export const MAX_NOTE_LENGTH = 1_000_000;
@@ -102,6 +103,7 @@ export async function createNote(ctx: Ctx, segment: NoteableSegment, input: Crea
       updated_at: createdAt,
     });
     await recordProjectActivity(trx, noteable.project, now); // a comment is a project event
+    await runNoteChanged(trx, { action: 'create', by: ctx, note, noteable });
     return note;
   });
   return presentNote(ctx, noteable, row);
@@ -117,7 +119,11 @@ export async function updateNote(ctx: Ctx, segment: NoteableSegment, input: Upda
   }
   if (input.body === undefined || input.body === note.body) return presentNote(ctx, noteable, note);
   checkBody(input.body);
-  const row = await updateNoteById(ctx.db, note.id, { body: input.body, updated_at: nowIso(ctx) });
+  const row = await ctx.db.transaction().execute(async (trx) => {
+    const updated = await updateNoteById(trx, note.id, { body: input.body!, updated_at: nowIso(ctx) });
+    await runNoteChanged(trx, { action: 'update', by: ctx, note: updated, noteable });
+    return updated;
+  });
   return presentNote(ctx, noteable, row);
 }
 

@@ -24,6 +24,7 @@ import * as m020re from './020-runner-managers-epic-issues.js';
 import * as m021bc from './021-blob-chunks.js';
 import * as m022cv from './022-ci-variables.js';
 import * as m023nt from './023-namespaces-tokens.js';
+import * as m024wh from './024-webhooks.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -50,6 +51,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '021-blob-chunks': m021bc,
   '022-ci-variables': m022cv,
   '023-namespaces-tokens': m023nt,
+  '024-webhooks': m024wh,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -1,0 +1,48 @@
+/** A loopback receiver for webhook deliveries: every request, answered with the scripted status (the last one repeats). */
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface Delivery {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: any;
+}
+
+export interface HookReceiver {
+  url: string;
+  deliveries: Delivery[];
+  /** Answers from now on: status, body and extra headers. */
+  answer(status: number, body?: string, headers?: Record<string, string>): void;
+  close(): Promise<void>;
+}
+
+export async function hookReceiver(): Promise<HookReceiver> {
+  const deliveries: Delivery[] = [];
+  let reply = { status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } as Record<string, string> };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        // kept as text
+      }
+      deliveries.push({ path: req.url!, headers: req.headers, body });
+      res.writeHead(reply.status, reply.headers);
+      res.end(reply.body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    deliveries,
+    answer(status, body = '', headers = {}) {
+      reply = { status, body, headers };
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
