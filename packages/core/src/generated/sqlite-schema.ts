@@ -24,7 +24,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "020-runner-managers-epic-issues",
     "021-blob-chunks",
     "022-ci-variables",
-    "023-namespaces-tokens"
+    "023-namespaces-tokens",
+    "024-webhooks"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -290,6 +291,12 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"label_priorities_label\" on \"label_priorities\" (\"label_id\")",
     "CREATE TABLE \"deploy_tokens\" (\"id\" integer primary key autoincrement, \"project_id\" integer references \"projects\" (\"id\") on delete cascade, \"group_id\" integer references \"namespaces\" (\"id\") on delete cascade, \"name\" text not null, \"username\" text, \"token_digest\" text not null unique, \"scopes\" text not null, \"expires_at\" text, \"revoked\" integer default 0 not null, \"creator_id\" integer references \"users\" (\"id\") on delete set null, \"created_at\" text not null)",
     "CREATE INDEX \"deploy_tokens_project\" on \"deploy_tokens\" (\"project_id\")",
-    "CREATE INDEX \"deploy_tokens_group\" on \"deploy_tokens\" (\"group_id\")"
+    "CREATE INDEX \"deploy_tokens_group\" on \"deploy_tokens\" (\"group_id\")",
+    "CREATE TABLE \"web_hooks\" (\"id\" integer primary key autoincrement, \"type\" text not null, \"project_id\" integer references \"projects\" (\"id\") on delete cascade, \"group_id\" integer references \"namespaces\" (\"id\") on delete cascade, \"url_encrypted\" text not null, \"name\" text, \"description\" text, \"token_encrypted\" text, \"custom_headers_encrypted\" text, \"url_variables_encrypted\" text, \"push_events_branch_filter\" text, \"branch_filter_strategy\" text default 'wildcard' not null, \"custom_webhook_template\" text, \"enable_ssl_verification\" integer default 1 not null, \"push_events\" integer default 1 not null, \"tag_push_events\" integer default 0 not null, \"issues_events\" integer default 0 not null, \"confidential_issues_events\" integer default 0 not null, \"merge_requests_events\" integer default 0 not null, \"note_events\" integer default 0 not null, \"confidential_note_events\" integer default 0 not null, \"job_events\" integer default 0 not null, \"pipeline_events\" integer default 0 not null, \"wiki_page_events\" integer default 0 not null, \"deployment_events\" integer default 0 not null, \"feature_flag_events\" integer default 0 not null, \"releases_events\" integer default 0 not null, \"milestone_events\" integer default 0 not null, \"emoji_events\" integer default 0 not null, \"resource_access_token_events\" integer default 0 not null, \"resource_deploy_token_events\" integer default 0 not null, \"vulnerability_events\" integer default 0 not null, \"member_events\" integer default 0 not null, \"subgroup_events\" integer default 0 not null, \"project_events\" integer default 0 not null, \"repository_update_events\" integer default 0 not null, \"recent_failures\" integer default 0 not null, \"disabled_until\" text, \"created_at\" text not null, \"updated_at\" text not null)",
+    "CREATE INDEX \"web_hooks_project_id\" on \"web_hooks\" (\"project_id\")",
+    "CREATE INDEX \"web_hooks_group_id\" on \"web_hooks\" (\"group_id\")",
+    "CREATE INDEX \"web_hooks_type\" on \"web_hooks\" (\"type\")",
+    "CREATE TABLE \"web_hook_logs\" (\"id\" integer primary key autoincrement, \"web_hook_id\" integer not null references \"web_hooks\" (\"id\") on delete cascade, \"trigger\" text not null, \"url\" text not null, \"request_headers\" text not null, \"request_data\" text not null, \"response_headers\" text not null, \"response_body\" text not null, \"response_status\" text not null, \"execution_duration\" double precision not null, \"internal_error_message\" text, \"created_at\" text not null)",
+    "CREATE INDEX \"web_hook_logs_hook_created\" on \"web_hook_logs\" (\"web_hook_id\", \"created_at\")"
   ]
 };
