@@ -52,7 +52,7 @@
  * (targets 1, 2 and writes on the sources under tsx instead of the built packages).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -534,6 +534,29 @@ async function main() {
         const ratio = median(ratios);
         const shown = TARGET1_RUNS > 1 ? `median of ${ratios.map((r) => r.toFixed(3)).join(', ')}` : last;
         result('project_get_rps_ratio', `${ratio.toFixed(3)} (${shown})`, '≥ 0.30', errors === 0 && ratio >= 0.3 ? 'PASS' : 'FAIL');
+        if (databaseUrl) {
+          // Informational: the same reads while a second process on the database creates issues
+          // (4 connections). Its commits name their tables in the write log, so the reader keeps
+          // its cached token, user and project rows (storage/read-cache.ts PgReadCache).
+          const writerDir = join(work, 'writer');
+          mkdirSync(writerDir);
+          copyFileSync(join(mainDir, 'secret.key'), join(writerDir, 'secret.key')); // one database, one key
+          const { proc: writer, ready: wready } = await startForgeletChild(writerDir, databaseUrl, 0);
+          const writeProject = ready.sampleProjectIds[ready.sampleProjectIds.length - 1]!;
+          const body = JSON.stringify({ title: 'bench issue from another process' });
+          const seconds = SECONDS + WARMUP + 1;
+          const alone = await cpuPerRequest(ready.pid, () => load(ready.url, projectPaths, auth));
+          let w: LoadResult | null = null;
+          const mixed = await cpuPerRequest(ready.pid, async () => {
+            const writes = runLoad({ origin: wready.url, paths: [`/api/v4/projects/${writeProject}/issues`], headers: auth, connections: 4, seconds, warmupSeconds: 0, method: 'POST', body, expectStatus: 201 });
+            const r = await load(ready.url, projectPaths, auth);
+            w = await writes;
+            return r;
+          });
+          const wrote = w as LoadResult | null;
+          info(`reads while another process writes (informational): ${describeLoad(mixed.r)}${mixed.cpu}; just before, alone: ${describeLoad(alone.r)}${alone.cpu}; the writer: ${wrote ? `${wrote.rps.toFixed(0)} issues/s${wrote.errors ? `, ${wrote.errors} errors (${wrote.firstError})` : ''}` : 'n/a'}`);
+          await stopLineChild(writer);
+        }
       }
 
       if (ONLY.has('2')) {

@@ -10,10 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { createForge, expireReadCache, readCacheOf, type Forge } from '@forgelet/core';
 import { preparedQuery } from '../../packages/core/src/storage/prepared.js';
 import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
-import { CacheEntries, dependencies, tableWritten, type PgReadCache } from '../../packages/core/src/storage/read-cache.js';
+import { CacheEntries, dependencies, MAX_CHECK_GAP_MS, PgReadCache, tableWritten, type PgCheck } from '../../packages/core/src/storage/read-cache.js';
 import { nextIid } from '../../packages/core/src/kernel/ids.js';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 
@@ -70,6 +71,61 @@ describe('read cache: what a statement writes and what a read depends on', () =>
     assert.deepEqual(entries.get('a'), [{ id: 2 }], 'another table leaves it');
   });
 
+  it('PostgreSQL: a check drops the tables of logged transactions that ended, everything for any other or after a long gap', async () => {
+    let now = 0;
+    let answer: PgCheck = { snapshot: '10:10:', writes: null };
+    const seen: (string | null)[] = [];
+    const cache = new PgReadCache(async (prev) => {
+      seen.push(prev);
+      return answer;
+    }, () => now);
+    const fill = async () => {
+      const g = await cache.ready();
+      cache.set('u', [{ name: 'x' }], ['users'], g);
+      cache.set('p', [{ id: 1 }], ['projects'], g);
+    };
+    const turn = () => new Promise((r) => setImmediate(r));
+    const has = () => [cache.get('u') !== undefined, cache.get('p') !== undefined];
+    await fill();
+    // 10 and 11 ended, both logged, writing projects: users stays
+    answer = { snapshot: '12:12:', writes: '10:projects 11:projects,issues' };
+    cache.expire();
+    await turn();
+    await cache.ready();
+    assert.deepEqual(has(), [true, false]);
+    assert.equal(seen.at(-1), '10:10:');
+    await fill();
+    // 12 ended (logged, issues), 13 still running, 14 ended unlogged: everything
+    answer = { snapshot: '13:15:13', writes: '12:issues' };
+    cache.expire();
+    await turn();
+    await cache.ready();
+    assert.deepEqual(has(), [false, false]);
+    await fill();
+    // 13 ended, logged with an unknown table ('*'): everything
+    answer = { snapshot: '15:15:', writes: '13:*' };
+    cache.expire();
+    await turn();
+    await cache.ready();
+    assert.deepEqual(has(), [false, false]);
+    await fill();
+    // this process's own transaction 15 (reported) ended, not logged in this answer: kept
+    cache.committed(15n);
+    answer = { snapshot: '16:16:', writes: '' };
+    cache.expire();
+    await turn();
+    await cache.ready();
+    assert.deepEqual(has(), [true, true]);
+    // a check longer than MAX_CHECK_GAP_MS after the last one does not compare: everything
+    now += MAX_CHECK_GAP_MS + 1;
+    answer = { snapshot: '17:17:', writes: '16:issues' };
+    cache.expire();
+    await turn();
+    await cache.ready();
+    assert.equal(seen.at(-1), null);
+    assert.deepEqual(has(), [false, false]);
+  });
+
   it('a read depends on every table its SQL names, in any clause', () => {
     const deps = dependencies('select "p".* from "projects" as "p" where exists (select 1 from members m where m.source_id = p.id) and p.namespace_id in (select id from "namespaces", routes)');
     for (const table of ['projects', 'members', 'namespaces', 'routes']) assert.ok(deps.includes(table), table);
@@ -83,6 +139,7 @@ for (const dialect of DIALECTS) {
     let b: Forge;
     let drop: () => Promise<void> = async () => {};
     let userId: number;
+    let databaseUrl: string;
 
     const nameOf = async (forge: Forge) => (await selectName(forge.deps.db, userId))[0]?.name;
     const rename = (forge: Forge, name: string) => forge.deps.db.updateTable('users').set({ name }).where('id', '=', userId).execute();
@@ -95,6 +152,7 @@ for (const dialect of DIALECTS) {
         url = database.url;
         drop = database.drop;
       }
+      databaseUrl = url;
       // Two forges on one database: two connections, as two processes would have.
       a = await createForge({ databaseUrl: url });
       b = await createForge({ databaseUrl: url });
@@ -237,7 +295,7 @@ for (const dialect of DIALECTS) {
       assert.equal(queries(), 1, 'read again after a delete');
     });
 
-    it("another connection's commit to an unrelated table drops everything (its tables are not known)", async () => {
+    it("another connection's commit to an unrelated table drops everything (SQLite: its tables are not known)", { skip: dialect === 'postgres' && 'SQLite only: PostgreSQL reads the write log' }, async () => {
       await new Promise((r) => setImmediate(r));
       expireReadCache(a.deps.db);
       assert.equal(await nameOf(a), 'fifth');
@@ -247,6 +305,67 @@ for (const dialect of DIALECTS) {
       const queries = countQueries(a);
       assert.equal(await nameOf(a), 'fifth');
       assert.equal(queries(), 1);
+    });
+
+    it("another process's transaction drops only the tables it wrote, from the write log (PostgreSQL)", { skip: dialect === 'sqlite' && 'PostgreSQL only' }, async () => {
+      const check = async () => {
+        await new Promise((r) => setImmediate(r));
+        expireReadCache(a.deps.db);
+      };
+      await check();
+      assert.equal(await nameOf(a), 'fifth');
+      // b (another process) commits a transaction writing other tables: a keeps its entry
+      await b.deps.db.transaction().execute((trx) => nextIid(trx, 'read-cache-test', 'scope:2'));
+      await check();
+      let queries = countQueries(a);
+      assert.equal(await nameOf(a), 'fifth');
+      assert.equal(queries(), 0, 'kept: the other transaction wrote internal_ids only');
+      // b renames the user in a transaction: a's next request reads the new name
+      await b.deps.db.transaction().execute((trx) => trx.updateTable('users').set({ name: 'renamed by b' }).where('id', '=', userId).execute());
+      await check();
+      queries = countQueries(a);
+      assert.equal(await nameOf(a), 'renamed by b');
+      assert.equal(queries(), 1, 'dropped: the other transaction wrote users');
+      // a write b makes outside a transaction is not logged: everything goes
+      await b.deps.db.updateTable('internal_ids').set({ last_value: 9 }).where('usage', '=', 'read-cache-test').execute();
+      await check();
+      queries = countQueries(a);
+      assert.equal(await nameOf(a), 'renamed by b');
+      assert.equal(queries(), 1, 'dropped: an unlogged transaction ended');
+      // so does a transaction b rolls back
+      await b.deps.db.transaction().execute(async (trx) => {
+        await nextIid(trx, 'read-cache-test', 'scope:4');
+        throw new Error('roll back');
+      }).catch(() => {});
+      await check();
+      queries = countQueries(a);
+      assert.equal(await nameOf(a), 'renamed by b');
+      assert.equal(queries(), 1, 'dropped: a rolled-back transaction ended');
+      // and a write from a program that is not Forgelet, in a transaction of its own
+      const other = new pg.Client({ connectionString: databaseUrl });
+      await other.connect();
+      await other.query(`begin; update users set name = 'renamed by psql' where id = ${userId}; commit`);
+      await other.end();
+      await check();
+      assert.equal(await nameOf(a), 'renamed by psql');
+      await b.deps.db.transaction().execute((trx) => trx.updateTable('users').set({ name: 'fifth' }).where('id', '=', userId).execute());
+      await check();
+      assert.equal(await nameOf(a), 'fifth');
+    });
+
+    it('the write log records each committing transaction once, with its tables (PostgreSQL)', { skip: dialect === 'sqlite' && 'PostgreSQL only' }, async () => {
+      const before = await sql<{ n: string }>`select count(*)::text as n from cache_writes`.execute(a.deps.db);
+      const txid = await a.deps.db.transaction().execute(async (trx) => {
+        await nextIid(trx, 'read-cache-test', 'scope:5');
+        await trx.updateTable('users').set({ name: 'fifth' }).where('id', '=', userId).execute();
+        return (await sql<{ x: string }>`select txid_current()::text as x`.execute(trx)).rows[0]!.x;
+      });
+      const row = await sql<{ tables: string }>`select tables from cache_writes where txid = ${txid}::bigint`.execute(a.deps.db);
+      assert.deepEqual(row.rows[0]?.tables.split(',').sort(), ['internal_ids', 'users']);
+      // a transaction that wrote nothing records nothing
+      await a.deps.db.transaction().execute((trx) => trx.selectFrom('users').select('id').execute());
+      const after = await sql<{ n: string }>`select count(*)::text as n from cache_writes`.execute(a.deps.db);
+      assert.equal(Number(after.rows[0]!.n), Number(before.rows[0]!.n) + 1);
     });
 
     it('a transaction in which a statement failed still ends, and the cache stays right (PostgreSQL aborts it)', async () => {

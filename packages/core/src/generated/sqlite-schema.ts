@@ -25,7 +25,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "021-blob-chunks",
     "022-ci-variables",
     "023-namespaces-tokens",
-    "024-webhooks"
+    "024-webhooks",
+    "026-cache-writes"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -297,6 +298,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"web_hooks_group_id\" on \"web_hooks\" (\"group_id\")",
     "CREATE INDEX \"web_hooks_type\" on \"web_hooks\" (\"type\")",
     "CREATE TABLE \"web_hook_logs\" (\"id\" integer primary key autoincrement, \"web_hook_id\" integer not null references \"web_hooks\" (\"id\") on delete cascade, \"trigger\" text not null, \"url\" text not null, \"request_headers\" text not null, \"request_data\" text not null, \"response_headers\" text not null, \"response_body\" text not null, \"response_status\" text not null, \"execution_duration\" double precision not null, \"internal_error_message\" text, \"created_at\" text not null)",
-    "CREATE INDEX \"web_hook_logs_hook_created\" on \"web_hook_logs\" (\"web_hook_id\", \"created_at\")"
+    "CREATE INDEX \"web_hook_logs_hook_created\" on \"web_hook_logs\" (\"web_hook_id\", \"created_at\")",
+    "CREATE TABLE \"cache_writes\" (\"txid\" bigint primary key, \"tables\" text not null, \"at\" bigint not null)"
   ]
 };

@@ -8,7 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import type PgModule from 'pg';
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { Database } from './database.js';
-import { attachReadCache, PgReadCache, ReadCache, tableWritten } from './read-cache.js';
+import { attachReadCache, PgReadCache, ReadCache, tableWritten, type PgCheck } from './read-cache.js';
 import { GroupCommitSqliteDriver } from './sqlite-driver.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -44,14 +44,23 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     // GitLab.com): with the default 4.0 a deep page of a large group sorts every project
     // instead of walking the (namespace, created_at) index, 20 ms instead of 5. Forgelet's own
     // sessions only; queued before any query the pool hands the connection out for.
-    const readCache = new PgReadCache(async () => (await pool.query<{ s: string }>('select txid_current_snapshot()::text as s')).rows[0]!.s);
+    const log = new WriteLog(pool);
+    const readCache = new PgReadCache((prev) => log.check(prev));
     pool.on('connect', (client) => {
       client.query('set random_page_cost = 2').catch(() => {});
-      noteWrites(client, readCache);
+      noteWrites(client, readCache, log);
     });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     attachReadCache(db, readCache);
-    return { db, dialect: 'postgres', file: null, destroy: () => db.destroy() };
+    return {
+      db,
+      dialect: 'postgres',
+      file: null,
+      destroy: () => {
+        log.stop();
+        return db.destroy();
+      },
+    };
   }
   const file = url.replace(/^sqlite:(\/\/)?/i, '') || ':memory:';
   const sqlite = new SqliteDatabase(file);
@@ -76,18 +85,105 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   return { db, dialect: 'sqlite', file: file === ':memory:' ? null : file, destroy: () => db.destroy() };
 }
 
+/** Statements of the write log itself: not writes the read cache needs to hear of (nothing cached reads `cache_writes`). */
+const LOG_STATEMENT = '/* cache_writes */';
+/** The database's clock in milliseconds, for the write log's `at`. */
+const DB_NOW_MS = '(extract(epoch from clock_timestamp()) * 1000)::bigint';
+/** Log rows older than this are deleted (every CLEANUP_EVERY_MS, by each process); a check compares only with one at most MAX_CHECK_GAP_MS old. */
+const LOG_KEEP_MS = 10 * 60_000;
+const CLEANUP_EVERY_MS = 60_000;
+
+/**
+ * The PostgreSQL write log (`cache_writes`, migration 026; see PgReadCache): what a check
+ * reads, what a commit records, and the cleanup. Until a check has found the table (a
+ * database not migrated yet), checks read the snapshot alone and commits record nothing:
+ * the statement that records is part of the commit, and a failing one would abort it.
+ */
+class WriteLog {
+  /** The table exists (a check read it); undefined: not known yet. */
+  private ready: boolean | undefined;
+  private retryAt = 0;
+  private probing = false;
+  private readonly cleanup: NodeJS.Timeout;
+
+  constructor(private readonly pool: PgModule.Pool) {
+    this.probe();
+    this.cleanup = setInterval(() => {
+      if (this.ready) void this.pool.query(`${LOG_STATEMENT} delete from cache_writes where at < ${DB_NOW_MS} - ${LOG_KEEP_MS}`).catch(() => {});
+    }, CLEANUP_EVERY_MS).unref();
+  }
+
+  /** Whether commits record: once the table is known to exist; until then it is looked for again at most once a second. */
+  get recording(): boolean {
+    if (this.ready !== true) this.probe();
+    return this.ready === true;
+  }
+
+  private probe(): void {
+    if (this.probing || performance.now() < this.retryAt) return;
+    this.probing = true;
+    this.retryAt = performance.now() + 1000;
+    this.pool.query(`${LOG_STATEMENT} select 1 from cache_writes limit 0`).then(
+      () => {
+        this.ready = true;
+        this.probing = false;
+      },
+      () => {
+        this.probing = false;
+      },
+    );
+  }
+
+  async check(prev: string | null): Promise<PgCheck> {
+    if (this.ready !== false || performance.now() >= this.retryAt) {
+      try {
+        // The log rows of the transactions that ended since `prev`: those running then or assigned since, and committed as of this statement's snapshot.
+        const r = await this.pool.query<{ s: string; w: string | null }>(
+          `${LOG_STATEMENT} select txid_current_snapshot()::text as s, case when $1::text is null then null else coalesce((
+             select string_agg(txid::text || ':' || tables, ' ') from cache_writes
+             where (txid >= txid_snapshot_xmax($1::txid_snapshot) or txid in (select txid_snapshot_xip($1::txid_snapshot)))
+               and txid_visible_in_snapshot(txid, txid_current_snapshot())), '') end as w`,
+          [prev],
+        );
+        this.ready = true;
+        return { snapshot: r.rows[0]!.s, writes: r.rows[0]!.w };
+      } catch (err) {
+        if ((err as { code?: string }).code !== '42P01') throw err; // undefined_table: not migrated yet
+        this.ready = false;
+        this.retryAt = performance.now() + 1000;
+      }
+    }
+    const r = await this.pool.query<{ s: string }>('select txid_current_snapshot()::text as s');
+    return { snapshot: r.rows[0]!.s, writes: null };
+  }
+
+  /** The statement that commits a transaction which wrote `tables` (null among them: a table unknown), answering its id. */
+  commitStatement(tables: ReadonlySet<string | null>): string {
+    if (!this.recording) return 'select txid_current_if_assigned()::text as txid; commit';
+    // Names from tableWritten: [a-z_][a-z0-9_]*, safe in a literal.
+    const names = tables.has(null) ? '*' : [...tables].join(',');
+    return `${LOG_STATEMENT} insert into cache_writes (txid, tables, at) select x, '${names}', ${DB_NOW_MS} from (select txid_current_if_assigned() as x) t where x is not null returning txid::text as txid; commit`;
+  }
+
+  stop(): void {
+    clearInterval(this.cleanup);
+  }
+}
+
 /**
  * Tells the read cache what a PostgreSQL connection writes. Every statement that can write
  * (not `select`, `show`, `set`, `begin`) drops what depends on its table (storage/read-cache.ts
  * `tableWritten`; unknown: everything) before it is sent. A transaction's tables are dropped
  * again once its commit has answered, and its id is reported, so the cache's check knows the
  * snapshot moved by this process's own, accounted-for, transaction: the commit goes out as
- * `select txid_current_if_assigned(); commit`, one round trip. A transaction in which a
- * statement failed (aborted: the select would fail and the commit not run) commits plainly,
- * and so does one that wrote nothing; a rollback reports nothing (the next check then drops
- * everything, as for another process's transaction).
+ * one round trip that records the transaction's id and tables in the write log and commits
+ * (`WriteLog.commitStatement`), so other processes drop only those tables. If that fails
+ * the transaction is rolled back and the commit fails with the error. A transaction in which
+ * a statement failed (aborted) commits plainly (PostgreSQL rolls it back), and so does one
+ * that wrote nothing; a rollback reports nothing (the next check then drops everything, as
+ * for another process's unlogged transaction).
  */
-function noteWrites(client: PgModule.PoolClient, cache: PgReadCache): void {
+function noteWrites(client: PgModule.PoolClient, cache: PgReadCache, log: WriteLog): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   /** The open transaction's tables (null in one: a table unknown), or undefined outside a transaction. */
   let written: Set<string | null> | undefined;
@@ -99,6 +195,7 @@ function noteWrites(client: PgModule.PoolClient, cache: PgReadCache): void {
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const first = args[0];
     const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
+    if (text.startsWith(LOG_STATEMENT)) return query(...args);
     const verb = /^\s*([a-z]+)/i.exec(text)?.[1]?.toLowerCase();
     const promised = typeof args[args.length - 1] !== 'function';
     if (verb === 'begin' || verb === 'start') {
@@ -120,19 +217,25 @@ function noteWrites(client: PgModule.PoolClient, cache: PgReadCache): void {
       drop();
       const report = verb === 'commit' && tables?.size && !aborted && promised && text.trim().toLowerCase() === 'commit';
       const ended = report
-        ? (query(`select txid_current_if_assigned()::text as txid; commit`) as Promise<{ rows: { txid: string | null }[] }[]>).then(
+        ? (query(log.commitStatement(tables)) as Promise<{ rows: { txid: string | null }[] }[]>).then(
             ([txid, commit]) => {
               drop(); // before reporting it: the check may keep what it then finds
               const id = txid!.rows[0]?.txid;
               if (id) cache.committed(BigInt(id));
               return commit;
             },
-            // The select failed, so the commit did not run: end the transaction as asked, plainly.
-            () =>
-              (query('commit') as Promise<unknown>).then((result) => {
-                drop();
-                return result;
-              }),
+            // Nothing committed (a statement before the commit failed and aborted the transaction): end it, and fail as the commit.
+            (err: unknown) =>
+              (query('rollback') as Promise<unknown>).then(
+                () => {
+                  drop();
+                  throw err;
+                },
+                () => {
+                  drop();
+                  throw err;
+                },
+              ),
           )
         : query(...args);
       // Again once it has answered (before its caller goes on): a read meanwhile saw the tables before.

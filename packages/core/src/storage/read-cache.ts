@@ -220,6 +220,32 @@ function endedBetween(prev: Snapshot, next: Snapshot): bigint[] | undefined {
 }
 
 /**
+ * What the check reads, in one statement (so from one snapshot): the snapshot, and the
+ * write-log rows (`cache_writes`, migration 026) of the transactions that ended since `prev`
+ * (its text; null on the first check), as `txid:table,table` separated by spaces; null when the
+ * log was not read (no `prev`, or a database without the table yet).
+ */
+export interface PgCheck {
+  snapshot: string;
+  writes: string | null;
+}
+
+/** Past this age (ms) the previous check is not compared with the write log (whose rows live longer): everything is dropped. */
+export const MAX_CHECK_GAP_MS = 5 * 60_000;
+
+/** The rows of the write log read by a check: txid → the tables it wrote (null: any). */
+function parseWrites(text: string): Map<bigint, string[] | null> {
+  const out = new Map<bigint, string[] | null>();
+  for (const item of text.split(' ')) {
+    const colon = item.indexOf(':');
+    if (colon < 0) continue;
+    const tables = item.slice(colon + 1);
+    out.set(BigInt(item.slice(0, colon)), tables === '*' ? null : tables.split(','));
+  }
+  return out;
+}
+
+/**
  * The read cache on PostgreSQL, where several connections and processes share the database
  * and there is no `data_version`. The change counter is the transaction snapshot
  * (`txid_current_snapshot()`: the oldest transaction still running, the next one to be
@@ -231,9 +257,13 @@ function endedBetween(prev: Snapshot, next: Snapshot): bigint[] | undefined {
  * This process's own writes drop what depends on the table they write when they are sent
  * and, for a transaction, again once its commit has answered (a read that ran meanwhile saw
  * the table before the commit): storage/dialect.ts says which, and reports each committed
- * transaction's id (`committed`). When the snapshot has moved only by transactions reported
- * so, nothing more is dropped; any other transaction that ended (another process's, an
- * autocommitted write, one rolled back) drops everything.
+ * transaction's id (`committed`). Every Forgelet process's committing transaction also
+ * records its id and tables in the write log, in the statement that commits it; the check
+ * reads the log rows of the transactions that ended since the previous check in the same
+ * statement as the snapshot. So when the snapshot has moved, each transaction that ended is
+ * either this process's own (already dropped), or logged (its tables are dropped), or neither
+ * (an autocommitted write, a rollback, another program, a check too long ago): then
+ * everything is dropped.
  *
  * A read that missed is kept only if nothing was dropped while it ran (a generation count), so
  * a slow read cannot put back what a concurrent write made stale.
@@ -241,6 +271,8 @@ function endedBetween(prev: Snapshot, next: Snapshot): bigint[] | undefined {
 export class PgReadCache {
   private readonly entries = new CacheEntries();
   private snapshot: Snapshot | null = null;
+  /** When the snapshot was read (ms, this process's monotonic clock). */
+  private snapshotAt = 0;
   /** Transactions of this process that committed and whose writes were dropped already. */
   private readonly ownCommitted = new Set<bigint>();
   private generation = 0;
@@ -258,7 +290,10 @@ export class PgReadCache {
     this.expiredThisTurn = false;
   };
 
-  constructor(private readonly currentSnapshot: () => Promise<string>) {}
+  constructor(
+    private readonly read: (prev: string | null) => Promise<PgCheck>,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** A request has started: its first cached lookup reads the snapshot again (once per turn). */
   expire(): void {
@@ -280,22 +315,37 @@ export class PgReadCache {
   private async check(): Promise<void> {
     const covers = this.wanted;
     try {
-      const text = await this.currentSnapshot();
-      const prev = this.snapshot;
+      const prev = this.snapshot !== null && this.now() - this.snapshotAt <= MAX_CHECK_GAP_MS ? this.snapshot : null;
+      const at = this.now();
+      const { snapshot: text, writes } = await this.read(prev?.text ?? null);
       if (prev === null || text !== prev.text) {
         const next = parseSnapshot(text);
         const ended = prev ? endedBetween(prev, next) : undefined;
-        if (!ended || ended.some((x) => !this.ownCommitted.has(x))) this.drop(null);
+        if (!ended) this.drop(null);
+        else this.dropEnded(ended, writes === null ? null : parseWrites(writes));
         // Accounted for now: ours that ended as of this snapshot.
         for (const x of this.ownCommitted) if (x < next.xmax && !next.running.has(x)) this.ownCommitted.delete(x);
         this.snapshot = next;
       }
+      this.snapshotAt = at;
       this.checked = covers;
       this.fresh = true;
       setImmediate(this.endTurn).unref();
     } finally {
       this.checking = null;
     }
+  }
+
+  /** Drops what the transactions that `ended` wrote: this process's own are done already, logged ones by their tables, any other: everything. */
+  private dropEnded(ended: readonly bigint[], logged: Map<bigint, string[] | null> | null): void {
+    const tables = new Set<string>();
+    for (const x of ended) {
+      if (this.ownCommitted.has(x)) continue;
+      const wrote = logged?.get(x);
+      if (!wrote) return this.drop(null);
+      for (const table of wrote) tables.add(table);
+    }
+    for (const table of tables) this.drop(table);
   }
 
   /** The rows cached under `key` (a new array each time; the rows are frozen), after `ready`. */

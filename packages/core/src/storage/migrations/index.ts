@@ -25,6 +25,7 @@ import * as m021bc from './021-blob-chunks.js';
 import * as m022cv from './022-ci-variables.js';
 import * as m023nt from './023-namespaces-tokens.js';
 import * as m024wh from './024-webhooks.js';
+import * as m026cw from './026-cache-writes.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -52,6 +53,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '022-ci-variables': m022cv,
   '023-namespaces-tokens': m023nt,
   '024-webhooks': m024wh,
+  '026-cache-writes': m026cw,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
