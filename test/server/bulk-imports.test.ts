@@ -17,7 +17,7 @@ import { basic, getRaw, nupkg, putPackage } from './packages-fixtures.js';
 const TOKEN_MESSAGE = "Import aborted as the provided personal access token does not have the required 'api' scope or is no longer valid.";
 const enc = encodeURIComponent;
 
-async function waitFor(f: TestForgelet, id: number, states = ['finished', 'failed', 'canceled'], timeoutMs = 30_000): Promise<any> {
+async function waitFor(f: TestForgelet, id: number, states = ['finished', 'failed', 'canceled'], timeoutMs = 90_000): Promise<any> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const r = await f.api('GET', `/bulk_imports/${id}`);
