@@ -98,4 +98,69 @@ def _():
     return {"before": before, "after": reread.approvals_before_merge, "settings": settings.approvals_before_merge}
 
 
+@step("impersonation_tokens")
+def _():
+    user = root.users.get(alice.user.id)
+    created = user.impersonationtokens.create({"name": "support", "scopes": ["api", "read_user"], "expires_at": "2099-01-01"})
+    as_alice = gitlab.Gitlab(URL, private_token=created.token)
+    as_alice.auth()
+    got = user.impersonationtokens.get(created.id)
+    second = user.impersonationtokens.create({"name": "second", "scopes": ["read_api"]})
+    user.impersonationtokens.delete(second.id)
+    return {
+        "created": {k: v for k, v in created.asdict().items() if k != "token"},
+        "token_prefix": created.token[:6],
+        "authenticated_as": as_alice.user.username,
+        "got": got.asdict(),
+        "active": [t.name for t in user.impersonationtokens.list(state="active")],
+        "inactive": [t.name for t in user.impersonationtokens.list(state="inactive")],
+        "all": [t.name for t in user.impersonationtokens.list(get_all=True)],
+    }
+
+
+@step("deploy_tokens")
+def _():
+    project = alice.projects.get(state["project"].id)
+    group = alice.groups.get(state["group"].id)
+    created = project.deploytokens.create(
+        {"name": "ci", "scopes": ["read_package_registry", "write_package_registry"], "expires_at": "2099-01-01T00:00:00Z"}
+    )
+    named = group.deploytokens.create({"name": "grp", "scopes": ["read_repository"], "username": "grp-bot"})
+    got = project.deploytokens.get(created.id)
+    listed = [t.name for t in project.deploytokens.list()]
+    group_listed = [t.username for t in group.deploytokens.list()]
+    instance = [t.name for t in root.deploytokens.list(get_all=True)]
+    project.deploytokens.delete(created.id)
+    group.deploytokens.delete(named.id)
+    return {
+        "created": {k: v for k, v in created.asdict().items() if k != "token"},
+        "token_prefix": created.token[:5],
+        "got": got.asdict(),
+        "listed": listed,
+        "group_listed": group_listed,
+        "instance": instance,
+        "after_delete": [t.name for t in project.deploytokens.list()],
+        "missing": error_of(lambda: project.deploytokens.get(created.id)),
+    }
+
+
+@step("rotation")
+def _():
+    user = root.users.get(alice.user.id)
+    pat = user.personal_access_tokens.create({"name": "rotating", "scopes": ["api"]}) if hasattr(user, "personal_access_tokens") else None
+    if pat is None:
+        pat_id = root.http_post(f"/users/{alice.user.id}/personal_access_tokens", post_data={"name": "rotating", "scopes": ["api"]})["id"]
+    else:
+        pat_id = pat.id
+    rotated = root.http_post(f"/personal_access_tokens/{pat_id}/rotate", post_data={"expires_at": "2099-02-01"})
+    project = alice.projects.get(state["project"].id)
+    bot = project.access_tokens.create({"name": "bot", "scopes": ["api"], "expires_at": "2099-01-01", "access_level": 40})
+    bot_rotated = alice.http_post(f"/projects/{project.id}/access_tokens/{bot.id}/rotate", post_data={"expires_at": "2099-03-01"})
+    return {
+        "rotated": {"name": rotated["name"], "expires_at": rotated["expires_at"], "prefix": rotated["token"][:6], "new_id": rotated["id"] != pat_id},
+        "bot": {"name": bot_rotated["name"], "expires_at": bot_rotated["expires_at"], "resource_type": bot_rotated["resource_type"]},
+        "again": error_of(lambda: root.http_post(f"/personal_access_tokens/{pat_id}/rotate")),
+    }
+
+
 print(json.dumps(results))

@@ -75,5 +75,39 @@ for (const dialect of DIALECTS) {
       const s = stepOf('approvals_before_merge');
       assert.deepEqual({ before: s.before, after: s.after, settings: s.settings }, { before: 0, after: 2, settings: 2 });
     });
+
+    it('impersonation tokens: create (token once), get, list by state, delete; they authenticate as the user', () => {
+      const s = stepOf('impersonation_tokens');
+      assert.equal(s.token_prefix, 'glpat-');
+      assert.equal(s.authenticated_as, 'alice');
+      assert.deepEqual([s.created.impersonation, s.created.name, s.created.scopes, s.created.expires_at], [true, 'support', ['api', 'read_user'], '2099-01-01']);
+      assert.equal(s.got.impersonation, true);
+      assert.equal('token' in s.got, false);
+      assert.deepEqual([s.active, s.inactive, s.all], [['support'], ['second'], ['support', 'second']]);
+    });
+
+    it('deploy tokens: project and group create/get/list/delete, the instance list', () => {
+      const s = stepOf('deploy_tokens');
+      assert.equal(s.token_prefix, 'gldt-');
+      assert.deepEqual(s.created, {
+        id: s.created.id,
+        name: 'ci',
+        username: `gitlab+deploy-token-${s.created.id}`,
+        expires_at: '2099-01-01T00:00:00.000Z',
+        scopes: ['read_package_registry', 'write_package_registry'],
+        revoked: false,
+        expired: false,
+      });
+      assert.deepEqual(s.got, s.created);
+      assert.deepEqual([s.listed, s.group_listed, s.instance, s.after_delete], [['ci'], ['grp-bot'], ['ci', 'grp'], []]);
+      assert.deepEqual(s.missing, { type: 'GitlabGetError', response_code: 404, message: '404 Deploy Token Not Found' });
+    });
+
+    it('rotation: a personal token by an admin and a project access token by its Owner (http_post)', () => {
+      const s = stepOf('rotation');
+      assert.deepEqual(s.rotated, { name: 'rotating', expires_at: '2099-02-01', prefix: 'glpat-', new_id: true });
+      assert.deepEqual(s.bot, { name: 'bot', expires_at: '2099-03-01', resource_type: 'project' });
+      assert.deepEqual(s.again, { type: 'GitlabHttpError', response_code: 400, message: '400 Bad request - Token already revoked' });
+    });
   });
 }

@@ -4,6 +4,8 @@ import { GroupAccessTokens } from './resources/group-access-tokens.js';
 import { GroupMembers } from './resources/group-members.js';
 import { Groups } from './resources/groups.js';
 import { Namespaces } from './resources/namespaces.js';
+import { UserImpersonationTokens } from './resources/impersonation-tokens.js';
+import { DeployTokens, GroupDeployTokens, ProjectDeployTokens } from './resources/deploy-tokens.js';
 import { PersonalAccessTokens } from './resources/personal-access-tokens.js';
 import { ProjectAccessTokens } from './resources/project-access-tokens.js';
 import { ProjectMembers } from './resources/project-members.js';
@@ -103,6 +105,12 @@ export class Forgelet {
   readonly personalAccessTokens: PersonalAccessTokens;
   readonly projectAccessTokens: ProjectAccessTokens;
   readonly groupAccessTokens: GroupAccessTokens;
+  /** `/users/:user_id/impersonation_tokens` (administrators). */
+  readonly userImpersonationTokens: UserImpersonationTokens;
+  /** Deploy tokens: every one (administrators), and a project's or a group's. */
+  readonly deployTokens: DeployTokens;
+  readonly projectDeployTokens: ProjectDeployTokens;
+  readonly groupDeployTokens: GroupDeployTokens;
   readonly issues: Issues;
   readonly groupIssues: GroupIssues;
   readonly mergeRequests: MergeRequests;
@@ -190,6 +198,10 @@ export class Forgelet {
     this.personalAccessTokens = new PersonalAccessTokens(this.requester);
     this.projectAccessTokens = new ProjectAccessTokens(this.requester);
     this.groupAccessTokens = new GroupAccessTokens(this.requester);
+    this.userImpersonationTokens = new UserImpersonationTokens(this.requester);
+    this.deployTokens = new DeployTokens(this.requester);
+    this.projectDeployTokens = new ProjectDeployTokens(this.requester);
+    this.groupDeployTokens = new GroupDeployTokens(this.requester);
     this.issues = new Issues(this.requester);
     this.groupIssues = new GroupIssues(this.requester);
     this.mergeRequests = new MergeRequests(this.requester);

@@ -47,6 +47,15 @@ export {
 } from './resources/relation-exports.js';
 
 export { Namespaces, type ListNamespacesParams } from './resources/namespaces.js';
+export { UserImpersonationTokens, type CreateImpersonationTokenParams, type ListImpersonationTokensParams } from './resources/impersonation-tokens.js';
+export {
+  DeployTokens,
+  GroupDeployTokens,
+  ProjectDeployTokens,
+  ResourceDeployTokens,
+  type CreateDeployTokenParams,
+  type ListDeployTokensParams,
+} from './resources/deploy-tokens.js';
 export { Users, type AnyUserEntity, type CreateUserParams, type EditUserParams, type ListUsersParams } from './resources/users.js';
 export {
   Groups,

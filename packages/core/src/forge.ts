@@ -22,8 +22,10 @@ import {
   groupRoutes,
   membersRoutes,
   namespaceRoutes,
+  deployTokenRoutes,
   projectRoutes,
   tokenRoutes,
+  impersonationTokenRoutes,
   userRoutes,
   type Credentials,
   type JobTokenResolver,
@@ -200,7 +202,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerFlowJobs(deps);
   registerWebhookJobs(deps);
   const routes: Route[] = [
-    ...systemRoutes, ...userRoutes, ...tokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes, ...namespaceRoutes,
+    ...systemRoutes, ...userRoutes, ...tokenRoutes, ...impersonationTokenRoutes, ...groupRoutes, ...projectRoutes, ...membersRoutes, ...namespaceRoutes, ...deployTokenRoutes,
     ...memberRolesRoutes,
     ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes,
     ...labelsRoutes, ...milestonesRoutes, ...iterationsRoutes, ...epicsRoutes, ...pipelineSchedulesRoutes,

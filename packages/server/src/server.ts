@@ -348,7 +348,8 @@ export class ForgeletServer {
     } catch (err) {
       throw basicChallenge(route, err);
     }
-    if (route.auth !== 'optional' && !actor.user) throw basicChallenge(route, new UnauthorizedError());
+    // A deploy token has no user; it authenticates only where package routes accept it (authenticate decides).
+    if (route.auth !== 'optional' && !actor.user && !actor.deployToken) throw basicChallenge(route, new UnauthorizedError());
     if (route.auth === 'admin' && !actor.isAdmin) throw new ForbiddenError();
     this.forge.checkScopes(actor, (req.method ?? 'GET').toUpperCase() as Method, route.scopes);
     return actor;

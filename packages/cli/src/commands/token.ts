@@ -1,4 +1,7 @@
-/** `forgelet token create|list|revoke`: personal access tokens on a running server (admin token). */
+/**
+ * `forgelet token create|list|revoke|rotate`: personal access tokens on a running server (admin
+ * token); `rotate` also rotates project and group access tokens (`--project`, `--group`).
+ */
 import type { Command } from 'commander';
 import type { PersonalAccessTokenEntity, UserBasicEntity } from '@forgelet/core';
 import { CliError } from '../errors.js';
@@ -19,6 +22,14 @@ interface ListFlags extends RemoteFlags {
 }
 
 interface RevokeFlags extends RemoteFlags {
+  json?: boolean;
+}
+
+interface RotateFlags extends RemoteFlags {
+  expiresAt?: string;
+  keepLifetime?: boolean;
+  project?: string;
+  group?: string;
   json?: boolean;
 }
 
@@ -47,6 +58,14 @@ export function registerTokenCommands(program: Command, io: CliIo): void {
     .description('revoke a personal access token')
     .argument('<id>', 'token id')
     .action((id: string, flags: RevokeFlags) => revokeToken(id, flags, io));
+  remoteCommand(token.command('rotate'))
+    .description('revoke a token and issue a new one like it; prints the new token')
+    .argument('<id>', "token id, or `self` for the token in use (personal tokens)")
+    .option('--expires-at <date>', 'expiry of the new token, YYYY-MM-DD (default: one week from now)')
+    .option('--keep-lifetime', 'the new token lives as long as the old one did')
+    .option('--project <id>', 'a project access token of this project (id or path)')
+    .option('--group <id>', 'a group access token of this group (id or path)')
+    .action((id: string, flags: RotateFlags) => rotateToken(id, flags, io));
 }
 
 async function findUser(remote: Remote, username: string): Promise<UserBasicEntity> {
@@ -90,4 +109,21 @@ async function revokeToken(id: string, flags: RevokeFlags, io: CliIo): Promise<v
   await call(remote, (api) => api.personalAccessTokens.revoke(Number(id)));
   if (flags.json) writeJson(io.stdout, { id: /^\d+$/.test(id) ? Number(id) : id, revoked: true });
   else io.stdout.write(`Revoked personal access token ${id}.\n`);
+}
+
+async function rotateToken(id: string, flags: RotateFlags, io: CliIo): Promise<void> {
+  const remote = resolveRemote(flags, io.env);
+  if (flags.project !== undefined && flags.group !== undefined) throw new CliError('give --project or --group, not both');
+  const resource = flags.project ?? flags.group;
+  if (!/^\d+$/.test(id) && !(id === 'self' && resource === undefined)) {
+    throw new CliError(`token id must be a number${resource === undefined ? ' or self' : ''}, got "${id}"`);
+  }
+  const params = { ...(flags.expiresAt !== undefined && { expires_at: flags.expiresAt }), ...(flags.keepLifetime && { keep_token_lifetime: true }) };
+  const body = await call(remote, (api) => {
+    if (flags.project !== undefined) return api.projectAccessTokens.rotate(flags.project, Number(id), params);
+    if (flags.group !== undefined) return api.groupAccessTokens.rotate(flags.group, Number(id), params);
+    return api.personalAccessTokens.rotate(id === 'self' ? 'self' : Number(id), params);
+  });
+  if (flags.json) writeJson(io.stdout, body);
+  else io.stdout.write(`${body.token}\n`);
 }

@@ -9,6 +9,8 @@ export type CreatePersonalAccessTokenParams = Omit<CreatePersonalAccessTokenInpu
 /** `expires_at` (YYYY-MM-DD) defaults to one week from now. */
 export interface RotatePersonalAccessTokenParams {
   expires_at?: string;
+  /** The new token lives as long as the old one did (not with `expires_at`). */
+  keep_token_lifetime?: boolean;
 }
 
 /** `/personal_access_tokens`, `/users/:user_id/personal_access_tokens`. */

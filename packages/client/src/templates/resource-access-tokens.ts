@@ -12,6 +12,8 @@ export type CreateAccessTokenParams = WithOptional<Omit<CreateResourceAccessToke
 /** `expires_at` (YYYY-MM-DD) defaults to one week from now. */
 export interface RotateAccessTokenParams {
   expires_at?: string;
+  /** The new token lives as long as the old one did (not with `expires_at`). */
+  keep_token_lifetime?: boolean;
 }
 
 export class ResourceAccessTokens {

@@ -12,6 +12,7 @@ import { digestToken } from '../kernel/ids.js';
 import { preparedQuery } from '../storage/prepared.js';
 import type { Method } from '../kernel/route.js';
 import type { UserRow } from './user.table.js';
+import { deployTokenUsername } from './deploy-token.table.js';
 
 export interface Credentials {
   privateToken?: string;
@@ -88,6 +89,40 @@ export async function actorFromAccessToken(deps: Deps, token: string, expectedUs
   };
 }
 
+/**
+ * A deploy token (Basic auth on package routes: its username and the token; or the NuGet API
+ * key): an actor with no user that reaches only its project, or its group's projects.
+ */
+export async function actorFromDeployToken(deps: Deps, token: string, expectedUsername?: string): Promise<Actor> {
+  const row = await deps.db.selectFrom('deploy_tokens').selectAll().where('token_digest', '=', digestToken(token)).executeTakeFirst();
+  if (!row || row.revoked) throw new UnauthorizedError();
+  if (expectedUsername !== undefined && expectedUsername !== deployTokenUsername(row)) throw new UnauthorizedError();
+  if (row.expires_at && row.expires_at <= deps.clock.now().toISOString()) throw new UnauthorizedError();
+  let groupTraversal: string | null = null;
+  if (row.group_id !== null) {
+    const group = await deps.db.selectFrom('namespaces').select('traversal').where('id', '=', row.group_id).executeTakeFirst();
+    if (!group) throw new UnauthorizedError();
+    groupTraversal = group.traversal;
+  }
+  return {
+    kind: 'deploy_token',
+    user: null,
+    token: null,
+    isAdmin: false,
+    deployToken: { id: row.id, projectId: row.project_id, groupTraversal, scopes: JSON.parse(row.scopes) as string[] },
+  };
+}
+
+/** An access token, else (on package routes) a deploy token. */
+async function actorFromAnyToken(deps: Deps, options: AuthenticateOptions, token: string, username?: string): Promise<Actor> {
+  try {
+    return await actorFromAccessToken(deps, token, username);
+  } catch (err) {
+    if (!(err instanceof UnauthorizedError) || !options.allowBasic) throw err;
+    return actorFromDeployToken(deps, token, username);
+  }
+}
+
 export interface AuthenticateOptions {
   allowJobToken: boolean;
   allowBasic: boolean;
@@ -103,7 +138,7 @@ async function resolveJob(deps: Deps, options: AuthenticateOptions, token: strin
 export async function authenticate(deps: Deps, creds: Credentials, options: AuthenticateOptions): Promise<Actor> {
   let actor: Actor = ANONYMOUS;
   // Job tokens count only on routes that accept them; elsewhere GitLab ignores them.
-  if (creds.privateToken) actor = await actorFromAccessToken(deps, creds.privateToken);
+  if (creds.privateToken) actor = await actorFromAnyToken(deps, options, creds.privateToken);
   else if (creds.jobToken && options.allowJobToken) {
     actor = await resolveJob(deps, options, creds.jobToken);
   } else if (creds.bearer) {
@@ -116,7 +151,7 @@ export async function authenticate(deps: Deps, creds: Credentials, options: Auth
     }
   } else if (creds.basic && options.allowBasic) {
     const { username, password } = creds.basic;
-    actor = username === 'gitlab-ci-token' ? await resolveJob(deps, options, password) : await actorFromAccessToken(deps, password, username);
+    actor = username === 'gitlab-ci-token' ? await resolveJob(deps, options, password) : await actorFromAnyToken(deps, options, password, username);
   }
   if (creds.sudo !== undefined && creds.sudo !== '' && actor.kind === 'user') actor = await applySudo(deps, actor, creds.sudo);
   return actor;

@@ -49,7 +49,7 @@ export interface Deps {
   urls: UrlBuilder;
 }
 
-export type ActorKind = 'anonymous' | 'user' | 'job';
+export type ActorKind = 'anonymous' | 'user' | 'job' | 'deploy_token';
 
 export interface ActorToken {
   id: number;
@@ -66,6 +66,8 @@ export interface Actor {
   isAdmin: boolean;
   /** Set for CI job tokens: the running job, its project and pipeline (job token scope checks use it). */
   job?: { id: number; projectId: number; pipelineId: number };
+  /** Set for deploy tokens (no user): the project, or the group (traversal) whose projects it reaches, and its scopes. */
+  deployToken?: { id: number; projectId: number | null; groupTraversal: string | null; scopes: string[] };
 }
 
 export const ANONYMOUS: Actor = { kind: 'anonymous', user: null, token: null, isAdmin: false };

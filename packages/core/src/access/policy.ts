@@ -124,6 +124,10 @@ const PROJECT_RULES = {
   read_dora4_analytics: REPORTER,
   // agent flows (GitLab's duo_workflow ability)
   create_agent_flow: DEVELOPER,
+  // deploy tokens
+  read_deploy_token: MAINTAINER,
+  create_deploy_token: MAINTAINER,
+  destroy_deploy_token: MAINTAINER,
 } satisfies Record<string, Rule>;
 
 const GROUP_RULES = {
@@ -165,6 +169,10 @@ const GROUP_RULES = {
   read_dora4_analytics: REPORTER,
   // agent flows on a namespace
   create_agent_flow: DEVELOPER,
+  // deploy tokens
+  read_deploy_token: MAINTAINER,
+  create_deploy_token: MAINTAINER,
+  destroy_deploy_token: MAINTAINER,
 } satisfies Record<string, Rule>;
 
 export type ProjectAbility = keyof typeof PROJECT_RULES;
@@ -184,7 +192,7 @@ type ElsewhereAbility =
   | 'admin_push_rules' | 'change_push_rules' | 'admin_terraform_state' | 'read_terraform_state'
   | 'admin_vulnerability' | 'admin_vulnerability_merge_request_link' | 'read_vulnerability' | 'read_vulnerability_statistics'
   | 'read_security_resource' | 'read_group_security_dashboard' | 'create_vulnerability_export' | 'access_security_and_compliance'
-  | 'manage_deploy_tokens' | 'read_deploy_token' | 'create_deploy_token' | 'destroy_deploy_token'
+  | 'manage_deploy_tokens'
   | 'manage_merge_request_settings' | 'edit_approval_rule'
   | 'read_security_orchestration_policies' | 'update_security_orchestration_policy_project'
   | 'read_dependency' | 'read_licenses'
@@ -382,9 +390,26 @@ function visibleByVisibility(ctx: Ctx, visibility: string): boolean {
   return false;
 }
 
+/** Is the subject the deploy token's project, or inside its group? */
+async function inDeployTokenScope(ctx: Ctx, subject: Subject): Promise<boolean> {
+  const token = ctx.actor.deployToken!;
+  if (subject.kind === 'project') {
+    if (token.projectId !== null) return subject.project.id === token.projectId;
+    return (await namespaceOf(ctx, subject.project.namespace_id)).traversal.startsWith(token.groupTraversal ?? '\0');
+  }
+  return token.groupTraversal !== null && subject.group.traversal.startsWith(token.groupTraversal);
+}
+
+/** What a deploy token's scopes allow (GitLab: the package registry, read or write). */
+const DEPLOY_TOKEN_ABILITIES: Partial<Record<Ability, string>> = {
+  read_package: 'read_package_registry',
+  create_package: 'write_package_registry',
+};
+
 /** May the actor see the subject at all? */
 export async function canRead(ctx: Ctx, subject: Subject): Promise<boolean> {
   if (ctx.actor.isAdmin) return true;
+  if (ctx.actor.deployToken) return inDeployTokenScope(ctx, subject);
   const visibility = subject.kind === 'project' ? subject.project.visibility : subject.group.visibility;
   if (visibleByVisibility(ctx, visibility)) return true;
   const level = await accessLevel(ctx, subject);
@@ -421,6 +446,10 @@ export async function can(ctx: Ctx, ability: Ability, subject: Subject): Promise
   const rule = rules[ability];
   if (rule === undefined) throw new Error(`unknown ability ${ability} on ${subject.kind}`);
   if (subject.kind === 'project' && !(await jobScopeAllows(ctx, subject.project))) return false;
+  if (ctx.actor.deployToken) {
+    const scope = DEPLOY_TOKEN_ABILITIES[ability];
+    return scope !== undefined && ctx.actor.deployToken.scopes.includes(scope) && (await inDeployTokenScope(ctx, subject));
+  }
   if (!(await canRead(ctx, subject))) return false;
   if (rule === 'read') return true;
   if (ctx.actor.isAdmin) return true;

@@ -2,12 +2,17 @@ import type { Ctx } from '../../access/context.js';
 import { p, params, type Infer } from '../../kernel/params.js';
 import { created, noContent, ok, paged, route } from '../../kernel/route.js';
 import * as tokens from './tokens.js';
+import * as impersonation from './impersonation-tokens.js';
 
 const tokenRef = p.string().regex(/^(self|\d+)$/);
 const asRef = (id: string) => (id === 'self' ? 'self' : Number(id));
 
 const one = params({ id: p.string(), token_id: p.id() });
-const RotateResourceTokenInput = params({ id: p.string(), token_id: p.id(), expires_at: p.date().optional() });
+const rotateFields = {
+  expires_at: p.date().optional().describe('Expiry of the new token (default: one week from today).'),
+  keep_token_lifetime: p.boolean().optional().describe('The new token lives as long as the old one did.'),
+};
+const RotateResourceTokenInput = params({ id: p.string(), token_id: p.id(), ...rotateFields }, { mutuallyExclusive: [['expires_at', 'keep_token_lifetime']] });
 
 /** `DELETE …/access_tokens/:token_id`, the same under projects and groups. */
 const revokeResourceToken = (kind: 'project' | 'group') => async (ctx: Ctx, { id, token_id }: Infer<typeof one>) => {
@@ -30,9 +35,10 @@ export const tokenRoutes = [
       return noContent();
     }),
   route('POST', '/personal_access_tokens/:token_id/rotate', {
-    auth: 'required', params: params({ token_id: tokenRef, expires_at: p.date().optional() }), tag: 'personal_access_tokens', summary: 'Rotate a personal access token (or self)',
+    auth: 'required', params: params({ token_id: tokenRef, ...rotateFields }, { mutuallyExclusive: [['expires_at', 'keep_token_lifetime']] }), tag: 'personal_access_tokens', summary: 'Rotate a personal access token (or self)',
     scopes: ['api', 'self_rotate'],
-  }, async (ctx, { token_id, expires_at }) => ok(await tokens.rotatePersonalAccessToken(ctx, asRef(token_id), expires_at))),
+  }, async (ctx, { token_id, expires_at, keep_token_lifetime }) =>
+    ok(await tokens.rotatePersonalAccessToken(ctx, asRef(token_id), { expiresAt: expires_at, keepTokenLifetime: keep_token_lifetime }))),
 
   route('GET', '/projects/:id/access_tokens', { auth: 'required', params: tokens.ListResourceAccessTokensInput, tag: 'project_access_tokens', summary: 'List project access tokens' },
     async (ctx, input) => paged(await tokens.listResourceAccessTokens(ctx, 'project', input))),
@@ -43,7 +49,8 @@ export const tokenRoutes = [
   route('DELETE', '/projects/:id/access_tokens/:token_id', { auth: 'required', params: one, tag: 'project_access_tokens', summary: 'Revoke a project access token' },
     revokeResourceToken('project')),
   route('POST', '/projects/:id/access_tokens/:token_id/rotate', { auth: 'required', params: RotateResourceTokenInput, tag: 'project_access_tokens', summary: 'Rotate a project access token' },
-    async (ctx, { id, token_id, expires_at }) => ok(await tokens.rotateResourceAccessToken(ctx, 'project', id, token_id, expires_at))),
+    async (ctx, { id, token_id, expires_at, keep_token_lifetime }) =>
+      ok(await tokens.rotateResourceAccessToken(ctx, 'project', id, token_id, { expiresAt: expires_at, keepTokenLifetime: keep_token_lifetime }))),
 
   route('GET', '/groups/:id/access_tokens', { auth: 'required', params: tokens.ListResourceAccessTokensInput, tag: 'group_access_tokens', summary: 'List group access tokens' },
     async (ctx, input) => paged(await tokens.listResourceAccessTokens(ctx, 'group', input))),
@@ -54,5 +61,20 @@ export const tokenRoutes = [
   route('DELETE', '/groups/:id/access_tokens/:token_id', { auth: 'required', params: one, tag: 'group_access_tokens', summary: 'Revoke a group access token' },
     revokeResourceToken('group')),
   route('POST', '/groups/:id/access_tokens/:token_id/rotate', { auth: 'required', params: RotateResourceTokenInput, tag: 'group_access_tokens', summary: 'Rotate a group access token' },
-    async (ctx, { id, token_id, expires_at }) => ok(await tokens.rotateResourceAccessToken(ctx, 'group', id, token_id, expires_at))),
+    async (ctx, { id, token_id, expires_at, keep_token_lifetime }) =>
+      ok(await tokens.rotateResourceAccessToken(ctx, 'group', id, token_id, { expiresAt: expires_at, keepTokenLifetime: keep_token_lifetime }))),
+];
+
+export const impersonationTokenRoutes = [
+  route('GET', '/users/:user_id/impersonation_tokens', { auth: 'admin', params: impersonation.ListImpersonationTokensInput, tag: 'users', summary: "List a user's impersonation tokens (admin)" },
+    async (ctx, input) => paged(await impersonation.listImpersonationTokens(ctx, input))),
+  route('POST', '/users/:user_id/impersonation_tokens', { auth: 'admin', params: impersonation.CreateImpersonationTokenInput, tag: 'users', summary: 'Create an impersonation token (admin)' },
+    async (ctx, input) => created(await impersonation.createImpersonationToken(ctx, input))),
+  route('GET', '/users/:user_id/impersonation_tokens/:impersonation_token_id', { auth: 'admin', params: impersonation.ImpersonationTokenRefInput, tag: 'users', summary: 'Get an impersonation token (admin)' },
+    async (ctx, input) => ok(await impersonation.getImpersonationToken(ctx, input))),
+  route('DELETE', '/users/:user_id/impersonation_tokens/:impersonation_token_id', { auth: 'admin', params: impersonation.ImpersonationTokenRefInput, tag: 'users', summary: 'Revoke an impersonation token (admin)' },
+    async (ctx, input) => {
+      await impersonation.revokeImpersonationToken(ctx, input);
+      return noContent();
+    }),
 ];

@@ -63,21 +63,21 @@ export type CreateResourceAccessTokenInput = InferShape<typeof CreateResourceAcc
 
 export const RotateTokenInput = params({ expires_at: p.date().optional() });
 
-function today(ctx: Ctx): string {
+export function today(ctx: Ctx): string {
   return ctx.clock.now().toISOString().slice(0, 10);
 }
 
-function checkExpiry(ctx: Ctx, expiresAt: string | undefined) {
+export function checkExpiry(ctx: Ctx, expiresAt: string | undefined) {
   if (expiresAt !== undefined && expiresAt <= today(ctx)) {
     throw new BadRequestError({ expires_at: ['must be in the future'] }, { raw: true });
   }
 }
 
-function checkScopes(scopes: string[]) {
+export function checkScopes(scopes: string[]) {
   if (scopes.length === 0) throw new BadRequestError({ scopes: ["can't be blank"] }, { raw: true });
 }
 
-async function insertToken(
+export async function insertToken(
   trx: Kysely<Database>,
   values: Omit<AccessTokenRow, 'id' | 'token_digest' | 'revoked' | 'last_used_at' | 'impersonation'> & { impersonation?: number },
 ): Promise<{ row: AccessTokenRow; token: string }> {
@@ -116,12 +116,32 @@ export async function insertTokenWithValue(
     .executeTakeFirstOrThrow();
 }
 
-/** Rotation: revokes `row` and issues a token like it (default expiry: one week), in one transaction. */
-async function reissueToken(ctx: Ctx, row: AccessTokenRow, expiresAt: string | undefined) {
-  checkExpiry(ctx, expiresAt);
-  const expires = expiresAt ?? new Date(ctx.clock.now().getTime() + 7 * 86400_000).toISOString().slice(0, 10);
+/** What a rotation may say about the new token's expiry. */
+export interface RotateOptions {
+  expiresAt?: string;
+  /** GitLab's keep_token_lifetime: the new token lives as long as the old one did (none: no expiry). */
+  keepTokenLifetime?: boolean;
+}
+
+/** GitLab's RotateService expiry: kept lifetime, else the date given, else one week from today. */
+function rotatedExpiry(ctx: Ctx, row: AccessTokenRow, options: RotateOptions): string | null {
+  const now = ctx.clock.now();
+  if (options.keepTokenLifetime) {
+    if (row.expires_at === null) return null;
+    const lifetime = Date.parse(`${row.expires_at}T00:00:00Z`) - Date.parse(`${row.created_at.slice(0, 10)}T00:00:00Z`);
+    return new Date(Date.parse(`${today(ctx)}T00:00:00Z`) + lifetime).toISOString().slice(0, 10);
+  }
+  return options.expiresAt ?? new Date(now.getTime() + 7 * 86400_000).toISOString().slice(0, 10);
+}
+
+/** Rotation: revokes `row` and issues a token like it, in one transaction. */
+async function reissueToken(ctx: Ctx, row: AccessTokenRow, options: RotateOptions) {
+  checkExpiry(ctx, options.expiresAt);
+  const expires = rotatedExpiry(ctx, row, options);
   return ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('access_tokens').set({ revoked: 1 }).where('id', '=', row.id).execute();
+    // As GitLab: a rotated bot keeps its memberships whatever the new expiry (they no longer expire).
+    if (row.resource_kind !== null) await trx.updateTable('members').set({ expires_at: null }).where('user_id', '=', row.user_id).execute();
     const { id: _id, token_digest: _d, revoked: _r, last_used_at: _l, ...rest } = row;
     return insertToken(trx, { ...rest, expires_at: expires, created_at: nowIso(ctx) });
   });
@@ -151,7 +171,8 @@ export async function createPersonalAccessToken(ctx: Ctx, input: CreatePersonalA
 export async function listPersonalAccessTokens(ctx: Ctx, input: ListPersonalAccessTokensInput): Promise<Page<PersonalAccessTokenEntity>> {
   const user = requireUser(ctx);
   let q = ctx.db.selectFrom('access_tokens').selectAll().where('resource_kind', 'is', null);
-  if (!ctx.actor.isAdmin) q = q.where('user_id', '=', user.id);
+  // GitLab: users list their own tokens but not the impersonation tokens admins made for them
+  if (!ctx.actor.isAdmin) q = q.where('user_id', '=', user.id).where('impersonation', '=', 0);
   else if (input.user_id !== undefined) q = q.where('user_id', '=', input.user_id);
   if (input.revoked !== undefined) q = q.where('revoked', '=', input.revoked ? 1 : 0);
   const day = today(ctx);
@@ -193,10 +214,10 @@ export async function revokePersonalAccessToken(ctx: Ctx, id: number | 'self'): 
 }
 
 /** POST /personal_access_tokens/:id/rotate and /self/rotate: revoke and issue a new one (default: one week). */
-export async function rotatePersonalAccessToken(ctx: Ctx, id: number | 'self', expiresAt?: string): Promise<PersonalAccessTokenEntity> {
+export async function rotatePersonalAccessToken(ctx: Ctx, id: number | 'self', options: RotateOptions = {}): Promise<PersonalAccessTokenEntity> {
   const row = await findPersonalToken(ctx, id);
   if (row.revoked) throw new BadRequestError('Token already revoked');
-  const { row: next, token } = await reissueToken(ctx, row, expiresAt);
+  const { row: next, token } = await reissueToken(ctx, row, options);
   return toPersonalAccessTokenEntity(next, today(ctx), token);
 }
 
@@ -339,10 +360,10 @@ export async function revokeResourceAccessToken(ctx: Ctx, kind: ResourceKind, re
 }
 
 /** POST /projects/:id/access_tokens/:token_id/rotate */
-export async function rotateResourceAccessToken(ctx: Ctx, kind: ResourceKind, ref: string, tokenId: number, expiresAt?: string): Promise<ResourceAccessTokenEntity> {
+export async function rotateResourceAccessToken(ctx: Ctx, kind: ResourceKind, ref: string, tokenId: number, options: RotateOptions = {}): Promise<ResourceAccessTokenEntity> {
   const { row } = await findResourceToken(ctx, kind, ref, tokenId);
   if (row.revoked) throw new BadRequestError('Token already revoked');
   if (ctx.actor.token?.id === row.id) throw new ForbiddenError();
-  const { row: next, token } = await reissueToken(ctx, row, expiresAt);
+  const { row: next, token } = await reissueToken(ctx, row, options);
   return toResourceAccessTokenEntity(next, today(ctx), token);
 }

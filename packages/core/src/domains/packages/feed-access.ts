@@ -54,7 +54,7 @@ export async function feedProject(ctx: Ctx, ref: string, ability: ProjectAbility
 
 /** The group of a group feed route: authentication required (401 + challenge), then the group must be readable. */
 export async function feedGroup(ctx: Ctx, ref: string): Promise<NamespaceRow> {
-  if (!ctx.actor.user) throw challenge(new UnauthorizedError());
+  if (!ctx.actor.user && !ctx.actor.deployToken) throw challenge(new UnauthorizedError());
   const group = await selectGroupByRef(ctx, ref);
   if (!group || !(await canRead(ctx, { kind: 'group', group }))) throw new NotFoundError('Group');
   return group;
@@ -85,6 +85,12 @@ export function scopeFilter(ctx: Ctx, scope: FeedScope): (eb: PackagesEB) => Exp
         .where('ns.traversal', 'like', prefix)
         .where((w) => {
           if (actor.isAdmin) return sql<SqlBool>`1 = 1`;
+          // a group deploy token reads the packages of its group's projects (a project token: its project)
+          if (actor.deployToken) {
+            if (!actor.deployToken.scopes.includes('read_package_registry')) return sql<SqlBool>`1 = 0`;
+            if (actor.deployToken.projectId !== null) return w('pr.id', '=', actor.deployToken.projectId);
+            return w('ns.traversal', 'like', `${actor.deployToken.groupTraversal}%`);
+          }
           if (!actor.user) return w('pr.visibility', '=', 'public');
           const open = actor.user.external ? ['public'] : ['public', 'internal'];
           const pw = w as unknown as Parameters<typeof projectMembershipFilter>[0];
