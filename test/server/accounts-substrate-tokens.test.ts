@@ -145,6 +145,10 @@ for (const dialect of DIALECTS) {
       const search = await getRaw(f, `/projects/${project.id}/packages/nuget/query?q=deploy`, { Authorization: basic(t.username, t.token) });
       assert.equal(search.status, 200);
       assert.deepEqual(search.json.data.map((d: any) => d.id), ['Deploy.Pkg']);
+      const header = await getRaw(f, `/projects/${project.id}/packages/nuget/query?q=deploy`, { 'Deploy-Token': t.token });
+      assert.deepEqual([header.status, header.json?.totalHits], [200, 1], 'the Deploy-Token header');
+      const apiKey = await putPackage(f, `/projects/${project.id}/packages/nuget`, await nupkg({ id: 'Deploy.Pkg', version: '1.0.2' }), { 'X-NuGet-ApiKey': t.token });
+      assert.equal(apiKey.status, 201, 'the NuGet API key');
       const wrongName = await putPackage(f, `/projects/${project.id}/packages/nuget`, file, { Authorization: basic('someone', t.token) });
       assert.equal(wrongName.status, 401);
       const other = await putPackage(f, `/projects/${elsewhere.id}/packages/nuget`, file, { Authorization: basic(t.username, t.token) });

@@ -101,6 +101,7 @@ function credentialsOf(req: IncomingMessage, query: Record<string, unknown>): Cr
     const colon = decoded.indexOf(':');
     if (colon >= 0) creds.basic = { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
   }
+  creds.deployToken = str(h['deploy-token']);
   const apiKey = str(h['x-nuget-apikey']);
   if (apiKey && !creds.privateToken && !creds.jobToken && !creds.bearer) creds.privateToken = apiKey;
   creds.sudo = str(h.sudo) ?? str(query.sudo);

@@ -19,6 +19,8 @@ export interface Credentials {
   bearer?: string;
   jobToken?: string;
   basic?: { username: string; password: string };
+  /** The `Deploy-Token` header (package routes). */
+  deployToken?: string;
   sudo?: string;
 }
 
@@ -149,6 +151,8 @@ export async function authenticate(deps: Deps, creds: Credentials, options: Auth
       if (!(err instanceof UnauthorizedError) || !options.allowJobToken) throw err;
       actor = await resolveJob(deps, options, creds.bearer);
     }
+  } else if (creds.deployToken && options.allowBasic) {
+    actor = await actorFromDeployToken(deps, creds.deployToken);
   } else if (creds.basic && options.allowBasic) {
     const { username, password } = creds.basic;
     actor = username === 'gitlab-ci-token' ? await resolveJob(deps, options, password) : await actorFromAnyToken(deps, options, password, username);

@@ -4,7 +4,6 @@
  * says `impersonation: true`; the clear token is shown once, at creation.
  */
 import type { Ctx } from '../../access/context.js';
-import { nowIso } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
 import { MAX_DB_INTEGER, p, params, type InferShape } from '../../kernel/params.js';
@@ -12,7 +11,7 @@ import { requireAdmin } from '../../access/policy.js';
 import { findUser } from '../../access/lookup.js';
 import type { AccessTokenRow } from '../../access/access-token.table.js';
 import { toPersonalAccessTokenEntity, type PersonalAccessTokenEntity } from './token.entity.js';
-import { checkExpiry, checkScopes, insertToken, today, TOKEN_SCOPES } from './tokens.js';
+import { issueUserToken, today, TOKEN_SCOPES, whereTokenState } from './tokens.js';
 
 export interface ImpersonationTokenEntity extends PersonalAccessTokenEntity {
   impersonation: boolean;
@@ -48,9 +47,7 @@ export async function listImpersonationTokens(ctx: Ctx, input: ListImpersonation
   requireAdmin(ctx);
   const user = await findUser(ctx, input.user_id);
   const day = today(ctx);
-  let q = ctx.db.selectFrom('access_tokens').selectAll().where('user_id', '=', user.id).where('impersonation', '=', 1);
-  if (input.state === 'active') q = q.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', day)]));
-  if (input.state === 'inactive') q = q.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', day)]));
+  const q = whereTokenState(ctx.db.selectFrom('access_tokens').selectAll().where('user_id', '=', user.id).where('impersonation', '=', 1), input.state, day);
   return paginate(ctx.db, q.orderBy('id', 'asc'), input, (rows) => rows.map((r) => toImpersonationTokenEntity(r, day)));
 }
 
@@ -78,22 +75,7 @@ export async function getImpersonationToken(ctx: Ctx, input: ImpersonationTokenR
 
 /** POST /users/:user_id/impersonation_tokens: the answer holds the clear `token`. */
 export async function createImpersonationToken(ctx: Ctx, input: CreateImpersonationTokenInput): Promise<ImpersonationTokenEntity> {
-  requireAdmin(ctx);
-  const user = await findUser(ctx, input.user_id);
-  checkScopes(input.scopes);
-  checkExpiry(ctx, input.expires_at);
-  const { row, token } = await insertToken(ctx.db, {
-    user_id: user.id,
-    name: input.name,
-    description: input.description ?? null,
-    scopes: JSON.stringify(input.scopes),
-    expires_at: input.expires_at ?? null,
-    resource_kind: null,
-    resource_id: null,
-    access_level: null,
-    impersonation: 1,
-    created_at: nowIso(ctx),
-  });
+  const { row, token } = await issueUserToken(ctx, input, true);
   return toImpersonationTokenEntity(row, today(ctx), token);
 }
 

@@ -3,7 +3,7 @@
  * the project or group). Tokens are stored as SHA-256 digests and shown once.
  */
 import { randomBytes } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../kernel/errors.js';
@@ -67,17 +67,17 @@ export function today(ctx: Ctx): string {
   return ctx.clock.now().toISOString().slice(0, 10);
 }
 
-export function checkExpiry(ctx: Ctx, expiresAt: string | undefined) {
+function checkExpiry(ctx: Ctx, expiresAt: string | undefined) {
   if (expiresAt !== undefined && expiresAt <= today(ctx)) {
     throw new BadRequestError({ expires_at: ['must be in the future'] }, { raw: true });
   }
 }
 
-export function checkScopes(scopes: string[]) {
+function checkScopes(scopes: string[]) {
   if (scopes.length === 0) throw new BadRequestError({ scopes: ["can't be blank"] }, { raw: true });
 }
 
-export async function insertToken(
+async function insertToken(
   trx: Kysely<Database>,
   values: Omit<AccessTokenRow, 'id' | 'token_digest' | 'revoked' | 'last_used_at' | 'impersonation'> & { impersonation?: number },
 ): Promise<{ row: AccessTokenRow; token: string }> {
@@ -147,13 +147,13 @@ async function reissueToken(ctx: Ctx, row: AccessTokenRow, options: RotateOption
   });
 }
 
-/** POST /users/:user_id/personal_access_tokens (admin) */
-export async function createPersonalAccessToken(ctx: Ctx, input: CreatePersonalAccessTokenInput): Promise<PersonalAccessTokenEntity> {
+/** An administrator issues a user a personal (or impersonation) token: the row and its clear text. */
+export async function issueUserToken(ctx: Ctx, input: CreatePersonalAccessTokenInput, impersonation: boolean): Promise<{ row: AccessTokenRow; token: string }> {
   requireAdmin(ctx);
   const user = await findUser(ctx, input.user_id);
   checkScopes(input.scopes);
   checkExpiry(ctx, input.expires_at);
-  const { row, token } = await insertToken(ctx.db, {
+  return insertToken(ctx.db, {
     user_id: user.id,
     name: input.name,
     description: input.description ?? null,
@@ -162,8 +162,21 @@ export async function createPersonalAccessToken(ctx: Ctx, input: CreatePersonalA
     resource_kind: null,
     resource_id: null,
     access_level: null,
+    impersonation: impersonation ? 1 : 0,
     created_at: nowIso(ctx),
   });
+}
+
+/** `state`: active (not revoked, not expired) or inactive, for token lists. */
+export function whereTokenState<Q extends SelectQueryBuilder<Database, 'access_tokens', any>>(q: Q, state: 'active' | 'inactive' | 'all' | undefined, day: string): Q {
+  if (state === 'active') return q.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', day)])) as Q;
+  if (state === 'inactive') return q.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', day)])) as Q;
+  return q;
+}
+
+/** POST /users/:user_id/personal_access_tokens (admin) */
+export async function createPersonalAccessToken(ctx: Ctx, input: CreatePersonalAccessTokenInput): Promise<PersonalAccessTokenEntity> {
+  const { row, token } = await issueUserToken(ctx, input, false);
   return toPersonalAccessTokenEntity(row, today(ctx), token);
 }
 
@@ -176,8 +189,7 @@ export async function listPersonalAccessTokens(ctx: Ctx, input: ListPersonalAcce
   else if (input.user_id !== undefined) q = q.where('user_id', '=', input.user_id);
   if (input.revoked !== undefined) q = q.where('revoked', '=', input.revoked ? 1 : 0);
   const day = today(ctx);
-  if (input.state === 'active') q = q.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', day)]));
-  if (input.state === 'inactive') q = q.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', day)]));
+  q = whereTokenState(q, input.state, day);
   if (input.search) q = q.where(sql`lower(name)`, 'like', `%${input.search.toLowerCase()}%`);
   return paginate(ctx.db, q.orderBy('id', 'asc'), input, (rows) => rows.map((r) => toPersonalAccessTokenEntity(r, day)));
 }
@@ -318,9 +330,7 @@ export async function listResourceAccessTokens(
 ): Promise<Page<ResourceAccessTokenEntity>> {
   const resource = await resourceOf(ctx, kind, input.id);
   const day = today(ctx);
-  let q = ctx.db.selectFrom('access_tokens').selectAll().where('resource_kind', '=', kind).where('resource_id', '=', resource.id);
-  if (input.state === 'active') q = q.where('revoked', '=', 0).where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', day)]));
-  if (input.state === 'inactive') q = q.where((eb) => eb.or([eb('revoked', '=', 1), eb('expires_at', '<=', day)]));
+  const q = whereTokenState(ctx.db.selectFrom('access_tokens').selectAll().where('resource_kind', '=', kind).where('resource_id', '=', resource.id), input.state, day);
   return paginate(ctx.db, q.orderBy('id', 'asc'), input, (rows) => rows.map((r) => toResourceAccessTokenEntity(r, day)));
 }
 
