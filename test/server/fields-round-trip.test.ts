@@ -63,6 +63,23 @@ for (const dialect of DIALECTS) {
       assert.equal((await f.api('GET', `/projects/${app.id}/labels/shared`)).body.priority, 1);
     });
 
+    it("a milestone's issues come in GitLab's label_priority order: best label priority first, none last, then newest", async () => {
+      const project = await createProject(f, f.rootToken, { name: uniq('ms'), namespace_id: group.id });
+      const milestone = (await f.api('POST', `/projects/${project.id}/milestones`, { body: { title: 'v1' } })).body;
+      for (const [name, priority] of [['p-low', 5], ['p-high', 1]] as const) {
+        expectStatus(await f.api('POST', `/projects/${project.id}/labels`, { body: { name, color: 'red', priority } }), 201);
+      }
+      const ids: Record<string, number> = {};
+      for (const [title, labels] of [['none-old', ''], ['low', 'p-low'], ['high', 'p-high'], ['none-new', ''], ['both', 'p-low,p-high']]) {
+        const r = await f.api('POST', `/projects/${project.id}/issues`, { body: { title, labels, milestone_id: milestone.id } });
+        expectStatus(r, 201);
+        ids[title] = r.body.iid;
+      }
+      const listed = await f.api('GET', `/projects/${project.id}/milestones/${milestone.id}/issues`);
+      expectStatus(listed, 200);
+      assert.deepEqual(listed.body.map((i: any) => i.title), ['both', 'high', 'low', 'none-new', 'none-old']);
+    });
+
     it('refuses bad priorities naming the field, and callers who may not change labels', async () => {
       const negative = await f.api('POST', `/projects/${app.id}/labels`, { body: { name: 'neg', color: 'red', priority: -1 } });
       assert.deepEqual([negative.status, negative.body], [400, { error: 'priority does not have a valid value' }]);

@@ -15,7 +15,7 @@ import { findGroup, findProject } from '../../access/lookup.js';
 import { projectMembershipFilter, visibleProjectsFilter } from '../../access/visibility.queries.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { normalizeLabelTitles } from '../labels/index.js';
+import { labelPriorityKey, normalizeLabelTitles } from '../labels/index.js';
 import { milestoneFilter } from '../milestones/index.js';
 import type { IssueRow } from './issue.table.js';
 import type { IssueEntity } from './issue.entity.js';
@@ -253,8 +253,8 @@ async function milestoneIssuesQuery(ctx: Ctx, milestoneId: number, scope: Milest
 /**
  * `GET /{projects,groups}/:id/milestones/:milestone_id/issues`: a group milestone lists the
  * issues of the projects directly in the group, not of its subgroups (GitLab's IssuesFinder
- * with `group_id`). GitLab sorts by label priority, then id descending; Forgelet has no label
- * priorities, so the order is id descending.
+ * with `group_id`), sorted as GitLab's `label_priority`: the best priority of their labels in
+ * their project first (none last), then id descending.
  */
 export async function listMilestoneIssues(
   ctx: Ctx,
@@ -262,7 +262,11 @@ export async function listMilestoneIssues(
   scope: MilestoneIssuesScope,
   page: PageRequest,
 ): Promise<Page<IssueEntity>> {
-  const q = (await milestoneIssuesQuery(ctx, milestoneId, scope)).orderBy('i.id', 'desc');
+  const priority = labelPriorityKey('Issue', 'i.id', 'i.project_id');
+  const q = (await milestoneIssuesQuery(ctx, milestoneId, scope))
+    .orderBy(sql`case when ${priority} is null then 1 else 0 end`)
+    .orderBy(priority)
+    .orderBy('i.id', 'desc');
   return paginate(ctx.db, q, page, (rows) => presentIssues(ctx, rows, 'project' in scope ? [scope.project] : []));
 }
 

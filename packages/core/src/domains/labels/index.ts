@@ -36,3 +36,4 @@ export type {
 } from './label.schema.js';
 // for other domains
 export { renderDescription } from './label-format.js';
+export { labelPriorityKey } from './label.queries.js';

@@ -193,3 +193,14 @@ export async function countLabelUsage(ctx: Ctx, parent: LabelParent, labelIds: r
   for (const r of mrRows) out.get(r.label_id)!.open_merge_requests_count = Number(r.n);
   return out;
 }
+
+/**
+ * GitLab's label_priority sort key of an issue or merge request: the best (lowest) priority its
+ * labels have in its project, null when none has one. `targetId` and `projectId` name the
+ * outer query's columns (`i.id`, `i.project_id`).
+ */
+export function labelPriorityKey(targetType: 'Issue' | 'MergeRequest', targetId: string, projectId: string) {
+  return sql<number | null>`(select min(lp.priority) from label_links ll
+    inner join label_priorities lp on lp.label_id = ll.label_id and lp.project_id = ${sql.ref(projectId)}
+    where ll.target_type = ${targetType} and ll.target_id = ${sql.ref(targetId)})`;
+}

@@ -12,6 +12,7 @@ import type { NamespaceRow } from '../../access/namespace.table.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { projectMembershipFilter } from '../../access/visibility.queries.js';
 import { milestoneFilter } from '../milestones/index.js';
+import { labelPriorityKey } from '../labels/index.js';
 import type { MergeRequestEntity } from './merge-request.entity.js';
 import type {
   ListGroupMergeRequestsInput,
@@ -143,8 +144,8 @@ export async function listMergeRequests(ctx: Ctx, input: ListMergeRequestsInput)
 /**
  * `GET /{projects,groups}/:id/milestones/:milestone_id/merge_requests`: the readable merge
  * requests carrying the milestone, of the project or of the projects directly in the group
- * (MergeRequestsFinder with `group_id`, no subgroups). GitLab sorts by label priority, then
- * id descending; without label priorities that is id descending.
+ * (MergeRequestsFinder with `group_id`, no subgroups), sorted as GitLab's `label_priority`:
+ * the best priority of their labels in their project first (none last), then id descending.
  */
 export async function listMilestoneMergeRequests(
   ctx: Ctx,
@@ -160,5 +161,7 @@ export async function listMilestoneMergeRequests(
     q = q.where('mr.project_id', 'in', readableProjectIds(ctx, { namespaceId: scope.group.id }));
   }
   const from = 'project' in scope ? { project: scope.project.id } : { group: scope.group.id };
-  return paginate(ctx.db, q.orderBy('mr.id', 'desc'), page, (rows) => presentMergeRequests(ctx, rows, from, 'project' in scope ? [scope.project] : []));
+  const priority = labelPriorityKey('MergeRequest', 'mr.id', 'mr.project_id');
+  q = q.orderBy(sql`case when ${priority} is null then 1 else 0 end`).orderBy(priority).orderBy('mr.id', 'desc');
+  return paginate(ctx.db, q, page, (rows) => presentMergeRequests(ctx, rows, from, 'project' in scope ? [scope.project] : []));
 }
