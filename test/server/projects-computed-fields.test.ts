@@ -6,7 +6,8 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixedClock, type ControllableClock } from '@forgelet/core';
-import { backfillCountersAndMetrics } from '../../packages/core/src/storage/migrations/015-counters-metrics.js';
+import { backfillProjectCounters } from '../../packages/core/src/storage/migrations/027-project-counters.js';
+import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
@@ -114,7 +115,7 @@ for (const dialect of DIALECTS) {
       expectStatus(await f.api('POST', '/forgelet/snapshots/counts-two/restore'), 200);
       assert.equal(await count(p.id), 2);
       // A snapshot taken before the counter existed holds 0 for every project.
-      await f.forge.deps.db.updateTable('projects').set({ open_issues_count: 0 }).execute();
+      await f.forge.deps.db.deleteFrom('project_counters').execute();
       expectStatus(await f.api('POST', '/forgelet/snapshots', { body: { name: 'counts-stale' } }), 201);
       expectStatus(await f.api('POST', '/forgelet/snapshots/counts-stale/restore'), 200);
       assert.equal(await count(p.id), 2);
@@ -136,6 +137,39 @@ for (const dialect of DIALECTS) {
       assert.equal(seeded.readme_url, `${seeded.web_url}/-/blob/main/README.md`);
     });
 
+    it('an issue write leaves the project row in the read cache: only the counter is read again', async () => {
+      const p = await createProject(f, f.rootToken, { name: 'cached', namespace_id: group.id });
+      await addMember(f, 'projects', p.id, dev.id, 30);
+      await issue(p.id, { title: 'one' });
+      assert.equal(await count(p.id), 1);
+      await count(p.id); // everything it reads is cached now
+      await issue(p.id, { title: 'two' });
+      // What the database is asked: Kysely's queries and, on SQLite, statements prepared directly (storage/prepared.ts).
+      const db = f.forge.deps.db as unknown as { executeQuery: (...args: any[]) => unknown };
+      const execute = db.executeQuery;
+      const sqlite = sqliteHandleOf(f.forge.deps.db);
+      const prepare = sqlite?.prepare;
+      const read: string[] = [];
+      db.executeQuery = function (this: unknown, ...args: any[]) {
+        read.push(String(args[0]?.sql ?? ''));
+        return execute.apply(this, args);
+      };
+      if (sqlite) {
+        sqlite.prepare = ((source: string) => {
+          read.push(source);
+          return prepare!.call(sqlite, source);
+        }) as typeof sqlite.prepare;
+      }
+      try {
+        assert.equal(await count(p.id), 2);
+      } finally {
+        db.executeQuery = execute;
+        if (sqlite) sqlite.prepare = prepare!;
+      }
+      assert.ok(read.some((q) => /from "project_counters"/.test(q)), read.join('\n'));
+      assert.ok(!read.some((q) => /from "projects"/.test(q)), `the project row was read again:\n${read.join('\n')}`);
+    });
+
     it('the migration computes the counts of projects that had issues before it', async () => {
       const p = await createProject(f, f.rootToken, { name: 'migrated', namespace_id: group.id });
       await addMember(f, 'projects', p.id, dev.id, 30);
@@ -143,9 +177,9 @@ for (const dialect of DIALECTS) {
       await issue(p.id, { title: 'two' });
       await issue(p.id, { title: 'hidden', confidential: true });
       await edit(one, { state_event: 'close' });
-      await f.forge.deps.db.updateTable('projects').set({ open_issues_count: 0 }).execute(); // as stored before migration 015
+      await f.forge.deps.db.deleteFrom('project_counters').execute(); // as before migration 027 filled it
       assert.equal(await count(p.id), 0);
-      await backfillCountersAndMetrics(f.forge.deps.db);
+      await backfillProjectCounters(f.forge.deps.db);
       assert.equal(await count(p.id), 1);
     });
 

@@ -21,8 +21,6 @@ export interface ProjectTable {
   created_at: string;
   updated_at: string;
   last_activity_at: string;
-  /** Open issues that are not confidential (GitLab's public open issues count), kept by every issue write (migration 015). */
-  open_issues_count: Generated<number>;
   /** Premium+: approvals a merge request needs (GitLab's column; the approval settings show the same). */
   approvals_before_merge: Generated<number>;
 }
@@ -39,10 +37,22 @@ export interface RedirectRouteTable {
   created_at: string;
 }
 
+/**
+ * Counters GitLab keeps per project instead of counting on each read (migration 027), apart
+ * from `projects` so that the writes that move them (every issue opened or closed) leave the
+ * project row, which every request in the project looks up, in the read cache. No row: zero.
+ */
+export interface ProjectCountersTable {
+  project_id: number;
+  /** Open issues that are not confidential (GitLab's public open issues count), kept by every issue write. */
+  open_issues_count: Generated<number>;
+}
+
 // This domain's tables in the database schema (storage/database.ts).
 declare module '../storage/database.js' {
   interface Database {
     projects: ProjectTable;
+    project_counters: ProjectCountersTable;
     redirect_routes: RedirectRouteTable;
   }
 }

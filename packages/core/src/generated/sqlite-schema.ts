@@ -26,7 +26,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "022-ci-variables",
     "023-namespaces-tokens",
     "024-webhooks",
-    "026-cache-writes"
+    "026-cache-writes",
+    "027-project-counters"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -38,7 +39,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE UNIQUE INDEX \"namespaces_full_path_lower\" on \"namespaces\" (lower(\"full_path\"))",
     "CREATE INDEX \"namespaces_parent\" on \"namespaces\" (\"parent_id\", \"id\")",
     "CREATE INDEX \"namespaces_traversal\" on \"namespaces\" (\"traversal\")",
-    "CREATE TABLE \"projects\" (\"id\" integer primary key autoincrement, \"namespace_id\" integer not null references \"namespaces\" (\"id\"), \"name\" text not null, \"path\" text not null, \"path_with_namespace\" text not null, \"name_with_namespace\" text not null, \"description\" text default '' not null, \"visibility\" text not null, \"default_branch\" text default 'main' not null, \"creator_id\" integer, \"archived\" integer default 0 not null, \"topics\" text default '[]' not null, \"issues_enabled\" integer default 1 not null, \"merge_requests_enabled\" integer default 1 not null, \"jobs_enabled\" integer default 1 not null, \"wiki_enabled\" integer default 1 not null, \"snippets_enabled\" integer default 1 not null, \"created_at\" text not null, \"updated_at\" text not null, \"last_activity_at\" text not null, \"open_issues_count\" integer default 0 not null, \"approvals_before_merge\" integer default 0 not null)",
+    "CREATE TABLE \"projects\" (\"id\" integer primary key autoincrement, \"namespace_id\" integer not null references \"namespaces\" (\"id\"), \"name\" text not null, \"path\" text not null, \"path_with_namespace\" text not null, \"name_with_namespace\" text not null, \"description\" text default '' not null, \"visibility\" text not null, \"default_branch\" text default 'main' not null, \"creator_id\" integer, \"archived\" integer default 0 not null, \"topics\" text default '[]' not null, \"issues_enabled\" integer default 1 not null, \"merge_requests_enabled\" integer default 1 not null, \"jobs_enabled\" integer default 1 not null, \"wiki_enabled\" integer default 1 not null, \"snippets_enabled\" integer default 1 not null, \"created_at\" text not null, \"updated_at\" text not null, \"last_activity_at\" text not null, \"approvals_before_merge\" integer default 0 not null)",
     "CREATE UNIQUE INDEX \"projects_path_lower\" on \"projects\" (lower(\"path_with_namespace\"))",
     "CREATE INDEX \"projects_namespace\" on \"projects\" (\"namespace_id\", \"id\")",
     "CREATE INDEX \"projects_namespace_created\" on \"projects\" (\"namespace_id\", \"created_at\", \"id\")",
@@ -299,6 +300,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"web_hooks_type\" on \"web_hooks\" (\"type\")",
     "CREATE TABLE \"web_hook_logs\" (\"id\" integer primary key autoincrement, \"web_hook_id\" integer not null references \"web_hooks\" (\"id\") on delete cascade, \"trigger\" text not null, \"url\" text not null, \"request_headers\" text not null, \"request_data\" text not null, \"response_headers\" text not null, \"response_body\" text not null, \"response_status\" text not null, \"execution_duration\" double precision not null, \"internal_error_message\" text, \"created_at\" text not null)",
     "CREATE INDEX \"web_hook_logs_hook_created\" on \"web_hook_logs\" (\"web_hook_id\", \"created_at\")",
-    "CREATE TABLE \"cache_writes\" (\"txid\" bigint primary key, \"tables\" text not null, \"at\" bigint not null)"
+    "CREATE TABLE \"cache_writes\" (\"txid\" bigint primary key, \"tables\" text not null, \"at\" bigint not null)",
+    "CREATE TABLE \"project_counters\" (\"project_id\" integer primary key references \"projects\" (\"id\") on delete cascade, \"open_issues_count\" integer default 0 not null)"
   ]
 };

@@ -95,18 +95,21 @@ export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = fal
   if (rows.length === 0) return [];
   if (simple) return presentSimpleProjects(ctx, rows);
   const nsIds = [...new Set(rows.map((r) => r.namespace_id))];
-  const [namespaceRows, readmes, withBranches] = await Promise.all([
+  const ids = rows.map((r) => r.id);
+  const [namespaceRows, readmes, withBranches, counters] = await Promise.all([
     ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute(),
     readmePathsOf(ctx.db, rows),
-    projectsWithBranches(ctx, rows.map((r) => r.id)),
+    projectsWithBranches(ctx, ids),
+    ctx.db.selectFrom('project_counters').select(['project_id', 'open_issues_count']).where('project_id', 'in', ids).execute(),
   ]);
+  const openIssues = new Map(counters.map((c) => [c.project_id, c.open_issues_count]));
   const namespaces = new Map(namespaceRows.map((n) => [n.id, n]));
   const readme = (r: ProjectRow) => readmes.get(r.id) ?? null;
   const owners = await usersByIds(ctx.db, [...namespaces.values()].filter((n) => n.kind === 'user' && n.owner_id).map((n) => n.owner_id!));
   return rows.map((r) => {
     const ns = namespaces.get(r.namespace_id)!;
     const owner = ns.owner_id ? owners.get(ns.owner_id) : undefined;
-    return toProjectEntity(r, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, !withBranches.has(r.id), readme(r), approvalsLicensed(ctx));
+    return toProjectEntity(r, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, !withBranches.has(r.id), readme(r), approvalsLicensed(ctx), openIssues.get(r.id) ?? 0);
   });
 }
 
@@ -116,6 +119,10 @@ const selectHasBranch = preparedQuery(
   { cache: true },
 );
 const selectOwnerById = preparedQuery((db: Kysely<Database>, id: number) => db.selectFrom('users').selectAll().where('id', '=', id), { cache: true });
+const selectOpenIssues = preparedQuery(
+  (db, projectId: number) => db.selectFrom('project_counters').select('open_issues_count').where('project_id', '=', projectId),
+  { cache: true },
+);
 
 /** Which of the projects have a branch (the others are GitLab's `empty_repo`). */
 async function projectsWithBranches(ctx: Ctx, ids: number[]): Promise<Set<number>> {
@@ -179,7 +186,8 @@ export async function getProject(ctx: Ctx, ref: string): Promise<ProjectEntity> 
   const owner = ns.kind === 'user' && ns.owner_id ? (await selectOwnerById(ctx.db, ns.owner_id))[0] : undefined;
   const emptyRepo = (await selectHasBranch(ctx.db, project.id)).length === 0;
   const readme = emptyRepo ? null : await readmePathOf(ctx.db, project);
-  const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, emptyRepo, readme, approvalsLicensed(ctx));
+  const openIssues = project.issues_enabled === 1 ? ((await selectOpenIssues(ctx.db, project.id))[0]?.open_issues_count ?? 0) : 0;
+  const entity = toProjectEntity(project, ns, ctx.urls, owner ? toUserBasicEntity(owner, ctx.urls) : undefined, emptyRepo, readme, approvalsLicensed(ctx), openIssues);
   // The legacy runner registration token, shown to who administers the project (created on first use).
   if (ctx.actor.user && (await can(ctx, 'admin_project', { kind: 'project', project }))) entity.runners_token = await projectRunnersToken(ctx, project.id);
   if (ctx.actor.user) {

@@ -37,9 +37,10 @@ function countsAsOpen(row: Pick<IssueRow, 'state' | 'confidential'> | null | und
 }
 
 /**
- * Keeps `projects.open_issues_count` right across one issue write, given the issue before and
- * after it (null when created or deleted). An increment, never a recount: concurrent writes to
- * different issues of one project add up (the project row is updated in place, which locks it).
+ * Keeps the project's `open_issues_count` (`project_counters`) right across one issue write,
+ * given the issue before and after it (null when created or deleted). An increment, never a
+ * recount: concurrent writes to different issues of one project add up (the counter row is
+ * updated in place, which locks it).
  */
 export async function countOpenIssueChange(
   trx: Kysely<Database>,
@@ -49,23 +50,27 @@ export async function countOpenIssueChange(
   const deltas = new Map<number, number>();
   if (countsAsOpen(before)) deltas.set(before!.project_id, -1);
   if (countsAsOpen(after)) deltas.set(after!.project_id, (deltas.get(after!.project_id) ?? 0) + 1);
-  for (const [projectId, delta] of deltas) if (delta !== 0) await addOpenIssues(trx, delta, projectId);
+  for (const [projectId, delta] of deltas) if (delta !== 0) await addOpenIssues(trx, projectId, delta);
 }
 
-const addOpenIssues = preparedQuery((db, delta: number, projectId: number) =>
+const addOpenIssues = preparedQuery((db, projectId: number, delta: number) =>
   db
-    .updateTable('projects')
-    .set((eb) => ({ open_issues_count: eb('open_issues_count', '+', delta) }))
-    .where('id', '=', projectId),
+    .insertInto('project_counters')
+    .values({ project_id: projectId, open_issues_count: delta })
+    .onConflict((oc) => oc.column('project_id').doUpdateSet((eb) => ({ open_issues_count: eb('project_counters.open_issues_count', '+', delta) }))),
 );
 
 /** Sets every project's `open_issues_count` from its issues (after a snapshot restore); writes only the rows that differ. */
 export async function recountOpenIssues(db: Kysely<Database>): Promise<void> {
-  await sql`update projects set open_issues_count = (${openIssuesOf()})
-    where open_issues_count <> (${openIssuesOf()})`.execute(db);
+  await db.transaction().execute(async (trx) => {
+    await sql`delete from project_counters where open_issues_count <> (${openIssuesOf('project_counters.project_id')})`.execute(trx);
+    await sql`insert into project_counters (project_id, open_issues_count)
+      select p.id, (${openIssuesOf('p.id')}) from projects p
+      where not exists (select 1 from project_counters c where c.project_id = p.id) and (${openIssuesOf('p.id')}) > 0`.execute(trx);
+  });
 }
 
-const openIssuesOf = () => sql`select count(*) from issues i where i.project_id = projects.id and i.state = 'opened' and i.confidential = 0`;
+const openIssuesOf = (projectId: string) => sql`select count(*) from issues i where i.project_id = ${sql.ref(projectId)} and i.state = 'opened' and i.confidential = 0`;
 
 export async function selectIssueById(db: Kysely<Database>, id: number): Promise<IssueRow> {
   return db.selectFrom('issues').selectAll().where('id', '=', id).executeTakeFirstOrThrow();

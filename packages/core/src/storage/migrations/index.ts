@@ -26,6 +26,7 @@ import * as m022cv from './022-ci-variables.js';
 import * as m023nt from './023-namespaces-tokens.js';
 import * as m024wh from './024-webhooks.js';
 import * as m026cw from './026-cache-writes.js';
+import * as m027pc from './027-project-counters.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -54,6 +55,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '023-namespaces-tokens': m023nt,
   '024-webhooks': m024wh,
   '026-cache-writes': m026cw,
+  '027-project-counters': m027pc,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
