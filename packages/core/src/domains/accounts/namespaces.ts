@@ -85,13 +85,13 @@ async function billableMembersCount(ctx: Ctx, ns: NamespaceRow): Promise<number>
   const minLevel = tierAtLeast(ctx.config.tier, 'ultimate') ? GUEST + 1 : GUEST;
   const { viaGroups, viaProjects } = subtreeMembers(ctx, ns.traversal, minLevel);
   const ids = ns.kind === 'group' ? viaGroups.union(viaProjects) : viaProjects;
-  const rows = await ctx.db
+  const row = await ctx.db
     .selectFrom('users')
-    .select('id')
+    .select(sql<number | string>`count(*)`.as('n'))
     .where('bot_kind', 'is', null)
     .where((eb) => eb.or([eb('id', 'in', ids), ...(ns.kind === 'user' && ns.owner_id !== null ? [eb('id', '=', ns.owner_id)] : [])]))
-    .execute();
-  return rows.length;
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** GitLab's read_namespace_via_membership: members (Guest and up, inherited) or the user namespace's owner. */
