@@ -15,6 +15,7 @@ import type { Database } from '../../storage/database.js';
 import { PERMANENTLY_DISABLED_FAILURE_THRESHOLD, TEMPORARILY_DISABLED_FAILURE_THRESHOLD } from './auto-disabling.js';
 import { executeHook } from './execute-hook.js';
 import type { HookEventColumn } from './webhook.table.js';
+import { preparedQuery } from '../../storage/prepared.js';
 
 export const DELIVERY_JOB = 'webhook_delivery';
 
@@ -41,6 +42,18 @@ interface QueuedDelivery {
   trigger: string;
   eventUuid: string;
   data: Record<string, unknown>;
+}
+
+/** Any hook at all (compiled once): most instances have none, and every change asks. */
+const selectAnyHook = preparedQuery((db) => db.selectFrom('web_hooks').select('id').limit(1));
+
+/**
+ * Whether any hook exists, in the change's transaction: one indexed read, so that a change on
+ * an instance without hooks (the common case) pays no more (the reactions ask first, before
+ * they read what an event needs).
+ */
+export async function anyWebhook(trx: Kysely<Database>): Promise<boolean> {
+  return (await selectAnyHook(trx)).length > 0;
 }
 
 /** Queues the event for every hook that takes it, in `trx`; answers how many deliveries were queued. */

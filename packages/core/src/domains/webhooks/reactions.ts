@@ -8,7 +8,7 @@ import { selectIssueAssigneeIds, type IssueChange, type IssueHooks } from '../is
 import { selectTargetLabelIds } from '../labels/index.js';
 import type { MergeRequestHooks } from '../merge-requests/index.js';
 import type { NoteHooks } from '../notes/index.js';
-import { emitWebhookEvent } from './emit.js';
+import { anyWebhook, emitWebhookEvent } from './emit.js';
 import { buildIssuePayload, buildMergeRequestPayload, buildNotePayload, noteIsConfidential } from './payloads.js';
 
 const sameIds = (a: number[], b: number[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
@@ -24,6 +24,7 @@ export const webhookIssueHooks: IssueHooks = {
   issueChanged: async (trx, before, after, change) => {
     const by = change.by.actor.user;
     if (!after || !by) return; // GitLab sends no issue event for a deletion
+    if (!(await anyWebhook(trx))) return;
     const action = !before ? 'open' : before.state !== after.state ? (after.state === 'closed' ? 'close' : 'reopen') : 'update';
     if (before && action === 'update' && JSON.stringify(before) === JSON.stringify(after) && !(await relationsChanged(trx, after.id, change.previous))) return;
     const project = await trx.selectFrom('projects').selectAll().where('id', '=', after.project_id).executeTakeFirstOrThrow();
@@ -41,7 +42,7 @@ export const webhookIssueHooks: IssueHooks = {
 export const webhookMergeRequestHooks: MergeRequestHooks = {
   mergeRequestChanged: async (trx, change) => {
     const by = change.by.actor.user;
-    if (!by) return;
+    if (!by || !(await anyWebhook(trx))) return;
     const project = await trx.selectFrom('projects').selectAll().where('id', '=', change.after.project_id).executeTakeFirstOrThrow();
     await emitWebhookEvent(trx, change.by, {
       project,
@@ -57,7 +58,7 @@ export const webhookMergeRequestHooks: MergeRequestHooks = {
 export const webhookNoteHooks: NoteHooks = {
   noteChanged: async (trx, change) => {
     const by = change.by.actor.user;
-    if (!by) return;
+    if (!by || !(await anyWebhook(trx))) return;
     const confidential = await noteIsConfidential(trx, change.note);
     await emitWebhookEvent(trx, change.by, {
       project: change.noteable.project,
