@@ -1,8 +1,9 @@
 /**
  * Debian's gitlabracadabra 1.12 (/usr/bin/gitlabracadabra, python-gitlab 3.12 underneath)
  * against the served Forgelet: test/fixtures/gitlabracadabra/substrate.yml (a group, a subgroup,
- * a project with approvals_before_merge and prioritized labels) applied twice. The first run
- * looks the parents up with GET /namespaces/:id and creates everything; the second must change
+ * a project with approvals_before_merge, prioritized labels, CI/CD variables and a webhook,
+ * group variables; gitlabracadabra 1.12 has no `environment_scope` for group variables) applied
+ * twice. The first run looks the parents up with GET /namespaces/:id and creates everything; the second must change
  * nothing: it logs no change and sends no write.
  *
  * Without gitlabracadabra the file is skipped with the reason, except under CI, where it fails.
@@ -57,7 +58,8 @@ for (const dialect of DIALECTS) {
     let second: { log: string[]; code: number; requests: string[] };
 
     before(async () => {
-      f = await startServed(dialect, { tier: 'premium' });
+      // The hook's URL is a loopback one: allowed as GitLab's allow_local_requests_from_web_hooks_and_services does.
+      f = await startServed(dialect, { tier: 'premium', args: ['--allow-local-egress'] });
       dir = mkdtempSync(join(tmpdir(), 'forgelet-gitlabracadabra-'));
       const config = join(dir, 'python-gitlab.cfg');
       writeFileSync(config, `[global]\ndefault = forgelet\n\n[forgelet]\nurl = ${f.url}\nprivate_token = ${f.rootToken}\n`);
@@ -81,6 +83,9 @@ for (const dialect of DIALECTS) {
       assert.ok(changes.includes('[platform/tools/app] Creating project'), changes.join('\n'));
       assert.ok(changes.includes('[platform/tools/app] Changing param approvals_before_merge: 0 -> 2'), changes.join('\n'));
       assert.equal(changes.filter((l) => l.includes('Adding label')).length, 3);
+      assert.ok(changes.some((l) => l.startsWith('[platform] Adding variable GROUP_TOKEN')), changes.join('\n'));
+      assert.equal(changes.filter((l) => l.startsWith('[platform/tools/app] Adding variable')).length, 2, changes.join('\n'));
+      assert.ok(changes.some((l) => l.startsWith('[platform/tools/app] Adding webhook http://127.0.0.1:9/forgelet-hook')), changes.join('\n'));
     });
 
     it('the server holds what the file says', async () => {
@@ -88,6 +93,15 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([project.body.description, project.body.approvals_before_merge], ['The app', 2]);
       const labels = await f.api('GET', `/projects/${project.body.id}/labels`);
       assert.deepEqual(labels.body.map((l: any) => [l.name, l.color, l.priority]), [['bug', '#d9534f', 1], ['critical', '#FF0000', 0], ['docs', '#428BCA', null]]);
+      const variables = await f.api('GET', `/projects/${project.body.id}/variables`);
+      assert.deepEqual(
+        variables.body.map((v: any) => [v.key, v.value, v.variable_type, v.protected, v.masked, v.environment_scope]).sort(),
+        [['CONFIG_FILE', 'config line', 'file', false, false, '*'], ['DEPLOY_ENV', 'staging', 'env_var', true, false, 'production']],
+      );
+      const groupVariables = await f.api('GET', '/groups/platform/variables');
+      assert.deepEqual(groupVariables.body.map((v: any) => [v.key, v.value, v.masked, v.protected, v.environment_scope]), [['GROUP_TOKEN', 'group-secret-value-1', true, false, '*']]);
+      const hooks = await f.api('GET', `/projects/${project.body.id}/hooks`);
+      assert.deepEqual(hooks.body.map((h: any) => [h.url, h.push_events, h.issues_events, h.note_events, h.enable_ssl_verification]), [['http://127.0.0.1:9/forgelet-hook', false, true, true, true]]);
       const sub = await f.api('GET', '/namespaces/platform%2Ftools');
       assert.deepEqual([sub.body.kind, sub.body.name], ['group', 'Tools']);
     });
