@@ -16,6 +16,7 @@ import { preparedQuery } from '../../packages/core/src/storage/prepared.js';
 import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
 import { CacheEntries, dependencies, MAX_CHECK_GAP_MS, PgReadCache, tableWritten, type PgCheck } from '../../packages/core/src/storage/read-cache.js';
 import { nextIid } from '../../packages/core/src/kernel/ids.js';
+import { paginate } from '../../packages/core/src/kernel/pagination.js';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 
 /** Counts the queries a forge's database runs from now on (Kysely's and, on SQLite, statements prepared directly). */
@@ -385,6 +386,31 @@ for (const dialect of DIALECTS) {
       // the connections are usable afterwards
       await Promise.all(Array.from({ length: 12 }, () => a.deps.db.transaction().execute((trx) => nextIid(trx, 'read-cache-test', 'scope:3'))));
       assert.equal(await nameOf(a), 'fifth');
+    });
+
+    it("a page's count comes from the cache until a table it reads is written; its rows always from the database", async () => {
+      await new Promise((r) => setImmediate(r));
+      expireReadCache(a.deps.db);
+      const list = () => a.deps.db.selectFrom('internal_ids').select(['scope', 'last_value']).where('usage', '=', 'read-cache-test').orderBy('scope');
+      const page = () => paginate(a.deps.db, list(), { page: 1, per_page: 1 }, (rows) => rows);
+      // countQueries sees the count (a cached read) on both dialects, and the rows (Kysely's own query) on SQLite only
+      const rowsRead = dialect === 'sqlite' ? 1 : 0;
+      const first = await page();
+      assert.ok(first.total! >= 1);
+      let queries = countQueries(a);
+      assert.equal((await page()).total, first.total);
+      assert.equal(queries(), rowsRead, 'the count is not read again');
+      // a write to another table keeps the count (in a transaction: PostgreSQL's write log names its tables)
+      await a.deps.db.transaction().execute((trx) => trx.updateTable('users').set({ name: 'renamed while counting' }).where('id', '=', userId).execute());
+      queries = countQueries(a);
+      assert.equal((await page()).total, first.total);
+      assert.equal(queries(), rowsRead);
+      // a new row in the table counted: counted again
+      await a.deps.db.transaction().execute((trx) => nextIid(trx, 'read-cache-test', 'scope:counted'));
+      queries = countQueries(a);
+      assert.equal((await page()).total, first.total! + 1);
+      assert.equal(queries(), rowsRead + 1);
+      await rename(a, 'fifth');
     });
 
     it('a slow read that a write overtook is not kept (PostgreSQL)', { skip: dialect === 'sqlite' && 'PostgreSQL only: SQLite reads are synchronous' }, async () => {

@@ -5,6 +5,7 @@
  * queries whose SQL does not depend on the argument values (no `in (…)` lists).
  */
 import { CompiledQuery, type Kysely } from 'kysely';
+import { useCachedRead } from '../kernel/pagination.js';
 import { idleSqliteOf } from './dialect.js';
 import { dependencies, PgReadCache, readCacheOf, type ReadCache } from './read-cache.js';
 
@@ -92,3 +93,33 @@ export function preparedQuery<A extends unknown[], R>(
     return result.rows;
   };
 }
+
+/**
+ * A read built by Kysely (its SQL may vary with the arguments: `in (…)` lists, optional
+ * filters), served from the read cache when it holds it, keyed by its SQL and parameters.
+ * Outside transactions only, and only for reads whose rows nobody changes (they are frozen):
+ * paginate's counts (kernel/pagination.ts).
+ */
+export async function cachedRead<R>(db: Kysely<any>, query: CompiledQuery<R>): Promise<readonly R[]> {
+  const cached = readCacheOf(db);
+  if (!cached) return (await db.executeQuery(query)).rows;
+  const key = `q:${query.sql}\u0000${JSON.stringify(query.parameters)}`;
+  if (cached instanceof PgReadCache) {
+    const generation = await cached.ready();
+    const hit = cached.get(key);
+    if (hit) return hit as R[];
+    const result = await db.executeQuery(query);
+    cached.set(key, result.rows as object[], dependencies(query.sql), generation);
+    return result.rows;
+  }
+  const sqlite = idleSqliteOf(db);
+  // A transaction is open on the connection: its reads go to the database (storage/sqlite-driver.ts).
+  if (!sqlite) return (await db.executeQuery(query)).rows;
+  const hit = cached.get(key);
+  if (hit) return hit as R[];
+  const rows = sqlite.prepare(query.sql).all(query.parameters as unknown[]) as R[];
+  cached.set(key, rows as object[], dependencies(query.sql));
+  return rows;
+}
+
+useCachedRead(cachedRead);
