@@ -36,20 +36,18 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
         return pg.types.getTypeParser(oid, format as 'text');
       },
     };
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types: types as never });
-    // An idle connection that fails (server restart, terminated backend) is dropped by the
-    // pool; without a listener its 'error' event would crash the process.
-    pool.on('error', () => {});
     // Plan as GitLab's bundled PostgreSQL does (Omnibus sets random_page_cost 2.0, from
     // GitLab.com): with the default 4.0 a deep page of a large group sorts every project
     // instead of walking the (namespace, created_at) index, 20 ms instead of 5. Forgelet's own
-    // sessions only; queued before any query the pool hands the connection out for.
+    // sessions only, set in the connection's startup packet (a `set` sent on connect raced the
+    // first query for the new connection: pg 8.23 deprecates queueing a query behind another).
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, types: types as never, options: '-c random_page_cost=2' });
+    // An idle connection that fails (server restart, terminated backend) is dropped by the
+    // pool; without a listener its 'error' event would crash the process.
+    pool.on('error', () => {});
     const log = new WriteLog(pool);
     const readCache = new PgReadCache((prev) => log.check(prev));
-    pool.on('connect', (client) => {
-      client.query('set random_page_cost = 2').catch(() => {});
-      noteWrites(client, readCache, log);
-    });
+    pool.on('connect', (client) => noteWrites(client, readCache, log));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     attachReadCache(db, readCache);
     return {
