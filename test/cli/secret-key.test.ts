@@ -54,6 +54,11 @@ for (const dialect of DIALECTS) {
         'pipeline schedule variables   0',
         'pipeline variables            0',
         'runner registration tokens    0',
+        'CI/CD variables               0',
+        'webhook URLs                  0',
+        'webhook secret tokens         0',
+        'webhook custom headers        0',
+        'webhook URL variables         0',
         `${join(data.path, 'secret.key')} seals with ${secretKeyId(after[0]!)} and still opens with ${secretKeyId(before[0]!)} (the key it replaced: the next rotation drops it).`,
         '',
       ]);
