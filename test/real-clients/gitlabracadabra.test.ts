@@ -19,7 +19,8 @@ import { DIALECTS } from '../support/databases.js';
 import { startServed, type ServedForgelet } from '../support/served.js';
 import { toolSkip } from '../support/tools.js';
 
-const TOOL = process.env.TEST_GITLABRACADABRA || '/usr/bin/gitlabracadabra';
+// Looked up on PATH (Debian puts it in /usr/bin), so that the tool guard can hide it.
+const TOOL = process.env.TEST_GITLABRACADABRA || 'gitlabracadabra';
 const ACTIONS = fileURLToPath(new URL('../fixtures/gitlabracadabra/substrate.yml', import.meta.url));
 
 function probe(): string | null {
