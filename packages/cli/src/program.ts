@@ -29,6 +29,7 @@ const OTHER_COMMANDS: (() => Promise<Register>)[] = [
   () => import('./commands/users.js').then((m) => m.registerUserCommands),
   () => import('./commands/groups.js').then((m) => m.registerGroupCommands),
   () => import('./commands/schedules.js').then((m) => m.registerScheduleCommands),
+  () => import('./commands/variables.js').then((m) => m.registerVariableCommands),
   () => import('./commands/artifacts.js').then((m) => m.registerArtifactCommands),
   () => import('./commands/packages.js').then((m) => m.registerPackageCommands),
   () => import('./commands/flows.js').then((m) => m.registerFlowCommands),
