@@ -338,7 +338,7 @@ for (const dialect of DIALECTS) {
       at(12 * DAY);
       const project = await call('POST', '/projects', {
         name: 'Rich App', path: 'rich-app', namespace_id: group.id, description: 'An app', visibility: 'internal', topics: ['api', 'ci'],
-        initialize_with_readme: true, wiki_enabled: false,
+        initialize_with_readme: true, wiki_enabled: false, approvals_before_merge: 2,
       }, dev.token);
       const main = project.default_branch as string;
       const base = `/projects/${project.id}`;
