@@ -6,7 +6,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ControllableClock } from '@forgelet/core';
-import { backfillCountersAndMetrics } from '../../packages/core/src/storage/migrations/015-counters-metrics.js';
+import { backfillMergeRequestMetrics } from '../../packages/core/src/storage/migrations/015-counters-metrics.js';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
@@ -170,7 +170,7 @@ for (const dialect of DIALECTS) {
 
       // The migration sets them for merge requests that had pipelines before it.
       await f.forge.deps.db.updateTable('merge_requests').set({ metrics_pipeline_id: null, latest_build_started_at: null, latest_build_finished_at: null }).execute();
-      await backfillCountersAndMetrics(f.forge.deps.db);
+      await backfillMergeRequestMetrics(f.forge.deps.db);
       const backfilled = await get(mr);
       assert.deepEqual([backfilled.pipeline.id, backfilled.latest_build_started_at], [second.body.id, failed.head_pipeline.started_at]);
 
@@ -204,7 +204,7 @@ for (const dialect of DIALECTS) {
       await deploy('prod-eu', 'success');
       assert.equal((await get(mr)).first_deployed_to_production_at, first, 'set once');
       await f.forge.deps.db.updateTable('merge_requests').set({ first_deployed_to_production_at: null }).execute();
-      await backfillCountersAndMetrics(f.forge.deps.db);
+      await backfillMergeRequestMetrics(f.forge.deps.db);
       assert.equal((await get(mr)).first_deployed_to_production_at, first, 'the migration finds it from the deployments');
     });
 

@@ -18,13 +18,17 @@ export async function up(db: Kysely<any>): Promise<void> {
   }
   // No foreign key: a deleted pipeline leaves the id, which then presents as no pipeline.
   await db.schema.alterTable('merge_requests').addColumn('metrics_pipeline_id', 'integer').execute();
-  await backfillCountersAndMetrics(db);
-}
-
-/** The values from the rows present, on their own so a test can run them over rows written the old way. */
-export async function backfillCountersAndMetrics(db: Kysely<any>): Promise<void> {
   await sql`update projects set open_issues_count = (
     select count(*) from issues i where i.project_id = projects.id and i.state = 'opened' and i.confidential = 0)`.execute(db);
+  await backfillMergeRequestMetrics(db);
+}
+
+/**
+ * The merge request metrics from the rows present, on their own so a test can run them over
+ * rows written the old way (the open issues count moved to `project_counters` in migration 027,
+ * which has its own backfill).
+ */
+export async function backfillMergeRequestMetrics(db: Kysely<any>): Promise<void> {
 
   // The head pipeline (the newest on the source branch at the merge request's head), if it ever ran.
   await sql`update merge_requests set metrics_pipeline_id = (
