@@ -249,7 +249,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
       }
     },
     async close() {
-      // Accepted error events still in the write-behind buffer are written first.
+      // Error events handed to the ingest buffer by requests still in flight are written first.
       await closeIngestBuffer(deps);
       await deps.queue.stop();
       await deps.blobs.close?.();

@@ -6,8 +6,8 @@
  * tracking enabled (404), an active key of the project from `sentry_key`, `X-Sentry-Auth`
  * or the envelope header's `dsn` (none: 400, unknown: 404); then the body (400 "Failed to
  * parse sentry request" / "Unsupported sentry payload"). Accepted: 200 `{"id": event_id}`
- * as Sentry answers (`{}` for an envelope without an event). Events go to the write-behind
- * buffer; the answer does not wait for the database.
+ * as Sentry answers (`{}` for an envelope without an event), once the events are committed
+ * (ingest-buffer.ts: the requests of one turn of the event loop share one transaction).
  */
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, isDomainError, NotFoundError, TooLargeError } from '../../kernel/errors.js';
@@ -16,7 +16,8 @@ import { preparedQuery } from '../../storage/prepared.js';
 import { selectProjectByRef } from '../../access/lookup.js';
 import type { CollectorInput } from './error-tracking.schema.js';
 import { EnvelopeParseError, keyOfAuthHeader, keyOfDsn, parseEnvelope, parseStoreBody, type Envelope } from './envelope.js';
-import { ingestBufferOf, type PendingEvent, type PendingSession } from './ingest-writer.js';
+import { ingestBufferOf } from './ingest-buffer.js';
+import type { PendingEvent, PendingSession } from './ingest-writer.js';
 import { eventIdOf, normalizeEvent, normalizeSession, normalizeSessionAggregates } from './normalize.js';
 
 const PARSE_FAILED = () => new BadRequestError('Failed to parse sentry request');
@@ -35,9 +36,12 @@ const selectTarget = preparedQuery((db, projectId: number, publicKey: string) =>
     )
     .select(['projects.id as project_id', 'error_tracking_settings.active', 'error_tracking_settings.integrated', 'error_tracking_client_keys.id as key_id'])
     .where('projects.id', '=', projectId),
+  // Cached between writes (storage/read-cache.ts): a changed setting or key drops it at once.
+  { cache: true },
 );
 const selectKey = preparedQuery((db, projectId: number, publicKey: string) =>
   db.selectFrom('error_tracking_client_keys').select('id').where('project_id', '=', projectId).where('public_key', '=', publicKey).where('active', '=', 1),
+  { cache: true },
 );
 
 /** The whole body (already gunzipped/inflated by the server), or why it could not be read. */

@@ -14,7 +14,6 @@ import { findProject } from '../../access/lookup.js';
 import { createIssue, type IssueEntity } from '../issues/index.js';
 import type { ErrorRefInput, ErrorStatus, ListErrorEventsInput, ListErrorsInput, ListSessionsInput, UpdateErrorInput } from './error-tracking.schema.js';
 import type { ErrorTrackingErrorRow, ErrorTrackingEventRow } from './error-tracking.table.js';
-import { ingestBufferOf } from './ingest-writer.js';
 import type { EventUser, StackFrame } from './normalize.js';
 
 /** One grouped error. `frequency`: 24 `[hour start, events]` pairs, oldest first, ending with the current hour. */
@@ -146,12 +145,11 @@ function presentEvent(row: ErrorTrackingEventRow): ErrorTrackingEventEntity {
   };
 }
 
-/** The project for the ability, after the buffer is written. */
+/** The project for the ability. */
 async function projectFor(ctx: Ctx, ref: string, ability: ProjectAbility): Promise<ProjectRow> {
   requireUser(ctx);
   const project = await findProject(ctx, ref);
   await authorize(ctx, ability, { kind: 'project', project });
-  await ingestBufferOf(ctx).flush();
   return project;
 }
 

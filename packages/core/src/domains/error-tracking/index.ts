@@ -1,7 +1,8 @@
 /** Error tracking: Sentry-compatible ingest, client keys, grouped errors, issues from errors, retention. */
 export { errorTrackingRoutes } from './error-tracking.routes.js';
 export { registerErrorTrackingJobs, purgeErrorTracking, RETENTION_DAYS, type PurgeResult } from './retention.js';
-export { ingestBufferOf, closeIngestBuffer, writeBatch, IngestBuffer, PURGE_JOB, DEFAULT_BUFFER_OPTIONS, type BufferOptions, type PendingEvent, type PendingSession } from './ingest-writer.js';
+export { writeBatch, PURGE_JOB, type PendingEvent, type PendingSession } from './ingest-writer.js';
+export { ingestBufferOf, closeIngestBuffer, IngestBuffer, DEFAULT_BUFFER_OPTIONS, type BufferOptions } from './ingest-buffer.js';
 export { normalizeEvent, normalizeSession, normalizeSessionAggregates, type NormalizedEvent, type StackFrame, type EventUser, type SessionUpdate, type SessionAggregate } from './normalize.js';
 export { parseEnvelope, type Envelope, type EnvelopeItem } from './envelope.js';
 export {

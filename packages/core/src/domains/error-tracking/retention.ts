@@ -7,7 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
-import { ingestBufferOf, PURGE_JOB } from './ingest-writer.js';
+import { PURGE_JOB } from './ingest-writer.js';
 
 export const RETENTION_DAYS = 90;
 const DAY_MS = 24 * 3600_000;
@@ -52,8 +52,6 @@ export async function purgeErrorTracking(db: Kysely<Database>, now: Date): Promi
 /** Registers the daily retention job with the worker. */
 export function registerErrorTrackingJobs(deps: Deps): void {
   deps.queue.register(PURGE_JOB, async (_payload, { now }) => {
-    // Events this process accepted but has not written yet are written (then judged) first.
-    await ingestBufferOf(deps).flush();
     await purgeErrorTracking(deps.db, now);
     return { retryAt: new Date(now.getTime() + DAY_MS) };
   });
