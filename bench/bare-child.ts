@@ -6,6 +6,7 @@
  *   GET /project   -> one project entity (id varies per request)
  *   GET /projects  -> an array of 100 project entities
  *   POST /issues   -> 201 and one issue entity (its body read first), as an issue creation answers
+ *   POST …/envelope/… -> 200 `{"id": <event_id of the envelope header>}` (the body read, its header line parsed), as the Sentry collector answers
  * Prints `READY <json>`; exits on SIGTERM or when stdin closes.
  */
 import { readFileSync } from 'node:fs';
@@ -24,6 +25,17 @@ function send(res: import('node:http').ServerResponse, body: unknown, headers: R
 const server = createServer({ keepAliveTimeout: 5000 }, (req, res) => {
   const url = req.url ?? '/';
   n++;
+  if (req.method === 'POST' && url.includes('/envelope')) {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const nl = body.indexOf(0x0a);
+      const header = JSON.parse(body.subarray(0, nl < 0 ? body.length : nl).toString('utf8')) as { event_id?: string };
+      send(res, { id: header.event_id });
+    });
+    return;
+  }
   if (url.startsWith('/projects')) {
     // a fresh object per element, as an entity mapper would produce
     return send(

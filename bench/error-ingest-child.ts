@@ -1,13 +1,17 @@
 /**
  * Forgelet for the `error-ingest` case, in its own process:
- *   node --conditions=source --import tsx bench/error-ingest-child.ts '<json config>'
- * Starts startForgelet on a data dir (SQLite) or a database URL, creates a project with
- * integrated error tracking, prints `READY <json>` (url, project id, public key, pid), then
- * obeys stdin lines:
- *   flush   write what the ingest buffer holds; answer `FLUSHED <json>` (rows, errors, ms, buffer stats)
- *   stop    stop the server (which writes the buffer too) and exit 0
+ *   node [--conditions=source] --import tsx bench/error-ingest-child.ts '<json config>'
+ * (the built packages without the condition, the sources with it). Starts startForgelet on a
+ * data dir (SQLite) or a database URL, creates a project with integrated error tracking,
+ * prints `READY <json>` (url, project id, public key, pid), then obeys stdin lines:
+ *   count              answer `COUNT <json>`: event rows, errors and their event counts as
+ *                      stored now (nothing is written first), the ingest buffer's stats
+ *   prof:start         start the in-process V8 CPU profiler; answers `PROFSTARTED`
+ *   prof:stop <file>   stop it, write <file>, answer `PROF <file>`
+ *   stop               stop the server and exit 0
  */
-import { performance } from 'node:perf_hooks';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { createInterface } from 'node:readline';
 import { ingestBufferOf } from '@forgelet/core';
 import { startForgelet } from '@forgelet/server';
@@ -54,14 +58,24 @@ async function stop() {
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
 
+let session: Session | null = null;
 for await (const line of createInterface({ input: process.stdin })) {
-  const cmd = line.trim();
-  if (cmd === 'flush') {
-    const t0 = performance.now();
-    const buffer = ingestBufferOf(running.forge.deps);
-    await buffer.flush();
-    const ms = performance.now() - t0;
-    process.stdout.write(`FLUSHED ${JSON.stringify({ ...(await counts()), ms, stats: buffer.stats })}\n`);
+  const [cmd, arg] = line.trim().split(/\s+/, 2);
+  if (cmd === 'count') {
+    process.stdout.write(`COUNT ${JSON.stringify({ ...(await counts()), stats: ingestBufferOf(running.forge.deps).stats })}\n`);
+  } else if (cmd === 'prof:start') {
+    session = new Session();
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+    await session.post('Profiler.start');
+    process.stdout.write('PROFSTARTED\n');
+  } else if (cmd === 'prof:stop' && session && arg) {
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(arg, JSON.stringify(profile));
+    session.disconnect();
+    session = null;
+    process.stdout.write(`PROF ${arg}\n`);
   } else if (cmd === 'stop') await stop();
 }
 await stop();

@@ -1,23 +1,28 @@
 /**
- * The `error-ingest` case: Sentry events over HTTP into Forgelet's collector against the raw
- * SQLite insert rate measured in the same run.
+ * The `error-ingest` case: Sentry events over HTTP into Forgelet's collector, against two
+ * baselines measured in the same run.
  *
  *  - Load: `connections` keep-alive connections POST @sentry/node-style envelopes (no content
  *    type, key in the query string; 20 fingerprints, 50 users, ~1.6 KB events) to a Forgelet
- *    child for warmup + measured seconds. Every 200 counts as accepted.
- *  - Then the child writes what its buffer still holds; "ingested/s" is every accepted event
- *    over the whole load plus that final write: events in the database per second, end to end.
- *    The child's row count must equal the accepted count (nothing lost).
- *  - Baseline: better-sqlite3 inserting the same events' rows (same columns and indexes as
- *    error_tracking_error_events, same JSON payloads) in transactions of 1000 with one
- *    prepared statement, WAL and synchronous=NORMAL as Forgelet opens SQLite: the most a
- *    SQLite writer does on this machine, without HTTP, parsing, grouping or counters.
+ *    child (the built packages, as shipped, unless `sources`) for warmup + measured seconds.
+ *    The collector answers 200 only once the event is committed, so "events/s" counts
+ *    acknowledged events of the measured window: events in the database per second. Right
+ *    after the load (nothing written afterwards: no flush) the child's row count must equal
+ *    the acknowledged count. The server's CPU time per event is measured too (less disturbed
+ *    by other work on the machine than events/s).
+ *  - Baselines: a bare node:http server (bench/bare-child.ts) reading the same envelopes and
+ *    answering 200 with the event id (the HTTP ceiling on this machine, same load generator); and better-sqlite3
+ *    inserting the same events' rows (same columns and indexes as error_tracking_error_events,
+ *    same JSON payloads) in transactions of 1000 with one prepared statement, WAL and
+ *    synchronous=NORMAL as Forgelet opens SQLite (the most a SQLite writer does here).
  */
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { BENCH_DIR, spawnLines, stopChild, tsxArgs } from './proc.js';
+import { summarizeProfile } from './cpuprofile.js';
+import { BENCH_DIR, cpuSecondsOf, spawnLines, stopChild, tsxArgs, type LineChild } from './proc.js';
 
 export interface ErrorIngestOptions {
   work: string;
@@ -26,23 +31,38 @@ export interface ErrorIngestOptions {
   connections: number;
   warmupSeconds: number;
   seconds: number;
+  /** node flags and environment of a Forgelet process (bin/forgelet.js's shebang). */
+  nodeFlags: string[];
+  env: NodeJS.ProcessEnv;
+  /** Run the child on the sources under tsx instead of the built packages. */
+  sources: boolean;
+  /** Write a CPU profile of an extra, unmeasured load to this file and print its top frames. */
+  profileFile?: string;
+}
+
+export interface LoadFigures {
+  /** Answered 200 in the whole load (warmup included). */
+  acknowledged: number;
+  errors: number;
+  firstError: string | null;
+  /** Acknowledged per second in the measured window. */
+  perSec: number;
+  latencyMs: { p50: number; p99: number };
+  loadSeconds: number;
+  /** Server CPU µs per acknowledged event over the whole load (NaN when unknown). */
+  cpuUsPerEvent: number;
 }
 
 export interface ErrorIngestResult {
   dialect: string;
-  accepted: number;
-  errors: number;
-  firstError: string | null;
-  acceptedPerSec: number;
-  ingestedPerSec: number;
-  finalFlushMs: number;
+  forgelet: LoadFigures;
+  bare: LoadFigures;
   rows: number;
   groupedErrors: number;
   counted: number;
   batches: number;
   rawPerSec: number;
-  latencyMs: { p50: number; p99: number };
-  loadSeconds: number;
+  profile: string | null;
 }
 
 const FRAMES = Array.from({ length: 12 }, (_, i) => ({
@@ -110,78 +130,113 @@ export function rawSqliteInsertRate(file: string, payloads: string[], seconds: n
   return rows / elapsed;
 }
 
+/** Closed-loop POSTs of the envelopes from `connections` connections; figures of the measured window. */
+async function loadEnvelopes(origin: string, path: string, bodies: Buffer[], opts: ErrorIngestOptions, pid: number | null): Promise<LoadFigures> {
+  const { Pool } = await import('undici');
+  const pool = new Pool(origin, { connections: opts.connections, pipelining: 1, keepAliveTimeout: 60_000 });
+  const cpuBefore = pid === null ? null : cpuSecondsOf(pid);
+  const start = performance.now();
+  const measureStart = start + opts.warmupSeconds * 1000;
+  const end = measureStart + opts.seconds * 1000;
+  let next = 0;
+  let acknowledged = 0;
+  let errors = 0;
+  let firstError: string | null = null;
+  const latencies: number[] = [];
+  const worker = async () => {
+    while (performance.now() < end) {
+      const body = bodies[next++ % bodies.length]!;
+      const t0 = performance.now();
+      try {
+        const res = await pool.request({ path, method: 'POST', body });
+        await res.body.text();
+        const t1 = performance.now();
+        if (res.statusCode !== 200) {
+          errors++;
+          firstError ??= `HTTP ${res.statusCode}`;
+          continue;
+        }
+        acknowledged++;
+        if (t1 >= measureStart && t1 <= end) latencies.push(t1 - t0);
+      } catch (err) {
+        errors++;
+        firstError ??= (err as Error).message;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: opts.connections }, worker));
+  const loadEnd = performance.now();
+  const cpuAfter = pid === null ? null : cpuSecondsOf(pid);
+  await pool.close();
+  const measured = latencies.length;
+  latencies.sort((a, b) => a - b);
+  const pct = (q: number) => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))] ?? NaN;
+  return {
+    acknowledged,
+    errors,
+    firstError,
+    perSec: measured / opts.seconds,
+    latencyMs: { p50: pct(0.5), p99: pct(0.99) },
+    loadSeconds: (loadEnd - start) / 1000,
+    cpuUsPerEvent: cpuBefore === null || cpuAfter === null || acknowledged === 0 ? NaN : ((cpuAfter - cpuBefore) * 1e6) / acknowledged,
+  };
+}
+
 export async function runErrorIngest(opts: ErrorIngestOptions): Promise<ErrorIngestResult> {
   const dataDir = join(opts.work, 'error-ingest');
-  const child = spawnLines(process.execPath, tsxArgs(join(BENCH_DIR, 'error-ingest-child.ts')).concat(JSON.stringify({ dataDir, databaseUrl: opts.databaseUrl, rootToken: opts.rootToken })));
+  const child: LineChild = spawnLines(
+    process.execPath,
+    tsxArgs(join(BENCH_DIR, 'error-ingest-child.ts'), opts.nodeFlags, { built: !opts.sources }).concat(JSON.stringify({ dataDir, databaseUrl: opts.databaseUrl, rootToken: opts.rootToken })),
+    { env: opts.env },
+  );
   try {
-    const ready = JSON.parse(await child.waitLine('READY ', 120_000)) as { url: string; projectId: number; key: string; dialect: string };
+    const ready = JSON.parse(await child.waitLine('READY ', 120_000)) as { url: string; projectId: number; key: string; dialect: string; pid: number };
     const events = Array.from({ length: 400 }, (_, i) => sampleEvent(i));
     const bodies = events.map(envelopeOf);
     const path = `/api/v4/error_tracking/collector/api/${ready.projectId}/envelope/?sentry_version=7&sentry_key=${ready.key}&sentry_client=sentry.javascript.node%2F10.78.0`;
-    const { Pool } = await import('undici');
-    const pool = new Pool(ready.url, { connections: opts.connections, pipelining: 1, keepAliveTimeout: 60_000 });
-    const start = performance.now();
-    const measureStart = start + opts.warmupSeconds * 1000;
-    const end = measureStart + opts.seconds * 1000;
-    let next = 0;
-    let accepted = 0;
-    let measured = 0;
-    let errors = 0;
-    let firstError: string | null = null;
-    const latencies: number[] = [];
-    const worker = async () => {
-      while (performance.now() < end) {
-        const body = bodies[next++ % bodies.length]!;
-        const t0 = performance.now();
-        try {
-          const res = await pool.request({ path, method: 'POST', body });
-          await res.body.text();
-          const t1 = performance.now();
-          if (res.statusCode !== 200) {
-            errors++;
-            firstError ??= `HTTP ${res.statusCode}`;
-            continue;
-          }
-          accepted++;
-          if (t1 >= measureStart && t1 <= end) {
-            measured++;
-            latencies.push(t1 - t0);
-          }
-        } catch (err) {
-          errors++;
-          firstError ??= (err as Error).message;
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: opts.connections }, worker));
-    const loadEnd = performance.now();
-    await pool.close();
-    child.send('flush');
-    const flushed = JSON.parse(await child.waitLine('FLUSHED ', 300_000)) as { rows: number; errors: number; counted: number; ms: number; stats: { batches: number } };
-    const total = (performance.now() - start) / 1000;
+
+    // The bare baseline (bench/bare-child.ts, POST …/envelope/) in a process of its own, as Forgelet's.
+    const templates = join(opts.work, 'error-ingest-templates.json');
+    writeFileSync(templates, JSON.stringify({ project: {}, page: [] }));
+    const bareChild = spawnLines(process.execPath, tsxArgs(join(BENCH_DIR, 'bare-child.ts')).concat(templates));
+    let bare: LoadFigures;
+    try {
+      const bareReady = JSON.parse(await bareChild.waitLine('READY ')) as { url: string; pid: number };
+      bare = await loadEnvelopes(bareReady.url, path, bodies, opts, bareReady.pid);
+    } finally {
+      await stopChild(bareChild.child);
+    }
+
+    const forgelet = await loadEnvelopes(ready.url, path, bodies, opts, ready.pid);
+    // Nothing is written after the load: what was acknowledged is in the database already.
+    child.send('count');
+    const counted = JSON.parse(await child.waitLine('COUNT ', 60_000)) as { rows: number; errors: number; counted: number; stats: { batches: number } };
+
+    let profile: string | null = null;
+    if (opts.profileFile) {
+      child.send('prof:start');
+      await child.waitLine('PROFSTARTED');
+      const p = await loadEnvelopes(ready.url, path, bodies, { ...opts, warmupSeconds: 0 }, null);
+      child.send(`prof:stop ${opts.profileFile}`);
+      await child.waitLine('PROF ');
+      profile = `profiled run: ${p.perSec.toFixed(0)} events/s\n${summarizeProfile(opts.profileFile).text}`;
+    }
     child.send('stop');
     await new Promise<void>((resolve) => (child.child.exitCode !== null ? resolve() : child.child.once('exit', () => resolve())));
 
     const payloads = events.map((e) => JSON.stringify(e));
     const rawPerSec = rawSqliteInsertRate(join(opts.work, 'raw-insert.db'), payloads, Math.max(1, Math.min(opts.seconds, 3)));
-    latencies.sort((a, b) => a - b);
-    const pct = (q: number) => latencies[Math.min(latencies.length - 1, Math.max(0, Math.ceil(q * latencies.length) - 1))] ?? NaN;
     return {
       dialect: ready.dialect,
-      accepted,
-      errors,
-      firstError,
-      acceptedPerSec: measured / opts.seconds,
-      ingestedPerSec: accepted / total,
-      finalFlushMs: flushed.ms,
-      rows: flushed.rows,
-      groupedErrors: flushed.errors,
-      counted: flushed.counted,
-      batches: flushed.stats.batches,
+      forgelet,
+      bare,
+      rows: counted.rows,
+      groupedErrors: counted.errors,
+      counted: counted.counted,
+      batches: counted.stats.batches,
       rawPerSec,
-      latencyMs: { p50: pct(0.5), p99: pct(0.99) },
-      loadSeconds: (loadEnd - start) / 1000,
+      profile,
     };
   } finally {
     if (child.child.exitCode === null) await stopChild(child.child);

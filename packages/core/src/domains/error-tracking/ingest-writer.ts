@@ -3,7 +3,7 @@
  * one upsert of the errors they touch (counters added in SQL, so several processes may write
  * at once), one insert of the events, the new distinct users and the hourly counts.
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { Queue } from '../../storage/queue.js';
 import type { NormalizedEvent, SessionAggregate, SessionUpdate } from './normalize.js';
@@ -60,72 +60,107 @@ function groupEvents(events: PendingEvent[]): Group[] {
   return [...groups.values()].sort((a, b) => a.projectId - b.projectId || (a.fingerprint < b.fingerprint ? -1 : a.fingerprint > b.fingerprint ? 1 : 0));
 }
 
+/** SQL of multi-row statements by database adapter, then by statement and row count. */
+const rowStatements = new WeakMap<object, Map<string, string>>();
+
+/**
+ * A multi-row statement built and compiled by Kysely once per row count, then run with the
+ * rows' values (the builder costs more per row than SQLite's insert). The SQL is kept only
+ * when its parameters are exactly the rows' values in column order, as checked on that
+ * first compile (any constant or reordering in it: compiled every time).
+ */
+async function executeRows<T extends object, R>(
+  trx: Kysely<Database>,
+  name: string,
+  rows: T[],
+  build: (rows: T[]) => { compile(): CompiledQuery<R> },
+): Promise<R[]> {
+  const columns = Object.keys(rows[0]!) as (keyof T)[];
+  const parameters: unknown[] = [];
+  for (const row of rows) for (const c of columns) parameters.push(row[c]);
+  const adapter = trx.getExecutor().adapter;
+  let known = rowStatements.get(adapter);
+  if (!known) rowStatements.set(adapter, (known = new Map()));
+  const key = `${name}:${columns.length}:${rows.length}`;
+  let text = known.get(key);
+  if (text === undefined) {
+    const compiled = build(rows).compile();
+    if (compiled.parameters.length !== parameters.length || compiled.parameters.some((p, i) => p !== parameters[i])) return (await trx.executeQuery(compiled)).rows;
+    text = compiled.sql;
+    known.set(key, text);
+  }
+  return (await trx.executeQuery(CompiledQuery.raw(text, parameters) as CompiledQuery<R>)).rows;
+}
+
 const hourOf = (iso: string) => `${iso.slice(0, 13)}:00:00.000Z`;
 
 async function writeEvents(trx: Kysely<Database>, events: PendingEvent[], now: string): Promise<void> {
   const groups = groupEvents(events);
   const ids = new Map<string, number>();
   for (const part of chunks(groups, 200)) {
-    const rows = await trx
-      .insertInto('error_tracking_errors')
-      .values(
-        part.map((g) => ({
-          project_id: g.projectId,
-          fingerprint: g.fingerprint,
-          title: g.last.title,
-          type: g.last.type,
-          message: g.last.message,
-          culprit: g.last.culprit,
-          platform: g.last.platform,
-          level: g.last.level,
-          status: 'unresolved',
-          event_count: g.events.length,
-          user_count: 0,
-          first_seen_at: g.first.occurredAt,
-          last_seen_at: g.last.occurredAt,
-          first_release: g.firstRelease,
-          last_release: g.lastRelease,
-          last_event_id: g.last.eventId,
-          stack_trace: JSON.stringify(g.last.frames),
-          issue_id: null,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .onConflict((oc) =>
-        oc.columns(['project_id', 'fingerprint']).doUpdateSet({
-          event_count: sql`${sql.ref(`${ERRORS}.event_count`)} + excluded.event_count`,
-          first_release: sql`case when excluded.first_seen_at < ${sql.ref(`${ERRORS}.first_seen_at`)} and excluded.first_release is not null
-            then excluded.first_release else coalesce(${sql.ref(`${ERRORS}.first_release`)}, excluded.first_release) end`,
-          first_seen_at: sql`case when excluded.first_seen_at < ${sql.ref(`${ERRORS}.first_seen_at`)} then excluded.first_seen_at else ${sql.ref(`${ERRORS}.first_seen_at`)} end`,
-          last_release: sql`case when excluded.last_seen_at >= ${sql.ref(`${ERRORS}.last_seen_at`)}
-            then coalesce(excluded.last_release, ${sql.ref(`${ERRORS}.last_release`)}) else coalesce(${sql.ref(`${ERRORS}.last_release`)}, excluded.last_release) end`,
-          title: latest('title'),
-          type: latest('type'),
-          message: latest('message'),
-          culprit: latest('culprit'),
-          platform: latest('platform'),
-          level: latest('level'),
-          last_event_id: latest('last_event_id'),
-          stack_trace: latest('stack_trace'),
-          // Last: the comparisons above read the stored last_seen_at (SET sees the old row on both dialects).
-          last_seen_at: sql`case when excluded.last_seen_at > ${sql.ref(`${ERRORS}.last_seen_at`)} then excluded.last_seen_at else ${sql.ref(`${ERRORS}.last_seen_at`)} end`,
-          // A resolved error that happens again is a regression: unresolved again. Ignored stays ignored.
-          status: sql`case when ${sql.ref(`${ERRORS}.status`)} = 'resolved' then 'unresolved' else ${sql.ref(`${ERRORS}.status`)} end`,
-          updated_at: sql`excluded.updated_at`,
-        }),
-      )
-      .returning(['id', 'project_id', 'fingerprint'])
-      .execute();
+    const rows = await executeRows(
+      trx,
+      'errors',
+      part.map((g) => ({
+        project_id: g.projectId,
+        fingerprint: g.fingerprint,
+        title: g.last.title,
+        type: g.last.type,
+        message: g.last.message,
+        culprit: g.last.culprit,
+        platform: g.last.platform,
+        level: g.last.level,
+        status: 'unresolved',
+        event_count: g.events.length,
+        user_count: 0,
+        first_seen_at: g.first.occurredAt,
+        last_seen_at: g.last.occurredAt,
+        first_release: g.firstRelease,
+        last_release: g.lastRelease,
+        last_event_id: g.last.eventId,
+        stack_trace: JSON.stringify(g.last.frames),
+        issue_id: null,
+        created_at: now,
+        updated_at: now,
+      })),
+      (values) =>
+        trx
+          .insertInto('error_tracking_errors')
+          .values(values)
+          .onConflict((oc) =>
+            oc.columns(['project_id', 'fingerprint']).doUpdateSet({
+              event_count: sql`${sql.ref(`${ERRORS}.event_count`)} + excluded.event_count`,
+              first_release: sql`case when excluded.first_seen_at < ${sql.ref(`${ERRORS}.first_seen_at`)} and excluded.first_release is not null
+                then excluded.first_release else coalesce(${sql.ref(`${ERRORS}.first_release`)}, excluded.first_release) end`,
+              first_seen_at: sql`case when excluded.first_seen_at < ${sql.ref(`${ERRORS}.first_seen_at`)} then excluded.first_seen_at else ${sql.ref(`${ERRORS}.first_seen_at`)} end`,
+              last_release: sql`case when excluded.last_seen_at >= ${sql.ref(`${ERRORS}.last_seen_at`)}
+                then coalesce(excluded.last_release, ${sql.ref(`${ERRORS}.last_release`)}) else coalesce(${sql.ref(`${ERRORS}.last_release`)}, excluded.last_release) end`,
+              title: latest('title'),
+              type: latest('type'),
+              message: latest('message'),
+              culprit: latest('culprit'),
+              platform: latest('platform'),
+              level: latest('level'),
+              last_event_id: latest('last_event_id'),
+              stack_trace: latest('stack_trace'),
+              // Last: the comparisons above read the stored last_seen_at (SET sees the old row on both dialects).
+              last_seen_at: sql`case when excluded.last_seen_at > ${sql.ref(`${ERRORS}.last_seen_at`)} then excluded.last_seen_at else ${sql.ref(`${ERRORS}.last_seen_at`)} end`,
+              // A resolved error that happens again is a regression: unresolved again. Ignored stays ignored.
+              status: sql`case when ${sql.ref(`${ERRORS}.status`)} = 'resolved' then 'unresolved' else ${sql.ref(`${ERRORS}.status`)} end`,
+              updated_at: sql`excluded.updated_at`,
+            }),
+          )
+          .returning(['id', 'project_id', 'fingerprint']),
+    );
     for (const r of rows) ids.set(`${r.project_id}:${r.fingerprint}`, r.id);
   }
   const errorIdOf = (e: PendingEvent) => ids.get(`${e.projectId}:${e.fingerprint}`)!;
 
   for (const part of chunks(events, 250)) {
-    await trx
-      .insertInto('error_tracking_error_events')
-      .values(
-        part.map((e) => ({
+    await executeRows(
+      trx,
+      'events',
+      part.map((e) => ({
           error_id: errorIdOf(e),
           project_id: e.projectId,
           event_id: e.eventId,
@@ -141,8 +176,8 @@ async function writeEvents(trx: Kysely<Database>, events: PendingEvent[], now: s
           stack_trace: JSON.stringify(e.frames),
           payload: e.payload,
         })),
-      )
-      .execute();
+      (values) => trx.insertInto('error_tracking_error_events').values(values),
+    );
   }
 
   // Distinct users: only the pairs not seen before count.
@@ -154,12 +189,13 @@ async function writeEvents(trx: Kysely<Database>, events: PendingEvent[], now: s
   }
   const added = new Map<number, number>();
   for (const part of chunks([...pairs.values()], 500)) {
-    const inserted = await trx
-      .insertInto('error_tracking_error_users')
-      .values(part)
-      .onConflict((oc) => oc.columns(['error_id', 'user_key']).doNothing())
-      .returning('error_id')
-      .execute();
+    const inserted = await executeRows(trx, 'users', part, (values) =>
+      trx
+        .insertInto('error_tracking_error_users')
+        .values(values)
+        .onConflict((oc) => oc.columns(['error_id', 'user_key']).doNothing())
+        .returning('error_id'),
+    );
     for (const r of inserted) added.set(r.error_id, (added.get(r.error_id) ?? 0) + 1);
   }
   const byIncrement = new Map<number, number[]>();
@@ -183,11 +219,12 @@ async function writeEvents(trx: Kysely<Database>, events: PendingEvent[], now: s
   }
   const sortedHours = [...hours.values()].sort((a, b) => a.error_id - b.error_id || (a.hour_start < b.hour_start ? -1 : 1));
   for (const part of chunks(sortedHours, 500)) {
-    await trx
-      .insertInto('error_tracking_error_frequency')
-      .values(part)
-      .onConflict((oc) => oc.columns(['error_id', 'hour_start']).doUpdateSet({ count: sql`error_tracking_error_frequency.count + excluded.count` }))
-      .execute();
+    await executeRows(trx, 'frequency', part, (values) =>
+      trx
+        .insertInto('error_tracking_error_frequency')
+        .values(values)
+        .onConflict((oc) => oc.columns(['error_id', 'hour_start']).doUpdateSet({ count: sql`error_tracking_error_frequency.count + excluded.count` })),
+    );
   }
 }
 
