@@ -116,7 +116,9 @@ for (const dialect of DIALECTS) {
       const jobs = pipelineOn('main');
       assert.deepEqual(ours(jobs.get('plain')).filter((x: any) => x.key === 'ENV' || x.key === 'REVIEW_URL'), [v('ENV', 'any')]);
       const review = jobs.get('review');
-      assert.equal(review.variables.find((x: any) => x.key === 'CI_ENVIRONMENT_NAME').value, 'review/$CI_COMMIT_REF_SLUG');
+      // CI_ENVIRONMENT_* carry the expanded name, as GitLab's and as the deployment's environment
+      const predefined = (key: string) => review.variables.find((x: any) => x.key === key).value;
+      assert.deepEqual([predefined('CI_ENVIRONMENT_NAME'), predefined('CI_ENVIRONMENT_SLUG'), predefined('CI_ENVIRONMENT_TIER')], ['review/main', 'review-main', 'development']);
       assert.deepEqual(ours(review).filter((x: any) => x.key === 'ENV' || x.key === 'REVIEW_URL'), [v('ENV', 'any'), v('REVIEW_URL', 'review-app')]);
     });
 

@@ -313,16 +313,19 @@ export async function runnerVariables(ctx: Ctx, p: PayloadContext, def: CiJobDef
   add('CI_RUNNER_ID', runner.id);
   add('CI_RUNNER_DESCRIPTION', runner.description);
   add('CI_RUNNER_TAGS', JSON.stringify(JSON.parse(runner.tag_list) as string[]));
-  if (def.environment) {
-    add('CI_ENVIRONMENT_NAME', def.environment.name);
-    add('CI_ENVIRONMENT_SLUG', slugify(def.environment.name).slice(0, 24).replace(/-+$/, ''));
-    add('CI_ENVIRONMENT_ACTION', def.environment.action ?? 'start');
-    add('CI_ENVIRONMENT_TIER', environmentTier(def.environment.name, def.environment.deployment_tier));
-  }
   // The CI file's variables (global, then the job's); the instance's, the groups' and the
   // project's CI/CD variables; then the pipeline's (highest precedence).
-  for (const v of def.variables) out.push({ key: v.key, value: v.value, public: true, masked: false, ...(v.raw ? { raw: true } : {}) });
-  const environment = def.environment ? expandWith(def.environment.name, out) : null;
+  const fileVariables: JobPayloadVariable[] = def.variables.map((v) => ({ key: v.key, value: v.value, public: true, masked: false, ...(v.raw ? { raw: true } : {}) }));
+  // The environment as deployed (`review/$CI_COMMIT_REF_SLUG` expanded, as delivery names it):
+  // CI_ENVIRONMENT_* and the variables' environment scopes see that name.
+  const environment = def.environment ? expandWith(def.environment.name, [...out, ...fileVariables]).trim() : null;
+  if (def.environment && environment !== null) {
+    add('CI_ENVIRONMENT_NAME', environment);
+    add('CI_ENVIRONMENT_SLUG', slugify(environment).slice(0, 24).replace(/-+$/, ''));
+    add('CI_ENVIRONMENT_ACTION', def.environment.action ?? 'start');
+    add('CI_ENVIRONMENT_TIER', environmentTier(environment, def.environment.deployment_tier));
+  }
+  out.push(...fileVariables);
   out.push(...(await variablesForJob(ctx, { projectId: project.id, namespace, protectedRef: isProtected, environment })));
   const pipelineVariables = await ctx.db.selectFrom('ci_pipeline_variables').selectAll().where('pipeline_id', '=', pipeline.id).orderBy('id').execute();
   for (const v of pipelineVariables) {
