@@ -121,6 +121,10 @@ for (const dialect of DIALECTS) {
       assert.ok(Buffer.from(await dl.arrayBuffer()).equals(files['Alpha.Core.1.1.0']!));
       const bad = await getRaw(f, `/projects/${pub.id}/packages/nuget/v2/Packages(Id='bad name',Version='1.0.0')`);
       assert.deepEqual([bad.status, bad.json], [400, { error: 'package_name is invalid' }]);
+      for (const version of ['1e3', 'latest', '1.0.0.0.0', '1.0.0-', '99999999999.0.0']) {
+        const badVersion = await getRaw(f, `/projects/${pub.id}/packages/nuget/v2/Packages(Id='Alpha.Core',Version='${version}')`);
+        assert.deepEqual([badVersion.status, badVersion.json], [400, { error: 'package_version is invalid' }], version);
+      }
       // no such query: the path is the delete route's (`…/nuget/:package_name/:package_version`), as in GitLab
       const unknown = await getRaw(f, `/projects/${pub.id}/packages/nuget/v2/Nothing()`);
       assert.deepEqual([unknown.status, unknown.json], [405, { error: '405 Not Allowed' }]);

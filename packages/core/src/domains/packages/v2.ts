@@ -15,7 +15,7 @@ import type { RouteRequest } from '../../kernel/route.js';
 import { existingGroup, existingProject, feedProject } from './feed-access.js';
 import { enc, feedUrls, packageContentUrl } from './feed-urls.js';
 import type { FeedOwner } from './feed.js';
-import { formatVersion, isValidPackageName, normalizeVersion } from './nuget-version.js';
+import { formatVersion, isValidPackageName, isValidVersion, normalizeVersion } from './nuget-version.js';
 import type { NuspecDependencyGroup } from './nuspec.js';
 import { INSTALLABLE, NUGET } from './packages.queries.js';
 import type { PackageRow } from './packages.table.js';
@@ -317,6 +317,8 @@ async function listingFeed(ctx: Ctx, ref: string, query: ODataQuery, filter: Lis
  * GitLab answers it); the content URL carries the normalized version.
  */
 export async function v2PackageEntry(ctx: Ctx, ref: string, name: string, version: string, req: RouteRequest): Promise<string> {
+  // GitLab checks the version against nuget_version_regex first (400 `package_version is invalid`).
+  if (!isValidVersion(version)) throw new ValidationError([{ field: 'package_version', message: 'is invalid' }]);
   const project = await existingProject(ctx, ref);
   const urls = feedUrls(ctx, req);
   const src = packageContentUrl(urls.projectBase(project.id), name, normalizeVersion(version) ?? version.toLowerCase());
