@@ -44,6 +44,7 @@ function countQueries(forge: Forge): () => number {
 }
 
 const selectName = preparedQuery((db, id: number) => db.selectFrom('users').select(['id', 'name']).where('id', '=', id), { cache: true });
+const selectNameInTransactions = preparedQuery((db, id: number) => db.selectFrom('users').select(['id', 'name']).where('id', '=', id), { cache: true, inTransactions: true });
 
 describe('read cache: what a statement writes and what a read depends on', () => {
   it('an insert or update names its table; anything else may write any table', () => {
@@ -352,6 +353,48 @@ for (const dialect of DIALECTS) {
       await b.deps.db.transaction().execute((trx) => trx.updateTable('users').set({ name: 'fifth' }).where('id', '=', userId).execute());
       await check();
       assert.equal(await nameOf(a), 'fifth');
+    });
+
+    it('inTransactions: a cached read inside a transaction hits without a query, and follows writes here and in another process (PostgreSQL)', { skip: dialect === 'sqlite' && 'PostgreSQL only' }, async () => {
+      const check = async () => {
+        await new Promise((r) => setImmediate(r));
+        expireReadCache(a.deps.db);
+        await nameOf(a); // the request's first cached lookup runs the check
+      };
+      /** The name as a transaction of `forge` reads it, and how many queries that transaction ran for it. */
+      const nameInTransaction = (forge: Forge) =>
+        forge.deps.db.transaction().execute(async (trx) => {
+          let n = 0;
+          const t = trx as unknown as { executeQuery: (...args: unknown[]) => unknown };
+          const execute = t.executeQuery;
+          t.executeQuery = function (this: unknown, ...args: unknown[]) {
+            n++;
+            return execute.apply(this, args);
+          };
+          const name = (await selectNameInTransactions(trx, userId))[0]?.name;
+          return [name, n] as const;
+        });
+      await check();
+      assert.deepEqual(await nameInTransaction(a), ['fifth', 1], 'a miss reads in the transaction');
+      assert.deepEqual(await nameInTransaction(a), ['fifth', 0], 'then a hit, without a query');
+      // another process renames the user: the next check drops the entry
+      await b.deps.db.transaction().execute((trx) => trx.updateTable('users').set({ name: 'sixth' }).where('id', '=', userId).execute());
+      await check();
+      assert.deepEqual(await nameInTransaction(a), ['sixth', 1]);
+      assert.deepEqual(await nameInTransaction(a), ['sixth', 0]);
+      // a write here drops it at once
+      await rename(a, 'fifth');
+      assert.deepEqual(await nameInTransaction(a), ['fifth', 1]);
+      // a read overtaken by a write of its table is not kept
+      await rename(a, 'fifth');
+      await a.deps.db.transaction().execute(async (trx) => {
+        const read = selectNameInTransactions(trx, userId);
+        readCacheOf(a.deps.db)!.noteWrite('users');
+        await read;
+      });
+      assert.deepEqual(await nameInTransaction(a), ['fifth', 1]);
+      // outside a transaction the option changes nothing
+      assert.equal((await selectNameInTransactions(a.deps.db, userId))[0]?.name, 'fifth');
     });
 
     it('the write log records each committing transaction once, with its tables (PostgreSQL)', { skip: dialect === 'sqlite' && 'PostgreSQL only' }, async () => {

@@ -13,6 +13,7 @@ import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 import { startServed, until, type ServedForgelet } from '../support/served.js';
 import { exceptionEvent } from '../server/error-tracking.helpers.js';
 import { callbackReceiver } from '../support/receiver.js';
+import { hookReceiver } from '../server/webhooks-support.js';
 
 const T0 = '2030-03-04T10:00:00.000Z';
 const CI = 'build:\n  script: echo built\n';
@@ -133,6 +134,24 @@ for (const dialect of DIALECTS) {
         await new Promise((r) => setTimeout(r, 2500));
         const ids = hits.map((h) => JSON.parse(h.body).data.id).sort((x, y) => x - y);
         assert.deepEqual(ids, flows.map((f) => f.id).sort((x, y) => x - y));
+      } finally {
+        await receiver.close();
+      }
+    });
+
+    it('a webhook added through one process gets the events of the very next write through the other', async () => {
+      const receiver = await hookReceiver();
+      try {
+        // a has asked whether any hook exists (none): on PostgreSQL the answer is cached, even inside its write transactions
+        ok(await a.api('POST', `/projects/${project.id}/issues`, { body: { title: 'before any hook' } }), 201);
+        ok(await a.api('POST', `/projects/${project.id}/issues`, { body: { title: 'still before' } }), 201);
+        const hook = ok(await b.api('POST', `/projects/${project.id}/hooks`, { body: { url: `${receiver.url}/hook`, issues_events: true, push_events: false } }), 201);
+        ok(await a.api('POST', `/projects/${project.id}/issues`, { body: { title: 'after the hook' } }), 201);
+        await Promise.all([a.runDue(), b.runDue()]);
+        await until('the issue event', async () => receiver.deliveries.length >= 1);
+        await new Promise((r) => setTimeout(r, 300));
+        assert.deepEqual(receiver.deliveries.map((d) => [d.headers['x-gitlab-event'], d.body.object_attributes.title]), [['Issue Hook', 'after the hook']]);
+        ok(await b.api('DELETE', `/projects/${project.id}/hooks/${hook.id}`), 204);
       } finally {
         await receiver.close();
       }

@@ -348,6 +348,15 @@ export class PgReadCache {
     for (const table of tables) this.drop(table);
   }
 
+  /**
+   * The generation now, without waiting for a check: for a read inside a transaction, which
+   * cannot wait for one (the check needs a connection of the pool its transaction holds one
+   * of). Entries then are as of the request's last check.
+   */
+  currentGeneration(): number {
+    return this.generation;
+  }
+
   /** The rows cached under `key` (a new array each time; the rows are frozen), after `ready`. */
   get(key: string): object[] | undefined {
     return this.entries.get(key);
@@ -383,9 +392,17 @@ export class PgReadCache {
 }
 
 const caches = new WeakMap<Kysely<any>, ReadCache | PgReadCache>();
+/** The PostgreSQL caches by adapter, which a database shares with its transactions. */
+const pgCachesByAdapter = new WeakMap<object, PgReadCache>();
 
 export function attachReadCache(db: Kysely<any>, cache: ReadCache | PgReadCache): void {
   caches.set(db, cache);
+  if (cache instanceof PgReadCache) pgCachesByAdapter.set(db.getExecutor().adapter, cache);
+}
+
+/** The PostgreSQL read cache of the database a transaction (or the database itself) belongs to. */
+export function pgReadCacheOfTransaction(trx: Kysely<any>): PgReadCache | undefined {
+  return pgCachesByAdapter.get(trx.getExecutor().adapter);
 }
 
 /** The read cache of a database opened here, if any; undefined for a transaction. */
