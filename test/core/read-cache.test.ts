@@ -14,7 +14,7 @@ import pg from 'pg';
 import { createForge, expireReadCache, readCacheOf, type Forge } from '@forgelet/core';
 import { preparedQuery } from '../../packages/core/src/storage/prepared.js';
 import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
-import { CacheEntries, dependencies, MAX_CHECK_GAP_MS, PgReadCache, tableWritten, type PgCheck } from '../../packages/core/src/storage/read-cache.js';
+import { CacheEntries, dependencies, MAX_CHECK_GAP_MS, PgReadCache, tablesWritten, type PgCheck } from '../../packages/core/src/storage/read-cache.js';
 import { nextIid } from '../../packages/core/src/kernel/ids.js';
 import { paginate } from '../../packages/core/src/kernel/pagination.js';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
@@ -47,13 +47,27 @@ const selectName = preparedQuery((db, id: number) => db.selectFrom('users').sele
 const selectNameInTransactions = preparedQuery((db, id: number) => db.selectFrom('users').select(['id', 'name']).where('id', '=', id), { cache: true, inTransactions: true });
 
 describe('read cache: what a statement writes and what a read depends on', () => {
-  it('an insert or update names its table; anything else may write any table', () => {
-    assert.equal(tableWritten('insert into "issues" ("title") values (?) returning *'), 'issues');
-    assert.equal(tableWritten('\n    insert into internal_ids (usage, scope, last_value) values (?, ?, 1)\n    on conflict (usage, scope) do update set last_value = internal_ids.last_value + 1'), 'internal_ids');
-    assert.equal(tableWritten('update "projects" set "open_issues_count" = "open_issues_count" + ? where "id" = ?'), 'projects');
-    assert.equal(tableWritten('UPDATE Users SET name = 1'), 'users');
-    for (const other of ['delete from "users" where "id" = ?', 'insert or replace into users values (1)', 'with x as (select 1) update users set name = 1', 'drop table users', 'pragma user_version = 3', 'vacuum']) {
-      assert.equal(tableWritten(other), null, other);
+  it('an insert or update names its table, a with statement of inserts and updates all of theirs; anything else may write any table', () => {
+    assert.deepEqual(tablesWritten('insert into "issues" ("title") values (?) returning *'), ['issues']);
+    assert.deepEqual(tablesWritten('\n    insert into internal_ids (usage, scope, last_value) values (?, ?, 1)\n    on conflict (usage, scope) do update set last_value = internal_ids.last_value + 1'), ['internal_ids']);
+    assert.deepEqual(tablesWritten('update "projects" set "open_issues_count" = "open_issues_count" + ? where "id" = ?'), ['projects']);
+    assert.deepEqual(tablesWritten('UPDATE Users SET name = 1'), ['users']);
+    assert.deepEqual(
+      tablesWritten('with "next_iid" as (insert into "internal_ids" ("usage") values ($1) returning "last_value"), "counted" as (insert into "project_counters" ("project_id") values ($2) on conflict ("project_id") do update set "open_issues_count" = 1) insert into "issues" ("iid") values ((select "last_value" from "next_iid")) returning *'),
+      ['internal_ids', 'project_counters', 'issues'],
+    );
+    assert.deepEqual(tablesWritten('with x as (update users set name = 1 returning id) update projects set name = 2 where id in (select id from x)'), ['users', 'projects']);
+    for (const other of [
+      'delete from "users" where "id" = ?',
+      'insert or replace into users values (1)',
+      'with x as (select 1) update users set name = 1 where exists (select 1 from (delete from projects) d)',
+      'with x as (delete from issues returning project_id) update projects set name = 1',
+      'with x as (select 1) select * from x',
+      'drop table users',
+      'pragma user_version = 3',
+      'vacuum',
+    ]) {
+      assert.equal(tablesWritten(other), null, other);
     }
   });
 

@@ -8,7 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import type PgModule from 'pg';
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { Database } from './database.js';
-import { attachReadCache, PgReadCache, ReadCache, tableWritten, type PgCheck } from './read-cache.js';
+import { attachReadCache, PgReadCache, ReadCache, tablesWritten, type PgCheck } from './read-cache.js';
 import { GroupCommitSqliteDriver } from './sqlite-driver.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -158,7 +158,7 @@ class WriteLog {
   /** The statement that commits a transaction which wrote `tables` (null among them: a table unknown), answering its id. */
   commitStatement(tables: ReadonlySet<string | null>): string {
     if (!this.recording) return 'select txid_current_if_assigned()::text as txid; commit';
-    // Names from tableWritten: [a-z_][a-z0-9_]*, safe in a literal.
+    // Names from tablesWritten: [a-z_][a-z0-9_]*, safe in a literal.
     const names = tables.has(null) ? '*' : [...tables].join(',');
     return `${LOG_STATEMENT} insert into cache_writes (txid, tables, at) select x, '${names}', ${DB_NOW_MS} from (select txid_current_if_assigned() as x) t where x is not null returning txid::text as txid; commit`;
   }
@@ -171,7 +171,7 @@ class WriteLog {
 /**
  * Tells the read cache what a PostgreSQL connection writes. Every statement that can write
  * (not `select`, `show`, `set`, `begin`) drops what depends on its table (storage/read-cache.ts
- * `tableWritten`; unknown: everything) before it is sent. A transaction's tables are dropped
+ * `tablesWritten`; unknown: everything) before it is sent. A transaction's tables are dropped
  * again once its commit has answered, and its id is reported, so the cache's check knows the
  * snapshot moved by this process's own, accounted-for, transaction: the commit goes out as
  * one round trip that records the transaction's id and tables in the write log and commits
@@ -241,15 +241,15 @@ function noteWrites(client: PgModule.PoolClient, cache: PgReadCache, log: WriteL
       return ended;
     }
     if (READ_ONLY.test(text)) return tracked(query(...args));
-    const table = tableWritten(text);
-    cache.noteWrite(table);
+    const tables = tablesWritten(text) ?? [null];
+    for (const table of tables) cache.noteWrite(table);
     if (written) {
-      written.add(table);
+      for (const table of tables) written.add(table);
       return tracked(query(...args));
     }
     // Autocommitted: dropped again once done (a read meanwhile may have seen the row before).
     const result = query(...args);
-    if (result instanceof Promise) result.then(() => cache.noteWrite(table), () => {});
+    if (result instanceof Promise) result.then(() => { for (const table of tables) cache.noteWrite(table); }, () => {});
     return result;
   };
 }
@@ -289,7 +289,7 @@ function cacheStatements(sqlite: SqliteDatabase.Database, cache: ReadCache, max 
     }
     const stmt = prepare(source);
     // (BEGIN IMMEDIATE is not `readonly` for SQLite, yet changes nothing: the writes that follow tell the cache.)
-    if (!stmt.readonly && !/^begin\b/i.test(source)) markWrites(stmt, cache, tableWritten(source));
+    if (!stmt.readonly && !/^begin\b/i.test(source)) markWrites(stmt, cache, tablesWritten(source) ?? [null]);
     if (!hit) {
       statements.set(source, stmt);
       if (statements.size > max) statements.delete(statements.keys().next().value!);
@@ -298,11 +298,11 @@ function cacheStatements(sqlite: SqliteDatabase.Database, cache: ReadCache, max 
   }) as typeof sqlite.prepare;
 }
 
-function markWrites(stmt: SqliteDatabase.Statement, cache: ReadCache, table: string | null): void {
+function markWrites(stmt: SqliteDatabase.Statement, cache: ReadCache, tables: readonly (string | null)[]): void {
   for (const method of ['run', 'get', 'all', 'iterate'] as const) {
     const original = stmt[method] as (...args: unknown[]) => unknown;
     (stmt as unknown as Record<string, unknown>)[method] = function (this: SqliteDatabase.Statement, ...args: unknown[]) {
-      cache.noteWrite(table);
+      for (const table of tables) cache.noteWrite(table);
       try {
         return original.apply(this, args);
       } finally {

@@ -31,14 +31,20 @@ import type { Kysely } from 'kysely';
 const MAX_ENTRIES = 4096;
 
 /**
- * The table a statement writes when it is an insert or an update of a single table (an
- * upsert included), else null: a delete (foreign keys cascade to other tables), DDL, a
- * pragma, `insert or replace` (its conflict deletes), anything not recognised may change any
- * table. No table of Forgelet's has a trigger or an `on update` action.
+ * The tables a statement writes when it is an insert or an update of a single table (an
+ * upsert included), or a `with` statement whose every data-modifying part is one (PostgreSQL's
+ * data-modifying CTEs: every `insert into`/`update` it names counts, a superset); else null: a
+ * delete (foreign keys cascade to other tables), DDL, a pragma, `insert or replace` (its
+ * conflict deletes), anything not recognised may change any table. No table of Forgelet's has
+ * a trigger or an `on update` action.
  */
-export function tableWritten(sql: string): string | null {
+export function tablesWritten(sql: string): readonly string[] | null {
   const m = /^\s*(?:insert\s+into|update)\s+"?([a-z_][a-z0-9_]*)"?[\s(]/i.exec(sql);
-  return m ? m[1]!.toLowerCase() : null;
+  if (m) return [m[1]!.toLowerCase()];
+  if (!/^\s*with\b/i.test(sql) || /\b(?:delete|merge|truncate|replace)\b/i.test(sql)) return null;
+  const tables = new Set<string>();
+  for (const w of sql.matchAll(/\b(?:insert\s+into|(?<!\bdo\s+)update)\s+"?([a-z_][a-z0-9_]*)"?[\s(]/gi)) tables.add(w[1]!.toLowerCase());
+  return tables.size ? [...tables] : null;
 }
 
 /**

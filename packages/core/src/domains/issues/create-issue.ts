@@ -2,7 +2,6 @@ import type { Ctx } from '../../access/context.js';
 import { recordProjectActivity } from '../../access/project-activity.js';
 import { nowIso } from '../../access/context.js';
 import { ForbiddenError } from '../../kernel/errors.js';
-import { nextIid } from '../../kernel/ids.js';
 import { authorize, can, requireUser } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { bool } from '../../storage/dialect.js';
@@ -11,7 +10,7 @@ import { applyLabelChanges, labelChangesOf } from '../labels/index.js';
 import { milestoneIdToAssign } from '../milestones/index.js';
 import type { IssueEntity } from './issue.entity.js';
 import { assignableUsers, checkIssueText, requestedAssignees } from './issue-fields.js';
-import { countOpenIssueChange, insertIssue, replaceAssignees } from './issue.queries.js';
+import { insertNewIssue, replaceAssignees } from './issue.queries.js';
 import type { CreateIssueInput } from './issue.schema.js';
 import { presentIssues } from './present-issues.js';
 import { issueChanged } from './issue-hooks.js';
@@ -37,10 +36,8 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
   const milestoneId = (await milestoneIdToAssign(ctx, project, input.milestone_id)) ?? null;
   const now = nowIso(ctx);
   const row = await ctx.db.transaction().execute(async (trx) => {
-    const iid = await nextIid(trx, 'issues', `project:${project.id}`);
-    const issue = await insertIssue(trx, {
+    const issue = await insertNewIssue(trx, {
       project_id: project.id,
-      iid,
       title: input.title,
       description: input.description ?? null,
       state: 'opened',
@@ -58,7 +55,6 @@ export async function createIssue(ctx: Ctx, input: CreateIssueInput): Promise<Is
     });
     if (labels) await applyLabelChanges(trx, 'Issue', issue.id, labels, now);
     if (assignees.length) await replaceAssignees(trx, issue.id, assignees.map((u) => u.id));
-    await countOpenIssueChange(trx, null, issue);
     await recordProjectActivity(trx, project, now);
     return issueChanged(trx, null, issue, { by: ctx }); // other domains follow (DORA: an incident counts on the day it opens)
   });

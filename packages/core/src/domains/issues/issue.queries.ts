@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { isPostgres } from '../../storage/migrations/helpers.js';
 import { preparedQuery } from '../../storage/prepared.js';
+import { nextIid } from '../../kernel/ids.js';
 import type { IssueRow, IssueUpdate, NewIssueRow } from './issue.table.js';
 
 /** Every column an issue is created with: the insert is compiled once (storage/prepared.ts). */
@@ -19,6 +20,55 @@ const insertIssueQuery = preparedQuery((db: Kysely<Database>, ...values: unknown
 export async function insertIssue(trx: Kysely<Database>, values: NewIssue): Promise<IssueRow> {
   const [row] = await insertIssueQuery(trx, ...NEW_ISSUE_COLUMNS.map((column) => values[column]));
   return row!;
+}
+
+/**
+ * PostgreSQL: the project's next iid, the issue and, when it counts there, the project's
+ * `open_issues_count`, in one statement (data-modifying CTEs; one round trip instead of three).
+ * Arguments: the iid scope, then NEW_ISSUE_COLUMNS without `iid`.
+ */
+const insertNewIssuePg = (counted: boolean) =>
+  preparedQuery((db: Kysely<Database>, scope: unknown, ...values: unknown[]) => {
+    const columns = NEW_ISSUE_COLUMNS.filter((c) => c !== 'iid');
+    const row = Object.fromEntries(columns.map((column, i) => [column, values[i]])) as Omit<NewIssueRow, 'iid'>;
+    const withIid = db.with('next_iid', (qb) =>
+      qb
+        .insertInto('internal_ids')
+        .values({ usage: 'issues', scope: scope as string, last_value: 1 })
+        .onConflict((oc) => oc.columns(['usage', 'scope']).doUpdateSet((eb) => ({ last_value: eb('internal_ids.last_value', '+', 1) })))
+        .returning('last_value'),
+    );
+    const q = counted
+      ? withIid.with('counted', (qb) =>
+          qb
+            .insertInto('project_counters')
+            .values({ project_id: row.project_id, open_issues_count: 1 })
+            .onConflict((oc) => oc.column('project_id').doUpdateSet((eb) => ({ open_issues_count: eb('project_counters.open_issues_count', '+', 1) }))),
+        ) as unknown as typeof withIid
+      : withIid;
+    return q
+      .insertInto('issues')
+      .values({ ...row, iid: (eb) => eb.selectFrom('next_iid').select('last_value') })
+      .returningAll();
+  });
+const insertCountedIssuePg = insertNewIssuePg(true);
+const insertUncountedIssuePg = insertNewIssuePg(false);
+
+/**
+ * A new issue with the project's next iid (gapless: the iid's row stays locked until the
+ * transaction ends), counted in `open_issues_count` when it counts there. On PostgreSQL one
+ * statement; on SQLite three, in process, where a statement costs microseconds.
+ */
+export async function insertNewIssue(trx: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
+  const scope = `project:${values.project_id}`;
+  if (isPostgres(trx)) {
+    const insert = countsAsOpen(values) ? insertCountedIssuePg : insertUncountedIssuePg;
+    const [row] = await insert(trx, scope, ...NEW_ISSUE_COLUMNS.filter((c) => c !== 'iid').map((column) => values[column as Exclude<typeof column, 'iid'>]));
+    return row!;
+  }
+  const issue = await insertIssue(trx, { ...values, iid: await nextIid(trx, 'issues', scope) });
+  await countOpenIssueChange(trx, null, issue);
+  return issue;
 }
 
 /**
