@@ -1,7 +1,8 @@
 /**
  * A/B of issue creation between two checkouts (each built: `npm run build`), for a machine too
  * busy for absolute figures: one Forgelet child per tree (bench/server-child.ts on its built
- * packages, SQLite or AB_DATABASE_URL), then AB_ROUNDS rounds of a 2 s load of 16 writers
+ * packages, SQLite or AB_DATABASE_URL: one PostgreSQL database per tree, comma-separated, as two
+ * processes with keys of their own cannot share one), then AB_ROUNDS rounds of a 2 s load of 16 writers
  * against each in turn; prints the server CPU per created issue (min, median, every round).
  *   AB_TREES=/path/a,/path/b node --import tsx bench/ab.ts
  */
@@ -14,9 +15,11 @@ if (!process.env.AB_TREES) throw new Error('AB_TREES=/path/a,/path/b: the two ch
 const trees = process.env.AB_TREES.split(',');
 const rounds = Number(process.env.AB_ROUNDS ?? 6);
 const token = 'glpat-ab-bench-token-000000';
-const db = process.env.AB_DATABASE_URL;
+const dbs = process.env.AB_DATABASE_URL ? process.env.AB_DATABASE_URL.split(',') : [];
+if (dbs.length && dbs.length !== trees.length) throw new Error('AB_DATABASE_URL: one database URL per tree');
 const kids = [];
-for (const tree of trees) {
+for (const [i, tree] of trees.entries()) {
+  const db = dbs[i];
   const dir = mkdtempSync(join(tmpdir(), 'ab-'));
   const p = spawnLines(process.execPath, ['--max-semi-space-size=4', '--import', 'tsx', join(tree, 'bench/server-child.ts'), JSON.stringify({ dataDir: dir, databaseUrl: db ? `${db}` : undefined, rootToken: token, seedProjects: 1 })], { cwd: tree });
   const ready = JSON.parse(await p.waitLine('READY ', 120000));
