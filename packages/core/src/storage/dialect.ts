@@ -79,6 +79,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     },
   });
   sqliteHandles.set(db, { sqlite, driver });
+  sqliteByAdapter.set(db.getExecutor().adapter, sqlite);
   attachReadCache(db, readCache);
   return { db, dialect: 'sqlite', file: file === ':memory:' ? null : file, destroy: () => db.destroy() };
 }
@@ -327,6 +328,17 @@ export function sqliteHandleOf(db: Kysely<any>): SqliteDatabase.Database | undef
 export function idleSqliteOf(db: Kysely<any>): SqliteDatabase.Database | undefined {
   const handle = sqliteHandles.get(db);
   return handle?.driver.idle ? handle.sqlite : undefined;
+}
+
+const sqliteByAdapter = new WeakMap<object, SqliteDatabase.Database>();
+
+/**
+ * The connection of a SQLite transaction, for a read run on it directly and synchronously
+ * from inside the transaction (which holds the connection: storage/sqlite-driver.ts runs one
+ * transaction at a time). Undefined for PostgreSQL.
+ */
+export function sqliteOfTransaction(trx: Kysely<any>): SqliteDatabase.Database | undefined {
+  return trx.isTransaction ? sqliteByAdapter.get(trx.getExecutor().adapter) : undefined;
 }
 
 /** Insert-then-catch: true when `err` is a unique constraint violation. */

@@ -6,8 +6,8 @@
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import { useCachedRead } from '../kernel/pagination.js';
-import { idleSqliteOf } from './dialect.js';
-import { dependencies, PgReadCache, pgReadCacheOfTransaction, readCacheOf, type ReadCache } from './read-cache.js';
+import { idleSqliteOf, sqliteOfTransaction } from './dialect.js';
+import { dependencies, PgReadCache, readCacheOf, readCacheOfTransaction, type ReadCache } from './read-cache.js';
 
 interface Compiled {
   sql: string;
@@ -34,11 +34,13 @@ export interface PreparedOptions {
    */
   cache?: boolean;
   /**
-   * With `cache`, on PostgreSQL: inside a transaction too. A hit answers the rows as of the
-   * request's last check (the transaction cannot wait for a new one); a miss reads in the
-   * transaction and keeps the rows unless something was dropped meanwhile. Only for reads of
-   * tables the transactions that run it never write (what it answers would be their own
-   * uncommitted rows): `anyWebhook` in an issue's transaction, one round trip fewer per write.
+   * With `cache`: inside a transaction too. Only for reads of tables the transactions that
+   * run it never write (what it answers would be their own uncommitted rows): `anyWebhook` in
+   * an issue's transaction. On PostgreSQL a hit answers the rows as of the request's last check
+   * (the transaction cannot wait for a new one: the check needs a connection of the pool its
+   * transaction holds one of), one round trip fewer per write; a miss reads in the transaction
+   * and keeps the rows unless something was dropped meanwhile. On SQLite a miss reads on the
+   * transaction's connection, synchronously, as a read outside one does.
    */
   inTransactions?: boolean;
 }
@@ -69,15 +71,23 @@ export function preparedQuery<A extends unknown[], R>(
     const { sql, slots, tables } = c;
     const parameters = () => slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
     if (options.inTransactions && db.isTransaction) {
-      const root = pgReadCacheOfTransaction(db);
-      if (root) {
-        const key = keyOf(id, args);
+      const root = readCacheOfTransaction(db);
+      const key = keyOf(id, args);
+      if (root instanceof PgReadCache) {
         const generation = root.currentGeneration();
         const hit = root.get(key);
         if (hit) return hit as R[];
         const result = await db.executeQuery<R>(CompiledQuery.raw(sql, parameters()));
         root.set(key, result.rows as object[], tables, generation);
         return result.rows;
+      }
+      const sqlite = sqliteOfTransaction(db);
+      if (root && sqlite) {
+        const hit = root.get(key);
+        if (hit) return hit as R[];
+        const rows = sqlite.prepare(sql).all(parameters()) as R[];
+        root.set(key, rows as object[], tables);
+        return rows;
       }
     }
     const sqlite = idleSqliteOf(db);

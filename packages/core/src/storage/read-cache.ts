@@ -398,17 +398,17 @@ export class PgReadCache {
 }
 
 const caches = new WeakMap<Kysely<any>, ReadCache | PgReadCache>();
-/** The PostgreSQL caches by adapter, which a database shares with its transactions. */
-const pgCachesByAdapter = new WeakMap<object, PgReadCache>();
+/** The caches by adapter, which a database shares with its transactions. */
+const cachesByAdapter = new WeakMap<object, ReadCache | PgReadCache>();
 
 export function attachReadCache(db: Kysely<any>, cache: ReadCache | PgReadCache): void {
   caches.set(db, cache);
-  if (cache instanceof PgReadCache) pgCachesByAdapter.set(db.getExecutor().adapter, cache);
+  cachesByAdapter.set(db.getExecutor().adapter, cache);
 }
 
-/** The PostgreSQL read cache of the database a transaction (or the database itself) belongs to. */
-export function pgReadCacheOfTransaction(trx: Kysely<any>): PgReadCache | undefined {
-  return pgCachesByAdapter.get(trx.getExecutor().adapter);
+/** The read cache of the database a transaction (or the database itself) belongs to. */
+export function readCacheOfTransaction(trx: Kysely<any>): ReadCache | PgReadCache | undefined {
+  return cachesByAdapter.get(trx.getExecutor().adapter);
 }
 
 /** The read cache of a database opened here, if any; undefined for a transaction. */

@@ -46,8 +46,8 @@ interface QueuedDelivery {
 
 /**
  * Any hook at all (compiled once): most instances have none, and every change asks. Cached
- * between writes to web_hooks, on PostgreSQL inside the change's transaction too (a round trip
- * per write saved; on SQLite the read costs microseconds).
+ * between writes to web_hooks, inside the change's transaction too (on PostgreSQL a round trip
+ * per write saved).
  */
 const selectAnyHook = preparedQuery((db) => db.selectFrom('web_hooks').select('id').limit(1), { cache: true, inTransactions: true });
 
