@@ -1,6 +1,7 @@
 /**
- * Runs the `forgelet` CLI as a child process, from source (tsx, `source` export condition)
- * so no build is needed, or through bin/forgelet.js (the built CLI).
+ * Runs the `forgelet` CLI as a child process: the built CLI (bin/forgelet.js), what users run
+ * and what scripts/test.mjs builds first when a source file of a package is newer; or, passing
+ * SOURCE_CLI, the sources under tsx (no build needed, but each start compiles: ~10× the CPU).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -73,7 +74,7 @@ function collect(child: ChildProcess): Promise<CliResult> {
 }
 
 /** Runs a command to completion. */
-export function runCli(args: string[], env: Record<string, string | undefined> = {}, cli = SOURCE_CLI): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string | undefined> = {}, cli = BIN_CLI): Promise<CliResult> {
   return collect(spawnCli(args, env, cli));
 }
 
@@ -99,7 +100,7 @@ export function runBin(args: string[], env: Record<string, string | undefined> =
 }
 
 /** Starts `forgelet serve …` and resolves once it prints its URL. */
-export async function startServe(args: string[], env: Record<string, string | undefined> = {}, cli = SOURCE_CLI): Promise<ServeProcess> {
+export async function startServe(args: string[], env: Record<string, string | undefined> = {}, cli = BIN_CLI): Promise<ServeProcess> {
   const child = spawnCli(['serve', ...args], env, cli);
   const done = collect(child);
   let stdout = '';

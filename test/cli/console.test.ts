@@ -16,7 +16,7 @@ import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { createGroup, createProject, expectStatus } from '../server/http.js';
 import { commitCi } from '../server/ci-support.js';
-import { cliEnv, ROOT, runCli, SOURCE_CLI, tempDir } from './cli-process.js';
+import { BIN_CLI, cliEnv, ROOT, runCli, tempDir } from './cli-process.js';
 
 const CI = ['build:', '  script: echo build', ''].join('\n');
 
@@ -128,7 +128,7 @@ for (const [index, dialect] of DIALECTS.entries()) {
       expectStatus(m, 201);
       migrationId = m.body.id;
       if (index === 0) bare = runCli([], { FORGELET_URL: f.url, FORGELET_TOKEN: f.rootToken });
-      const cli = [process.execPath, ...SOURCE_CLI].map((a) => `'${a}'`).join(' ');
+      const cli = [process.execPath, ...BIN_CLI].map((a) => `'${a}'`).join(' ');
       term.start(`${cli}; echo "console exited with $?"`, { FORGELET_URL: f.url, FORGELET_TOKEN: f.rootToken }, dir.path);
     });
 

@@ -14,7 +14,7 @@ import { openPromise } from 'yauzl';
 import { spawn } from 'node:child_process';
 import { run, type CliIo } from '@forgelet/cli';
 import { DIALECTS } from '../support/databases.js';
-import { cliEnv, ROOT, SOURCE_CLI } from './cli-process.js';
+import { BIN_CLI, cliEnv, ROOT } from './cli-process.js';
 
 const RUNNER_TOKEN = 'glrt-fake-runner-token-0001';
 const SHA = 'a'.repeat(40);
@@ -356,7 +356,7 @@ describe('forgelet runner against a fake GitLab runner API', { skip: DIALECTS.in
     queue.push(
       job(104, { steps: [{ name: 'script', script: ['echo start', 'sleep 1', 'echo done'], timeout: 60, when: 'on_success', allow_failure: false }] }),
     );
-    const child = spawn(process.execPath, [...SOURCE_CLI, 'runner', '--url', url, '--token', RUNNER_TOKEN, '--poll-interval', '0.2', '--work-dir', join(work, 'builds')], {
+    const child = spawn(process.execPath, [...BIN_CLI, 'runner', '--url', url, '--token', RUNNER_TOKEN, '--poll-interval', '0.2', '--work-dir', join(work, 'builds')], {
       cwd: ROOT,
       env: cliEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
