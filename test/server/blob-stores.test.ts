@@ -12,7 +12,9 @@ import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { createForge, FsBlobStore, PgBlobStore, TooLargeError, type BlobStore, type Forge } from '@forgelet/core';
+import { createForge, FsBlobStore, PgBlobStore, readCacheOf, TooLargeError, type BlobStore, type Forge } from '@forgelet/core';
+import { binaryCopyField } from '../../packages/core/src/storage/pg-blobs.js';
+import { pgPoolOf } from '../../packages/core/src/storage/dialect.js';
 import { S3BlobStore, parseBlobUrl, startForgelet, type S3BlobConfig } from '@forgelet/server';
 import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
 import { S3RVER_CREDENTIALS, startLocalS3, type LocalS3 } from '../support/s3.js';
@@ -202,6 +204,52 @@ for (const kind of stores) {
     });
   });
 }
+
+describe('postgres store: reads by binary COPY', { skip: !DIALECTS.includes('postgres') && 'PostgreSQL only' }, () => {
+  it('parses the one-row binary COPY of a bytea, an empty result, and refuses anything else', () => {
+    const header = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+    const int16 = (n: number) => { const b = Buffer.alloc(2); b.writeInt16BE(n); return b; };
+    const int32 = (n: number) => { const b = Buffer.alloc(4); b.writeInt32BE(n); return b; };
+    const bytes = randomBytes(1000);
+    assert.ok(binaryCopyField(Buffer.concat([header, int16(1), int32(bytes.length), bytes, int16(-1)]))!.equals(bytes));
+    assert.equal(binaryCopyField(Buffer.concat([header, int16(-1)])), null);
+    assert.throws(() => binaryCopyField(Buffer.from('not a copy at all, no')), /no file header/);
+    assert.throws(() => binaryCopyField(Buffer.concat([header, int16(2), int32(1), bytes.subarray(0, 1), int32(1), bytes.subarray(0, 1), int16(-1)])), /2 fields/);
+    assert.throws(() => binaryCopyField(Buffer.concat([header, int16(1), int32(bytes.length), bytes.subarray(0, 10)])), /truncated/);
+    assert.throws(() => binaryCopyField(Buffer.concat([header, int16(1), int32(1), bytes.subarray(0, 1), int16(1), int32(1), bytes.subarray(0, 1), int16(-1)])), /more than one row/);
+  });
+
+  it('a read goes slice by slice through COPY, each on a connection given back at once, and leaves the read cache alone', async () => {
+    const database = await createTestDatabaseUrl('postgres');
+    const forge = await createForge({ databaseUrl: database.url, blobs: (d) => new PgBlobStore(d.db, d.dialect) });
+    try {
+      const data = randomBytes(2.5 * MIB);
+      await forge.deps.blobs.put('copy/file.bin', data);
+      const pool = pgPoolOf(forge.deps.db)!;
+      const cache = readCacheOf(forge.deps.db)!;
+      let connects = 0;
+      let drops = 0;
+      const connect = pool.connect.bind(pool);
+      const noteWrite = cache.noteWrite.bind(cache);
+      (pool as any).connect = (...args: unknown[]) => (connects++, (connect as any)(...args));
+      (cache as any).noteWrite = (table: string | null) => (drops++, noteWrite(table));
+      try {
+        assert.ok((await readAll(forge.deps.blobs.read('copy/file.bin'))).equals(data));
+        assert.ok((await readAll(forge.deps.blobs.read('copy/file.bin', { start: MIB - 7, end: MIB + 7 }))).equals(data.subarray(MIB - 7, MIB + 8)));
+      } finally {
+        (pool as any).connect = connect;
+        (cache as any).noteWrite = noteWrite;
+      }
+      // per read, the blob's row (through Kysely), then one connection per slice
+      assert.equal(connects, 1 + 10 + (1 + 2), 'ten 256 KiB slices, then two for the range across a chunk boundary');
+      assert.equal(drops, 0, 'a COPY of a select writes nothing');
+      assert.equal(pool.idleCount, pool.totalCount, 'every connection is back');
+    } finally {
+      await forge.close();
+      await database.drop();
+    }
+  });
+});
 
 describe('embedders: startForgelet({ blobUrl })', { skip: firstDialect !== 'sqlite' && DIALECTS.includes('sqlite') && 'runs on the first dialect only' }, () => {
   it('refuses the database store on SQLite, and a bad URL, before creating anything', async () => {

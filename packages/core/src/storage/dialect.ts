@@ -49,6 +49,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     const readCache = new PgReadCache((prev) => log.check(prev));
     pool.on('connect', (client) => noteWrites(client, readCache, log));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    pgPools.set(db, pool);
     attachReadCache(db, readCache);
     return {
       db,
@@ -255,7 +256,8 @@ function noteWrites(client: PgModule.PoolClient, cache: PgReadCache, log: WriteL
   };
 }
 
-const READ_ONLY = /^\s*(?:select|show|set)\b/i;
+/** Statements that write nothing: reads, settings, and `copy (select …) to stdout` (blob reads, storage/pg-blobs.ts). */
+const READ_ONLY = /^\s*(?:select|show|set)\b|^\s*copy\s*\(\s*select\b[^;]*\)\s*to\s+stdout\b[^;]*$/i;
 
 /** How long a SQLite statement waits for another process's write lock before SQLITE_BUSY. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
@@ -331,6 +333,12 @@ export function idleSqliteOf(db: Kysely<any>): SqliteDatabase.Database | undefin
 }
 
 const sqliteByAdapter = new WeakMap<object, SqliteDatabase.Database>();
+const pgPools = new WeakMap<Kysely<any>, PgModule.Pool>();
+
+/** The pg pool behind a PostgreSQL database opened here (COPY, which Kysely cannot run), or undefined. */
+export function pgPoolOf(db: Kysely<any>): PgModule.Pool | undefined {
+  return pgPools.get(db);
+}
 
 /**
  * The connection of a SQLite transaction, for a read run on it directly and synchronously
