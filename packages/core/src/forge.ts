@@ -14,7 +14,7 @@ import { migrateToLatest } from './storage/migrations/index.js';
 import { withStartupLock } from './storage/startup-lock.js';
 import { checkSecretKey } from './secret-keys.js';
 import { Queue } from './storage/queue.js';
-import { bootstrapRoot, type BootstrapResult } from './domains/accounts/index.js';
+import { bootstrapRoot, registerAccountHooks, type BootstrapResult } from './domains/accounts/index.js';
 import {
   authenticate,
   checkScopes,
@@ -33,11 +33,11 @@ import {
 import { systemRoutes } from './domains/system/system.routes.js';
 import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
 import { issueNoteable, issuesRoutes, registerIssueHooks } from './domains/issues/index.js';
-import { registerWebhookJobs, webhookIssueHooks, webhookMergeRequestHooks, webhookNoteHooks, webhooksRoutes } from './domains/webhooks/index.js';
+import { registerWebhookJobs, webhookAccountHooks, webhookAwardEmojiHooks, webhookIssueHooks, webhookMergeRequestHooks, webhookNoteHooks, webhooksRoutes } from './domains/webhooks/index.js';
 import { mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks } from './domains/merge-requests/index.js';
 import { findAwardableNoteable, notesRoutes, registerNoteHooks, registerNoteable } from './domains/notes/index.js';
 import { snippetNoteable, snippetsRoutes } from './domains/snippets/index.js';
-import { awardEmojiRoutes, registerAwardableFinder } from './domains/award-emoji/index.js';
+import { awardEmojiRoutes, registerAwardableFinder, registerAwardEmojiHooks } from './domains/award-emoji/index.js';
 import { labelsRoutes } from './domains/labels/index.js';
 import { milestonesRoutes } from './domains/milestones/index.js';
 import { iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
@@ -188,6 +188,9 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerIssueHooks(webhookIssueHooks);
   registerMergeRequestHooks(webhookMergeRequestHooks);
   registerNoteHooks(webhookNoteHooks);
+  // Reactions, members, groups, projects and users go out to emoji, member, subgroup, project and system hooks.
+  registerAwardEmojiHooks(webhookAwardEmojiHooks);
+  registerAccountHooks(webhookAccountHooks);
   // Notes and reactions serve routes under issues, merge requests and snippets, whose domains
   // find them; reactions go on noteables and their notes, which notes finds.
   registerNoteable('issues', issueNoteable);

@@ -13,6 +13,7 @@ import { bool } from '../../storage/dialect.js';
 import { toGroupEntity, type GroupEntity } from './group.entity.js';
 import { findGroup, selectNamespaceById } from '../../access/lookup.js';
 import { insertMember } from './member.queries.js';
+import { runGroupChanged, runMemberChanged, runProjectChanged } from './account-hooks.js';
 import { checkPath, rethrowPathTaken } from './paths.js';
 import { retireResourceTokens } from './tokens.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
@@ -170,7 +171,9 @@ export async function createGroup(ctx: Ctx, input: CreateGroupInput): Promise<Gr
         .executeTakeFirstOrThrow();
       const traversal = `${parent ? parent.traversal : '/'}${inserted.id}/`;
       const group = await trx.updateTable('namespaces').set({ traversal }).where('id', '=', inserted.id).returningAll().executeTakeFirstOrThrow();
-      await insertMember(trx, { source_kind: 'namespace', source_id: group.id, user_id: user.id, access_level: OWNER, created_by_id: user.id }, now);
+      await runGroupChanged(trx, { action: 'create', by: ctx, group });
+      const member = await insertMember(trx, { source_kind: 'namespace', source_id: group.id, user_id: user.id, access_level: OWNER, created_by_id: user.id }, now);
+      await runMemberChanged(trx, { action: 'create', by: ctx, member, source: { kind: 'group', group } });
       return group;
     }),
   );
@@ -243,6 +246,7 @@ export async function updateGroup(ctx: Ctx, input: UpdateGroupInput): Promise<Gr
         .returningAll()
         .executeTakeFirstOrThrow();
       await cascadeRename(trx, group, updated, now);
+      if (updated.path !== group.path) await runGroupChanged(trx, { action: 'rename', by: ctx, group: updated, before: group });
       return updated;
     }),
   );
@@ -258,6 +262,12 @@ export async function deleteGroup(ctx: Ctx, ref: string): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     const inTree = trx.selectFrom('namespaces').select('id').where('traversal', 'like', prefix);
     const projectsInTree = trx.selectFrom('projects').select('id').where('namespace_id', 'in', inTree);
+    // As GitLab's Groups::DestroyService: the projects go, then the groups, the deepest first.
+    for (const project of await trx.selectFrom('projects').selectAll().where('namespace_id', 'in', inTree).orderBy('id').execute()) {
+      await runProjectChanged(trx, { action: 'destroy', by: ctx, project });
+    }
+    const groups = await trx.selectFrom('namespaces').selectAll().where('traversal', 'like', prefix).orderBy(sql`length(traversal)`, 'desc').orderBy('id').execute();
+    for (const g of groups) await runGroupChanged(trx, { action: 'destroy', by: ctx, group: g });
     await retireResourceTokens(trx, 'group', (await inTree.execute()).map((r) => r.id));
     await retireResourceTokens(trx, 'project', (await projectsInTree.execute()).map((r) => r.id));
     await trx.deleteFrom('members').where('source_kind', '=', 'project').where('source_id', 'in', projectsInTree).execute();

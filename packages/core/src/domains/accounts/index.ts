@@ -48,3 +48,5 @@ export { toGroupEntity } from './group.entity.js';
 export { presentSimpleProjects, toProjectSimpleEntity } from './project.entity.js';
 export { ROOT_TOKEN_SCOPES, bootstrapRoot } from './bootstrap.js';
 export type { BootstrapResult } from './bootstrap.js';
+/** For the wiring: reactions to members, groups, projects and users written (webhooks' system, member, subgroup and project events). */
+export { registerAccountHooks, type AccountHooks, type MemberChange, type MemberSource, type GroupChange, type ProjectChange, type UserChange } from './account-hooks.js';

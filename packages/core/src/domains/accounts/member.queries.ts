@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { MemberRow } from '../../access/member.table.js';
 import type { Database } from '../../storage/database.js';
 
 export interface MemberValues {
@@ -12,9 +13,10 @@ export interface MemberValues {
 }
 
 /** Inserts a membership (pass the transaction of the surrounding write). */
-export async function insertMember(db: Kysely<Database>, values: MemberValues, now: string): Promise<void> {
-  await db
+export async function insertMember(db: Kysely<Database>, values: MemberValues, now: string): Promise<MemberRow> {
+  return db
     .insertInto('members')
     .values({ expires_at: null, member_role_id: null, ...values, created_at: now, updated_at: now })
-    .execute();
+    .returningAll()
+    .executeTakeFirstOrThrow();
 }

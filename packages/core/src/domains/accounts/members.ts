@@ -16,6 +16,7 @@ import { memberRolesByIds, roleAssignmentErrors } from '../member-roles/index.js
 import { findGroup, findProject, findUser, selectNamespaceById } from '../../access/lookup.js';
 import { toMemberEntity, type MemberEntity } from './member.entity.js';
 import { insertMember } from './member.queries.js';
+import { runMemberChanged } from './account-hooks.js';
 import type { MemberRow } from '../../access/member.table.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import type { ProjectRow } from '../../access/project.table.js';
@@ -262,19 +263,22 @@ export async function addMember(ctx: Ctx, sourceKind: SourceKind, input: AddMemb
   if (roleId !== null) await checkRole(ctx, source, roleId, input.access_level);
   const now = nowIso(ctx);
   try {
-    await insertMember(
-      ctx.db,
-      {
-        source_kind: source.kind,
-        source_id: source.id,
-        user_id: user.id,
-        access_level: input.access_level,
-        expires_at: input.expires_at ?? null,
-        member_role_id: roleId,
-        created_by_id: ctx.actor.user?.id ?? null,
-      },
-      now,
-    );
+    await ctx.db.transaction().execute(async (trx) => {
+      const member = await insertMember(
+        trx,
+        {
+          source_kind: source.kind,
+          source_id: source.id,
+          user_id: user.id,
+          access_level: input.access_level,
+          expires_at: input.expires_at ?? null,
+          member_role_id: roleId,
+          created_by_id: ctx.actor.user?.id ?? null,
+        },
+        now,
+      );
+      await runMemberChanged(trx, { action: 'create', by: ctx, member, source: source.subject });
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw new ConflictError('Member already exists');
     throw err;
@@ -309,16 +313,22 @@ export async function editMember(ctx: Ctx, sourceKind: SourceKind, input: EditMe
     errors.access_level = ['cannot be changed because of an existing association with a custom role'];
     throw new BadRequestError(errors, { raw: true });
   }
-  await ctx.db
-    .updateTable('members')
-    .set({
-      access_level: input.access_level,
-      ...(input.expires_at !== undefined && { expires_at: input.expires_at }),
-      ...(roleChange !== undefined && { member_role_id: roleChange }),
-      updated_at: nowIso(ctx),
-    })
-    .where('id', '=', existing.id)
-    .execute();
+  await ctx.db.transaction().execute(async (trx) => {
+    const member = await trx
+      .updateTable('members')
+      .set({
+        access_level: input.access_level,
+        ...(input.expires_at !== undefined && { expires_at: input.expires_at }),
+        ...(roleChange !== undefined && { member_role_id: roleChange }),
+        updated_at: nowIso(ctx),
+      })
+      .where('id', '=', existing.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    if (member.access_level !== existing.access_level || member.expires_at !== existing.expires_at) {
+      await runMemberChanged(trx, { action: 'update', by: ctx, member, source: source.subject });
+    }
+  });
   return getMember(ctx, sourceKind, input.id, input.user_id, false);
 }
 
@@ -348,5 +358,6 @@ export async function removeMember(ctx: Ctx, sourceKind: SourceKind, ref: string
         .executeTakeFirstOrThrow();
       if (Number(owners.n) === 0) throw new ForbiddenError('A group must have at least one owner');
     }
+    await runMemberChanged(trx, { action: 'destroy', by: ctx, member: existing, source: source.subject });
   });
 }

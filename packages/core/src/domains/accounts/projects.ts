@@ -17,6 +17,7 @@ import { preparedQuery } from '../../storage/prepared.js';
 import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from '../../access/lookup.js';
 import { retireResourceTokens } from './tokens.js';
 import { insertMember } from './member.queries.js';
+import { runMemberChanged, runProjectChanged } from './account-hooks.js';
 import { checkPath, rethrowPathTaken } from './paths.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import { presentSimpleProjects, toProjectEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
@@ -272,13 +273,17 @@ export async function createProject(ctx: Ctx, input: CreateProjectInput): Promis
         })
         .returningAll()
         .executeTakeFirstOrThrow();
+      await runProjectChanged(trx, { action: 'create', by: ctx, project });
+      const source = { kind: 'project' as const, project };
       // GitLab makes a group project's creator a Maintainer when they don't already inherit that.
       if (ns.kind === 'group' && inheritedLevel < MAINTAINER && !ctx.actor.isAdmin) {
-        await insertMember(trx, { source_kind: 'project', source_id: project.id, user_id: user.id, access_level: MAINTAINER, created_by_id: user.id }, now);
+        const member = await insertMember(trx, { source_kind: 'project', source_id: project.id, user_id: user.id, access_level: MAINTAINER, created_by_id: user.id }, now);
+        await runMemberChanged(trx, { action: 'create', by: ctx, member, source });
       }
       // ...and the owner of a personal namespace an Owner member of its projects.
       if (ns.kind === 'user' && ns.owner_id) {
-        await insertMember(trx, { source_kind: 'project', source_id: project.id, user_id: ns.owner_id, access_level: OWNER, created_by_id: user.id }, now);
+        const member = await insertMember(trx, { source_kind: 'project', source_id: project.id, user_id: ns.owner_id, access_level: OWNER, created_by_id: user.id }, now);
+        await runMemberChanged(trx, { action: 'create', by: ctx, member, source });
       }
       // GitLab's `initialize_with_readme`: a first commit with README.md on the default branch.
       if (input.initialize_with_readme) {
@@ -312,7 +317,7 @@ export async function updateProject(ctx: Ctx, input: UpdateProjectInput): Promis
           .onConflict((oc) => oc.columns(['path_lower', 'source_kind']).doUpdateSet({ source_id: project.id }))
           .execute();
       }
-      return trx
+      const updated = await trx
         .updateTable('projects')
         .set({
           name,
@@ -335,6 +340,9 @@ export async function updateProject(ctx: Ctx, input: UpdateProjectInput): Promis
         .where('id', '=', project.id)
         .returningAll()
         .executeTakeFirstOrThrow();
+      // GitLab's UpdateService: a new path is a rename, anything else (even no change) an update.
+      await runProjectChanged(trx, { action: updated.path !== project.path ? 'rename' : 'update', by: ctx, project: updated, before: project });
+      return updated;
     }),
   );
   const [entity] = (await presentProjects(ctx, [row])) as ProjectEntity[];
@@ -346,6 +354,7 @@ export async function deleteProject(ctx: Ctx, ref: string): Promise<void> {
   const project = await findProject(ctx, ref);
   await authorize(ctx, 'remove_project', { kind: 'project', project });
   await ctx.db.transaction().execute(async (trx) => {
+    await runProjectChanged(trx, { action: 'destroy', by: ctx, project });
     await retireResourceTokens(trx, 'project', [project.id]);
     await trx.deleteFrom('members').where('source_kind', '=', 'project').where('source_id', '=', project.id).execute();
     await trx.deleteFrom('redirect_routes').where('source_kind', '=', 'project').where('source_id', '=', project.id).execute();

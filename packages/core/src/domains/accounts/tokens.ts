@@ -16,6 +16,7 @@ import type { AccessTokenRow } from '../../access/access-token.table.js';
 import { findGroup, findProject, findUser } from '../../access/lookup.js';
 import { insertUserWithNamespace } from './user.queries.js';
 import { insertMember } from './member.queries.js';
+import { runMemberChanged, runUserChanged } from './account-hooks.js';
 import {
   toPersonalAccessTokenEntity,
   toResourceAccessTokenEntity,
@@ -296,11 +297,13 @@ export async function createResourceAccessToken(ctx: Ctx, kind: ResourceKind, in
       },
       now,
     );
-    await insertMember(
+    await runUserChanged(trx, { action: 'create', by: ctx, user: bot });
+    const member = await insertMember(
       trx,
       { source_kind: resource.sourceKind, source_id: resource.id, user_id: bot.id, access_level: input.access_level, expires_at: input.expires_at ?? null, created_by_id: ctx.actor.user?.id ?? null },
       now,
     );
+    await runMemberChanged(trx, { action: 'create', by: ctx, member, source: resource.subject });
     return insertToken(trx, {
       user_id: bot.id,
       name: input.name,
@@ -359,12 +362,14 @@ export async function revokeResourceAccessToken(ctx: Ctx, kind: ResourceKind, re
   if (row.revoked) throw new BadRequestError(`Could not revoke access token ${row.id}`);
   await ctx.db.transaction().execute(async (trx) => {
     await trx.updateTable('access_tokens').set({ revoked: 1 }).where('id', '=', row.id).execute();
-    await trx
+    const removed = await trx
       .deleteFrom('members')
       .where('user_id', '=', row.user_id)
       .where('source_kind', '=', resource.sourceKind)
       .where('source_id', '=', resource.id)
+      .returningAll()
       .execute();
+    for (const member of removed) await runMemberChanged(trx, { action: 'destroy', by: ctx, member, source: resource.subject });
     await trx.updateTable('users').set({ state: 'blocked' }).where('id', '=', row.user_id).execute();
   });
 }

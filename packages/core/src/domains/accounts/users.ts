@@ -9,6 +9,7 @@ import { requireAdmin, requireUser } from '../../access/policy.js';
 import { bool, isUniqueViolation } from '../../storage/dialect.js';
 import { findUser } from '../../access/lookup.js';
 import { insertUserWithNamespace } from './user.queries.js';
+import { runProjectChanged, runUserChanged } from './account-hooks.js';
 import { hashPassword, storePasswordDigest } from '../../access/passwords.js';
 import { toUserDetailEntity, toUserEntity, type UserDetailEntity, type UserEntity } from '../../access/user.entity.js';
 import type { UserRow } from '../../access/user.table.js';
@@ -147,6 +148,7 @@ export async function createUser(ctx: Ctx, input: CreateUserInput): Promise<User
         now,
       );
       if (passwordDigest) await storePasswordDigest(trx, user.id, passwordDigest, now);
+      await runUserChanged(trx, { action: 'create', by: ctx, user });
       return user;
     });
     return toUserDetailEntity(row, ctx.urls, { admin: true });
@@ -204,6 +206,7 @@ export async function updateUser(ctx: Ctx, input: UpdateUserInput): Promise<User
             .execute();
         }
       }
+      if (updated.username !== user.username) await runUserChanged(trx, { action: 'rename', by: ctx, user: updated, before: user });
       return updated;
     });
     return toUserDetailEntity(row, ctx.urls, { admin: true });
@@ -221,8 +224,12 @@ export async function deleteUser(ctx: Ctx, ref: number): Promise<void> {
   if (user.bot_kind) throw new BadRequestError('Bot users are deleted by revoking their token');
   await ctx.db.transaction().execute(async (trx) => {
     if (user.namespace_id) {
+      for (const project of await trx.selectFrom('projects').selectAll().where('namespace_id', '=', user.namespace_id).orderBy('id').execute()) {
+        await runProjectChanged(trx, { action: 'destroy', by: ctx, project });
+      }
       await trx.deleteFrom('projects').where('namespace_id', '=', user.namespace_id).execute();
     }
+    await runUserChanged(trx, { action: 'destroy', by: ctx, user });
     await trx.deleteFrom('members').where('user_id', '=', user.id).execute();
     await trx.deleteFrom('access_tokens').where('user_id', '=', user.id).execute();
     await trx.deleteFrom('users').where('id', '=', user.id).execute();

@@ -16,6 +16,7 @@ import { toAwardEmojiEntity, type AwardEmojiEntity } from './award-emoji.entity.
 import { deleteAwardEmojiById, insertAwardEmoji, selectAwardEmojiById, selectAwardEmojiOf, type AwardableKey } from './award-emoji.queries.js';
 import type { AwardEmojiRow } from './award-emoji.table.js';
 import { isValidEmojiName, normalizeEmojiName } from './emoji-names.js';
+import { runAwardEmojiChanged } from './award-emoji-hooks.js';
 
 /** The path segment of each awardable kind (and of the noteables whose notes take reactions). */
 export type AwardableSegment = 'issues' | 'merge_requests' | 'snippets';
@@ -105,7 +106,11 @@ export async function awardEmoji(ctx: Ctx, target: AwardableTarget, input: Creat
   if (errors.length) throw refused(errors);
   let row: AwardEmojiRow;
   try {
-    row = await insertAwardEmoji(ctx.db, { name, user_id: user.id, ...awardable }, nowIso(ctx));
+    row = await ctx.db.transaction().execute(async (trx) => {
+      const inserted = await insertAwardEmoji(trx, { name, user_id: user.id, ...awardable }, nowIso(ctx));
+      await runAwardEmojiChanged(trx, { action: 'award', by: ctx, award: inserted });
+      return inserted;
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw refused(['Name has already been taken']);
     throw err;
@@ -125,5 +130,8 @@ export async function removeAwardEmoji(ctx: Ctx, target: AwardableTarget, awardI
   if (!row) throw awardNotFound();
   if (row.user_id !== user.id && !ctx.actor.isAdmin) throw new UnauthorizedError();
   if (options.unmodifiedSince && new Date(row.updated_at).getTime() > options.unmodifiedSince.getTime()) throw new PreconditionError();
-  await deleteAwardEmojiById(ctx.db, row.id);
+  await ctx.db.transaction().execute(async (trx) => {
+    await deleteAwardEmojiById(trx, row.id);
+    await runAwardEmojiChanged(trx, { action: 'revoke', by: ctx, award: row });
+  });
 }

@@ -8,3 +8,5 @@ export type { AwardEmojiEntity, AwardableType } from './award-emoji.entity.js';
 export type { AwardEmojiRow } from './award-emoji.table.js';
 /** For other domains: upvotes and downvotes of a page of awardables; dropping the reactions of deleted awardables (inside their transaction). */
 export { countVotesOf, deleteAwardEmojiOf, type Votes } from './award-emoji.queries.js';
+/** For the wiring: reactions to reactions added and removed (webhooks' emoji events). */
+export { registerAwardEmojiHooks, type AwardEmojiHooks, type AwardEmojiChange } from './award-emoji-hooks.js';

@@ -294,7 +294,7 @@ export async function buildMergeRequestPayload(db: Db, urls: UrlBuilder, input: 
 }
 
 /** Snippet#hook_attrs. */
-function snippetHookAttrs(urls: UrlBuilder, project: ProjectRow, snippet: SnippetRow): Json {
+export function snippetHookAttrs(urls: UrlBuilder, project: ProjectRow, snippet: SnippetRow): Json {
   return {
     id: snippet.id,
     title: snippet.title,
@@ -319,63 +319,77 @@ export async function noteIsConfidential(db: Db, note: NoteRow): Promise<boolean
   return issue?.confidential === 1;
 }
 
+/** The URL of a noteable (issue, merge request or snippet) of `project`. */
+export function noteableUrl(urls: UrlBuilder, project: ProjectRow, type: string, ref: number): string {
+  const segment = type === 'Issue' ? 'issues' : type === 'MergeRequest' ? 'merge_requests' : 'snippets';
+  return urls.web(`/${project.path_with_namespace}/-/${segment}/${ref}`);
+}
+
+/** Note#hook_attrs (Gitlab::HookData::NoteBuilder); `noteableRef` is the noteable's iid (issues, merge requests) or id (snippets). */
+export function noteHookAttrs(urls: UrlBuilder, project: ProjectRow, note: NoteRow, noteableRef: number): Json {
+  return {
+    attachment: null,
+    author_id: note.author_id,
+    change_position: null,
+    commit_id: null,
+    created_at: note.created_at,
+    discussion_id: createHash('sha1').update(`Note-${note.id}`).digest('hex'),
+    id: note.id,
+    line_code: null,
+    note: note.body,
+    noteable_id: note.noteable_id,
+    noteable_type: note.noteable_type,
+    original_position: null,
+    position: null,
+    project_id: note.project_id,
+    resolved_at: null,
+    resolved_by_id: null,
+    resolved_by_push: null,
+    st_diff: null,
+    system: note.system === 1,
+    type: null,
+    updated_at: note.updated_at,
+    updated_by_id: null,
+    description: note.body,
+    url: `${noteableUrl(urls, project, note.noteable_type, noteableRef)}#note_${note.id}`,
+  };
+}
+
+/** The hook attributes of an issue, merge request or snippet of `project`, by type and id. */
+export async function noteableHookAttrs(db: Db, urls: UrlBuilder, project: ProjectRow, projectAttrs: Json, type: string, id: number): Promise<Json> {
+  if (type === 'Issue') {
+    const issue = await db.selectFrom('issues').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const labels = (await selectLabelsOfTargets(db, 'Issue', [issue.id])).get(issue.id) ?? [];
+    return issueHookAttrs(urls, project, issue, await selectIssueAssigneeIds(db, issue.id), labels);
+  }
+  if (type === 'MergeRequest') {
+    const mr = await db.selectFrom('merge_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+    const labels = (await selectLabelsOfTargets(db, 'MergeRequest', [mr.id])).get(mr.id) ?? [];
+    return mergeRequestHookAttrs(db, urls, project, projectAttrs, mr, {
+      assigneeIds: await selectMergeRequestUserIds(db, 'merge_request_assignees', mr.id),
+      reviewerIds: await selectMergeRequestUserIds(db, 'merge_request_reviewers', mr.id),
+      labels,
+    });
+  }
+  const snippet = await db.selectFrom('snippets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  return snippetHookAttrs(urls, project, snippet);
+}
+
 /** Gitlab::DataBuilder::Note. */
 export async function buildNotePayload(db: Db, urls: UrlBuilder, input: { by: UserRow; note: NoteRow; noteable: Noteable; action: 'create' | 'update'; confidential: boolean }): Promise<Json> {
   const { note, noteable } = input;
   const project = noteable.project;
   const projectAttrs = await projectHookAttrs(db, urls, project);
-  const segment = note.noteable_type === 'Issue' ? 'issues' : note.noteable_type === 'MergeRequest' ? 'merge_requests' : 'snippets';
-  const noteableUrl = urls.web(`/${project.path_with_namespace}/-/${segment}/${noteable.iid ?? noteable.id}`);
   const data: Json = {
     object_kind: 'note',
     event_type: input.confidential ? 'confidential_note' : 'note',
     user: userHookAttrs(input.by),
     project_id: project.id,
     project: projectAttrs,
-    object_attributes: {
-      attachment: null,
-      author_id: note.author_id,
-      change_position: null,
-      commit_id: null,
-      created_at: note.created_at,
-      discussion_id: createHash('sha1').update(`Note-${note.id}`).digest('hex'),
-      id: note.id,
-      line_code: null,
-      note: note.body,
-      noteable_id: note.noteable_id,
-      noteable_type: note.noteable_type,
-      original_position: null,
-      position: null,
-      project_id: note.project_id,
-      resolved_at: null,
-      resolved_by_id: null,
-      resolved_by_push: null,
-      st_diff: null,
-      system: note.system === 1,
-      type: null,
-      updated_at: note.updated_at,
-      updated_by_id: null,
-      description: note.body,
-      url: `${noteableUrl}#note_${note.id}`,
-      action: input.action,
-    },
+    object_attributes: { ...noteHookAttrs(urls, project, note, noteable.iid ?? noteable.id), action: input.action },
     repository: repositoryOf(projectAttrs),
   };
-  if (note.noteable_type === 'Issue') {
-    const issue = await db.selectFrom('issues').selectAll().where('id', '=', note.noteable_id).executeTakeFirstOrThrow();
-    const labels = (await selectLabelsOfTargets(db, 'Issue', [issue.id])).get(issue.id) ?? [];
-    data.issue = issueHookAttrs(urls, project, issue, await selectIssueAssigneeIds(db, issue.id), labels);
-  } else if (note.noteable_type === 'MergeRequest') {
-    const mr = await db.selectFrom('merge_requests').selectAll().where('id', '=', note.noteable_id).executeTakeFirstOrThrow();
-    const labels = (await selectLabelsOfTargets(db, 'MergeRequest', [mr.id])).get(mr.id) ?? [];
-    data.merge_request = await mergeRequestHookAttrs(db, urls, project, projectAttrs, mr, {
-      assigneeIds: await selectMergeRequestUserIds(db, 'merge_request_assignees', mr.id),
-      reviewerIds: await selectMergeRequestUserIds(db, 'merge_request_reviewers', mr.id),
-      labels,
-    });
-  } else {
-    const snippet = await db.selectFrom('snippets').selectAll().where('id', '=', note.noteable_id).executeTakeFirstOrThrow();
-    data.snippet = snippetHookAttrs(urls, project, snippet);
-  }
+  const key = note.noteable_type === 'Issue' ? 'issue' : note.noteable_type === 'MergeRequest' ? 'merge_request' : 'snippet';
+  data[key] = await noteableHookAttrs(db, urls, project, projectAttrs, note.noteable_type, note.noteable_id);
   return data;
 }

@@ -9,6 +9,8 @@ import type { HookParent } from './hooks.js';
 import { buildIssuePayload, buildMergeRequestPayload, buildNotePayload, noteIsConfidential } from './payloads.js';
 import type { HookTrigger } from './webhook.schema.js';
 import { requireUser } from '../../access/policy.js';
+import { nowIso } from '../../access/context.js';
+import { buildEmojiPayload } from './payloads-emoji.js';
 import type { Noteable, NoteableType } from '../notes/index.js';
 
 type Sample = { data: Record<string, unknown>; trigger: string } | { error: string };
@@ -56,6 +58,15 @@ export async function testPayload(ctx: Ctx, parent: HookParent, trigger: HookTri
       const confidential = await noteIsConfidential(ctx.db, note);
       const data = await buildNotePayload(ctx.db, ctx.urls, { by: user, note, noteable, action: 'create', confidential });
       return { data, trigger: trigger === 'note_events' ? 'note_hooks' : 'confidential_note_hooks' };
+    }
+    case 'emoji_events': {
+      // GitLab's emoji_events_data: an unsaved thumbsup by the caller on the project's last note.
+      const note = await ctx.db.selectFrom('notes').selectAll().where('project_id', 'in', ids).orderBy('id', 'desc').executeTakeFirst();
+      if (!note) return { error: 'Ensure the project has notes.' };
+      const now = nowIso(ctx);
+      const award = { id: 1, name: 'thumbsup', user_id: user.id, awardable_type: 'Note', awardable_id: note.id, created_at: now, updated_at: now };
+      const data = await buildEmojiPayload(ctx.db, ctx.urls, { by: user, project: projectOf(note.project_id), award, action: 'award' });
+      return { data, trigger: 'emoji_hooks' };
     }
     default:
       return { error: 'Testing not available for this hook' };
