@@ -10,8 +10,7 @@
  *   prof:stop <file>   stop it, write <file>, answer `PROF <file>`
  *   stop               stop the server and exit 0
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { profilerCommand } from './lib/child-profiler.js';
 import { createInterface } from 'node:readline';
 import { ingestBufferOf } from '@forgelet/core';
 import { startForgelet } from '@forgelet/server';
@@ -58,24 +57,12 @@ async function stop() {
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
 
-let session: Session | null = null;
 for await (const line of createInterface({ input: process.stdin })) {
   const [cmd, arg] = line.trim().split(/\s+/, 2);
   if (cmd === 'count') {
     process.stdout.write(`COUNT ${JSON.stringify({ ...(await counts()), stats: ingestBufferOf(running.forge.deps).stats })}\n`);
-  } else if (cmd === 'prof:start') {
-    session = new Session();
-    session.connect();
-    await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: 200 });
-    await session.post('Profiler.start');
-    process.stdout.write('PROFSTARTED\n');
-  } else if (cmd === 'prof:stop' && session && arg) {
-    const { profile } = await session.post('Profiler.stop');
-    writeFileSync(arg, JSON.stringify(profile));
-    session.disconnect();
-    session = null;
-    process.stdout.write(`PROF ${arg}\n`);
+  } else if (await profilerCommand(cmd, arg)) {
+    // done
   } else if (cmd === 'stop') await stop();
 }
 await stop();

@@ -16,8 +16,7 @@
  *                  driver calls db.prepare() for every query)
  *   created-index  add an index on projects(namespace_id, created_at, id) after seeding
  */
-import { writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector/promises';
+import { profilerCommand } from './lib/child-profiler.js';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { startForgelet } from '@forgelet/server';
@@ -138,24 +137,12 @@ if (seeded) {
   sampleProjectIds = rows.map((r) => r.id);
 }
 
-let session: Session | null = null;
 const rl = createInterface({ input: process.stdin });
 rl.on('line', (line) => {
   void (async () => {
     const [cmd, arg] = line.trim().split(/\s+/, 2);
-    if (cmd === 'prof:start') {
-      session = new Session();
-      session.connect();
-      await session.post('Profiler.enable');
-      await session.post('Profiler.setSamplingInterval', { interval: 200 });
-      await session.post('Profiler.start');
-      process.stdout.write('PROFSTARTED\n');
-    } else if (cmd === 'prof:stop' && session && arg) {
-      const { profile } = await session.post('Profiler.stop');
-      writeFileSync(arg, JSON.stringify(profile));
-      session.disconnect();
-      session = null;
-      process.stdout.write(`PROF ${arg}\n`);
+    if (await profilerCommand(cmd, arg)) {
+      // done
     } else if (cmd === 'mem') {
       const m = process.memoryUsage();
       const toMb = (n: number) => Math.round((n / 1048576) * 10) / 10;
