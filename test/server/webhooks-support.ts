@@ -11,7 +11,7 @@ export interface Delivery {
 export interface HookReceiver {
   url: string;
   deliveries: Delivery[];
-  /** Answers from now on: status, body and extra headers. */
+  /** Answers from now on: status, body and extra headers; status 0 never answers (a target that hangs). */
   answer(status: number, body?: string, headers?: Record<string, string>): void;
   close(): Promise<void>;
 }
@@ -31,6 +31,7 @@ export async function hookReceiver(): Promise<HookReceiver> {
         // kept as text
       }
       deliveries.push({ path: req.url!, headers: req.headers, body });
+      if (reply.status === 0) return;
       res.writeHead(reply.status, reply.headers);
       res.end(reply.body);
     });
@@ -43,6 +44,10 @@ export async function hookReceiver(): Promise<HookReceiver> {
     answer(status, body = '', headers = {}) {
       reply = { status, body, headers };
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }

@@ -41,6 +41,8 @@ interface QueuedDelivery {
   hookId: number;
   trigger: string;
   eventUuid: string;
+  /** Chosen when queued, so a delivery taken over after a crash sends the same Idempotency-Key. */
+  idempotencyKey: string;
   data: Record<string, unknown>;
 }
 
@@ -105,7 +107,8 @@ export async function emitWebhookEvent(trx: Kysely<Database>, deps: Pick<Deps, '
   const data = await event.build();
   const eventUuid = randomUUID();
   for (const hook of hooks) {
-    const job: QueuedDelivery = { hookId: hook.id, trigger: hook.type === 'SystemHook' && event.system === 'always' ? 'system_hooks' : event.trigger, eventUuid, data };
+    const trigger = hook.type === 'SystemHook' && event.system === 'always' ? 'system_hooks' : event.trigger;
+    const job: QueuedDelivery = { hookId: hook.id, trigger, eventUuid, idempotencyKey: randomUUID(), data };
     // One attempt plus re-claims after a crash: a target's failure is never retried.
     await deps.queue.enqueue(trx, DELIVERY_JOB, job, { maxAttempts: 3 });
   }
@@ -115,7 +118,7 @@ export async function emitWebhookEvent(trx: Kysely<Database>, deps: Pick<Deps, '
 async function deliverQueued(deps: Deps, job: QueuedDelivery): Promise<void> {
   const hook = await deps.db.selectFrom('web_hooks').selectAll().where('id', '=', job.hookId).executeTakeFirst();
   if (!hook) return; // deleted since
-  await executeHook(deps, hook, job.data, job.trigger, { eventUuid: job.eventUuid });
+  await executeHook(deps, hook, job.data, job.trigger, { eventUuid: job.eventUuid, idempotencyKey: job.idempotencyKey });
 }
 
 /** The delivery worker (forge.ts). */
