@@ -24,6 +24,14 @@ export interface LoadOptions {
   /** Default GET; with `body`, a JSON body sent on every request. */
   method?: string;
   body?: string;
+  /**
+   * Open loop: requests start on a fixed schedule (this many per second, spread over the
+   * connections) instead of each connection sending as soon as its last answer came, and a
+   * latency counts from the scheduled start, so a slow answer delays (and is charged to) the
+   * requests queued behind it rather than slowing the load down (no coordinated omission).
+   * Timers fire up to ~1 ms late on a busy machine; that lateness is counted too.
+   */
+  ratePerSecond?: number;
 }
 
 export interface LoadResult {
@@ -130,10 +138,20 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
     latencies[count++] = ms;
   };
 
+  const interval = opts.ratePerSecond ? 1000 / opts.ratePerSecond : 0;
+  let slot = 0;
+  /** The next request's start (the schedule's next slot when open loop), or null once the load is over. */
+  const nextStart = async (): Promise<number | null> => {
+    if (!interval) return performance.now() < end ? performance.now() : null;
+    const at = start + slot++ * interval;
+    if (at >= end) return null;
+    const wait = at - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    return at;
+  };
   const worker = async () => {
-    while (performance.now() < end) {
+    for (let t0 = await nextStart(); t0 !== null; t0 = await nextStart()) {
       const path = opts.paths[next++ % opts.paths.length]!;
-      const t0 = performance.now();
       try {
         const r = await requester.request(path);
         const t1 = performance.now();
