@@ -34,6 +34,7 @@ import { systemRoutes } from './domains/system/system.routes.js';
 import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
 import { issueNoteable, issuesRoutes, registerIssueHooks } from './domains/issues/index.js';
 import { registerWebhookJobs, webhookAccountHooks, webhookAwardEmojiHooks, webhookIssueHooks, webhookMergeRequestHooks, webhookNoteHooks, webhooksRoutes } from './domains/webhooks/index.js';
+import { webhookDeploymentHooks, webhookPipelineHooks } from './domains/webhooks/index.js';
 import { mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks } from './domains/merge-requests/index.js';
 import { findAwardableNoteable, notesRoutes, registerNoteHooks, registerNoteable } from './domains/notes/index.js';
 import { snippetNoteable, snippetsRoutes } from './domains/snippets/index.js';
@@ -55,7 +56,7 @@ import { jobTokenScopeRoutes } from './domains/job-token-scope/index.js';
 import { applicationSettingsRoutes } from './domains/application-settings/index.js';
 import { closeIngestBuffer, errorTrackingRoutes, registerErrorTrackingJobs } from './domains/error-tracking/index.js';
 import { packagesRoutes } from './domains/packages/index.js';
-import { deliveryIssueHooks, deliveryPipelineHooks, deliveryRoutes, registerDelivery } from './domains/delivery/index.js';
+import { deliveryIssueHooks, deliveryPipelineHooks, deliveryRoutes, registerDelivery, registerDeploymentHooks } from './domains/delivery/index.js';
 import { memberRolesRoutes } from './domains/member-roles/index.js';
 import { bulkImportsRoutes, registerBulkImportJobs } from './domains/bulk-imports/index.js';
 import { flowsPipelineHooks, flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
@@ -191,6 +192,9 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   // Reactions, members, groups, projects and users go out to emoji, member, subgroup, project and system hooks.
   registerAwardEmojiHooks(webhookAwardEmojiHooks);
   registerAccountHooks(webhookAccountHooks);
+  // Pipelines, jobs and deployments go out to the hooks that take them, after the reactions above.
+  registerPipelineHooks(webhookPipelineHooks);
+  registerDeploymentHooks(webhookDeploymentHooks);
   // Notes and reactions serve routes under issues, merge requests and snippets, whose domains
   // find them; reactions go on noteables and their notes, which notes finds.
   registerNoteable('issues', issueNoteable);

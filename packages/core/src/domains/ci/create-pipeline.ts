@@ -17,6 +17,7 @@ import { readFileOnRef, selectBranch, selectCommit, selectTag } from '../reposit
 import type { RepositoryCommitRow, RepositoryRefRow } from '../repository/index.js';
 import type { CiPipelineRow, NewCiJobRow } from './ci.table.js';
 import { parseCiConfig } from './ci-config.js';
+import { announceJobs, noteJob, pipelineChange, runStatusChanged } from './pipeline-hooks.js';
 import { processPipeline } from './process-pipeline.js';
 
 export { presentPipeline, presentPipelineBasic } from './pipeline.entity.js';
@@ -119,12 +120,15 @@ export async function createPipeline(ctx: Ctx, project: ProjectRow, input: Creat
       updated_at: now,
     };
     if (!parsed.valid) {
-      // A scheduled or pushed pipeline with a broken CI file is kept, failed, as GitLab keeps it.
-      return trx
+      // A scheduled or pushed pipeline with a broken CI file is kept, failed, as GitLab keeps it
+      // (created, then dropped: a status change).
+      const failed = await trx
         .insertInto('ci_pipelines')
         .values({ ...base, status: 'failed', yaml_errors: parsed.errors[0]!, failure_reason: 'config_error', finished_at: now, inputs: JSON.stringify(input.inputs ?? {}) })
         .returningAll()
         .executeTakeFirstOrThrow();
+      await runStatusChanged(trx, 'created', failed, ctx);
+      return failed;
     }
     const config = parsed.config;
     const pipeline = await trx
@@ -158,7 +162,10 @@ export async function createPipeline(ctx: Ctx, project: ProjectRow, input: Creat
         created_at: now,
         updated_at: now,
       }));
-    for (const job of jobs) await trx.insertInto('ci_jobs').values(job).execute();
-    return processPipeline(trx, pipeline.id, now);
+    // Every job is announced as created (GitLab's hook on a build's creation), then processed.
+    const change = pipelineChange(ctx);
+    for (const job of jobs) noteJob(change, (await trx.insertInto('ci_jobs').values(job).returning('id').executeTakeFirstOrThrow()).id, null);
+    await announceJobs(trx, change);
+    return processPipeline(trx, pipeline.id, now, change);
   });
 }

@@ -15,7 +15,15 @@ export { parseCiConfig, DEFAULT_STAGES, type CiConfig, type CiConfigResult, type
 export { parseDuration, expiryFrom } from './durations.js';
 export { compositeStatus, nextStatusOf, AVAILABLE_STATUSES, COMPLETED_STATUSES, type CiStatus } from './status.js';
 export { processPipeline } from './process-pipeline.js';
-export { registerPipelineHooks, type PipelineHooks, type ProcessedJob } from './pipeline-hooks.js';
+export {
+  registerPipelineHooks,
+  pipelineChange,
+  noteJob,
+  type PipelineHooks,
+  type ProcessedJob,
+  type PipelineChange,
+  type JobStatusChange,
+} from './pipeline-hooks.js';
 export { createWorkloadIn, type WorkloadInput } from './workload.js';
 export { resolveJobToken } from './job-token.js';
 export { runnerByToken } from './runner-managers.js';
@@ -33,11 +41,13 @@ export {
   deletePipeline,
   listPipelineVariables,
   listPipelineJobs,
+  pipelineVariablesOf,
   type PipelineVariableEntity,
 } from './pipelines.js';
 export { listProjectJobs, getJob, cancelJob, retryJob, playJob, getJobTrace, currentJob } from './jobs.js';
 export { createUserRunner, registerRunner, verifyRunner, unregisterRunner, getRunner, listRunnerManagers, listProjectRunners } from './runners.js';
 export type { PipelineBasicEntity, PipelineListEntity, PipelineEntity, DetailedStatusEntity } from './pipeline.entity.js';
+export { detailedStatus } from './pipeline.entity.js';
 export type { JobEntity, JobArtifactEntity } from './job.entity.js';
 export type { RunnerEntity, RunnerDetailsEntity, RunnerManagerEntity, RunnerRegistrationEntity } from './runner.entity.js';
 export type {

@@ -4,10 +4,14 @@ import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import type { CiJobRow, CiPipelineRow } from './ci.table.js';
+import { announceJobs, noteJob, pipelineChange, type PipelineChange } from './pipeline-hooks.js';
 import { lockPipeline, processPipeline } from './process-pipeline.js';
 
-/** Clones the jobs as new `created` rows owned by the actor; returns the new ids by old id. */
-async function cloneForRetry(trx: Kysely<Database>, ctx: Ctx, jobs: CiJobRow[], now: string): Promise<Map<number, number>> {
+/**
+ * Clones the jobs as new `created` rows owned by the actor (announced as created); returns the
+ * new ids by old id. Skipped jobs after them are reset, noted in `change` for processing.
+ */
+async function cloneForRetry(trx: Kysely<Database>, ctx: Ctx, jobs: CiJobRow[], now: string, change: PipelineChange): Promise<Map<number, number>> {
   const ids = new Map<number, number>();
   for (const pipelineId of new Set(jobs.map((j) => j.pipeline_id))) await lockPipeline(trx, pipelineId);
   for (const job of jobs) {
@@ -34,18 +38,22 @@ async function cloneForRetry(trx: Kysely<Database>, ctx: Ctx, jobs: CiJobRow[], 
       .executeTakeFirstOrThrow();
     await trx.updateTable('ci_jobs').set({ retried: 1, updated_at: now }).where('id', '=', job.id).execute();
     ids.set(job.id, clone.id);
+    noteJob(change, clone.id, null);
   }
+  await announceJobs(trx, change);
   if (jobs.length) {
     // Jobs skipped because of what is retried get another chance (ResetSkippedJobsService).
     const from = Math.min(...jobs.map((j) => j.stage_idx));
-    await trx
+    const reset = await trx
       .updateTable('ci_jobs')
       .set({ status: 'created', updated_at: now })
       .where('pipeline_id', '=', jobs[0]!.pipeline_id)
       .where('retried', '=', 0)
       .where('status', '=', 'skipped')
       .where('stage_idx', '>=', from)
+      .returning('id')
       .execute();
+    for (const r of reset) noteJob(change, r.id, 'skipped');
   }
   return ids;
 }
@@ -55,8 +63,9 @@ export async function retryJobsIn(ctx: Ctx, pipeline: CiPipelineRow, jobs: CiJob
   const now = nowIso(ctx);
   return ctx.db.transaction().execute(async (trx) => {
     await lockPipeline(trx, pipeline.id);
-    await cloneForRetry(trx, ctx, jobs, now);
-    return processPipeline(trx, pipeline.id, now);
+    const change = pipelineChange(ctx);
+    await cloneForRetry(trx, ctx, jobs, now, change);
+    return processPipeline(trx, pipeline.id, now, change);
   });
 }
 
@@ -64,8 +73,9 @@ export async function retryJobsIn(ctx: Ctx, pipeline: CiPipelineRow, jobs: CiJob
 export async function retryJob(ctx: Ctx, job: CiJobRow): Promise<number> {
   const now = nowIso(ctx);
   return ctx.db.transaction().execute(async (trx) => {
-    const ids = await cloneForRetry(trx, ctx, [job], now);
-    await processPipeline(trx, job.pipeline_id, now);
+    const change = pipelineChange(ctx);
+    const ids = await cloneForRetry(trx, ctx, [job], now, change);
+    await processPipeline(trx, job.pipeline_id, now, change);
     return ids.get(job.id)!;
   });
 }
@@ -82,7 +92,10 @@ export async function cancelJobRow(ctx: Ctx, job: CiJobRow, cancelable: string[]
       .where('id', '=', job.id)
       .where('status', 'in', cancelable)
       .executeTakeFirst();
-    if (Number(done.numUpdatedRows) > 0) await processPipeline(trx, job.pipeline_id, now);
+    if (Number(done.numUpdatedRows) === 0) return;
+    const change = pipelineChange(ctx);
+    noteJob(change, job.id, job.status);
+    await processPipeline(trx, job.pipeline_id, now, change);
   });
 }
 
@@ -98,19 +111,21 @@ export async function playJobRow(ctx: Ctx, job: CiJobRow): Promise<boolean> {
       .where('status', '=', 'manual')
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) return false;
-    await processPipeline(trx, job.pipeline_id, now);
+    const change = pipelineChange(ctx);
+    noteJob(change, job.id, 'manual');
+    await processPipeline(trx, job.pipeline_id, now, change);
     return true;
   });
 }
 
 /** A running job reported finished by its runner; the pipeline advances in the same transaction. */
 export async function finishJob(
-  db: Kysely<Database>,
+  ctx: Ctx,
   job: CiJobRow,
   outcome: { status: 'success' | 'failed'; failureReason?: string | null },
   now: string,
 ): Promise<boolean> {
-  return db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
     await lockPipeline(trx, job.pipeline_id);
     const done = await trx
       .updateTable('ci_jobs')
@@ -124,7 +139,9 @@ export async function finishJob(
       .where('status', '=', 'running')
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) === 0) return false;
-    await processPipeline(trx, job.pipeline_id, now);
+    const change = pipelineChange(ctx);
+    noteJob(change, job.id, 'running');
+    await processPipeline(trx, job.pipeline_id, now, change);
     return true;
   });
 }

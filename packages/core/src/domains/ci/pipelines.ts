@@ -1,6 +1,9 @@
 /** The pipeline endpoints (GitLab's lib/api/ci/pipelines.rb). */
 import { WORKLOAD_SOURCES } from './workload.js';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../storage/database.js';
+import type { SecretBox } from '../../kernel/secrets.js';
+import type { CiPipelineRow } from './ci.table.js';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import { ForbiddenError, ValidationError } from '../../kernel/errors.js';
@@ -20,6 +23,7 @@ import { createPipeline } from './create-pipeline.js';
 import { presentJobs, type JobEntity } from './job.entity.js';
 import { retryJobsIn } from './job-actions.js';
 import { presentPipeline, presentPipelineListItem, type PipelineEntity, type PipelineListEntity } from './pipeline.entity.js';
+import { noteJob, pipelineChange } from './pipeline-hooks.js';
 import { lockPipeline, processPipeline } from './process-pipeline.js';
 import { CANCELABLE_STATUSES } from './status.js';
 import { applyPipelineScope } from './pipeline-scope.js';
@@ -97,14 +101,24 @@ export async function cancelPipeline(ctx: Ctx, input: PipelineRefInput): Promise
   const now = nowIso(ctx);
   const row = await ctx.db.transaction().execute(async (trx) => {
     await lockPipeline(trx, pipeline.id);
-    await trx
-      .updateTable('ci_jobs')
-      .set({ status: 'canceled', finished_at: now, updated_at: now })
+    const cancelable = await trx
+      .selectFrom('ci_jobs')
+      .select(['id', 'status'])
       .where('pipeline_id', '=', pipeline.id)
       .where('retried', '=', 0)
       .where('status', 'in', CANCELABLE_STATUSES)
       .execute();
-    return processPipeline(trx, pipeline.id, now);
+    const change = pipelineChange(ctx);
+    if (cancelable.length) {
+      await trx
+        .updateTable('ci_jobs')
+        .set({ status: 'canceled', finished_at: now, updated_at: now })
+        .where('id', 'in', cancelable.map((j) => j.id))
+        .where('status', 'in', CANCELABLE_STATUSES)
+        .execute();
+      for (const j of cancelable) noteJob(change, j.id, j.status);
+    }
+    return processPipeline(trx, pipeline.id, now, change);
   });
   return presentPipeline(ctx, project, row);
 }
@@ -156,10 +170,18 @@ export async function listPipelineVariables(ctx: Ctx, input: PipelineRefInput): 
   const pipeline = await findPipeline(ctx, project, input.pipeline_id);
   const own = ctx.actor.user !== null && pipeline.user_id === ctx.actor.user.id;
   if (!own) await authorize(ctx, 'update_pipeline', { kind: 'project', project });
-  // A workload's variables are its credentials: they reach its job, never an API answer.
+  return (await pipelineVariablesOf(ctx.db, ctx.secrets, pipeline)).map((v) => ({ ...v, raw: false }));
+}
+
+/**
+ * The variables a pipeline was created with, decrypted, in order (GitLab's `pipeline.variables`,
+ * also in pipeline events). A workload's variables are its credentials: they reach its job,
+ * never an API answer or a hook.
+ */
+export async function pipelineVariablesOf(db: Kysely<Database>, secrets: SecretBox, pipeline: Pick<CiPipelineRow, 'id' | 'source'>): Promise<{ variable_type: string; key: string; value: string }[]> {
   if (WORKLOAD_SOURCES.has(pipeline.source)) return [];
-  const rows = await ctx.db.selectFrom('ci_pipeline_variables').selectAll().where('pipeline_id', '=', pipeline.id).orderBy('id').execute();
-  return rows.map((r) => ({ variable_type: r.variable_type, key: r.key, value: ctx.secrets.decrypt(r.value_encrypted), raw: false }));
+  const rows = await db.selectFrom('ci_pipeline_variables').selectAll().where('pipeline_id', '=', pipeline.id).orderBy('id').execute();
+  return rows.map((r) => ({ variable_type: r.variable_type, key: r.key, value: secrets.decrypt(r.value_encrypted) }));
 }
 
 /** GET …/pipelines/:id/jobs (job tokens allowed). */

@@ -11,7 +11,7 @@ import { isPostgres } from '../../storage/migrations/helpers.js';
 import type { CiPipelineRow } from './ci.table.js';
 import type { CiJobDefinition } from './ci-config.js';
 import { COMPLETED_STATUSES, compositeStatus, nextStatusOf } from './status.js';
-import { runJobsAdvanced, runStatusChanged } from './pipeline-hooks.js';
+import { announceJobs, noteJob, runJobsAdvanced, runStatusChanged, type PipelineChange } from './pipeline-hooks.js';
 
 interface JobState {
   id: number;
@@ -52,7 +52,12 @@ export async function lockPipeline(trx: Kysely<Database>, pipelineId: number): P
   await trx.selectFrom('ci_pipelines').select('id').where('id', '=', pipelineId).forUpdate().execute();
 }
 
-export async function processPipeline(trx: Kysely<Database>, pipelineId: number, now: string): Promise<CiPipelineRow> {
+/**
+ * Processes the pipeline in `trx`. `change` holds the jobs the caller wrote (noted with their
+ * statuses before); the jobs processing moves are noted too, and all of them are announced to
+ * the pipeline hooks once the pipeline's status has followed, before its own status change.
+ */
+export async function processPipeline(trx: Kysely<Database>, pipelineId: number, now: string, change: PipelineChange): Promise<CiPipelineRow> {
   await lockPipeline(trx, pipelineId);
   const rows = await trx
     .selectFrom('ci_jobs')
@@ -78,6 +83,7 @@ export async function processPipeline(trx: Kysely<Database>, pipelineId: number,
         : compositeStatus(jobs.filter((j) => j.stage_idx < job.stage_idx));
       const next = nextStatusOf(job.when, dag, before ?? 'success');
       if (!next) continue;
+      noteJob(change, job.id, job.status);
       job.status = next;
       changed.set(job.id, next);
       progress = true;
@@ -91,7 +97,7 @@ export async function processPipeline(trx: Kysely<Database>, pipelineId: number,
       .execute();
   }
   // Other domains follow the jobs (deployments may hold a job manual or fail it, updating `jobs`).
-  await runJobsAdvanced(trx, pipelineId, jobs, now);
+  await runJobsAdvanced(trx, pipelineId, jobs, now, change);
 
   const pipeline = await trx.selectFrom('ci_pipelines').selectAll().where('id', '=', pipelineId).executeTakeFirstOrThrow();
   const status = compositeStatus(jobs) ?? 'skipped';
@@ -116,11 +122,15 @@ export async function processPipeline(trx: Kysely<Database>, pipelineId: number,
   } else if (!completed && pipeline.finished_at !== null) {
     update.finished_at = null;
   }
-  if (Object.keys(update).length === 0) return pipeline;
+  if (Object.keys(update).length === 0) {
+    await announceJobs(trx, change);
+    return pipeline;
+  }
   if (update.updated_at === undefined) update.updated_at = now;
   await trx.updateTable('ci_pipelines').set(update).where('id', '=', pipelineId).execute();
   const updated = { ...pipeline, ...update };
+  await announceJobs(trx, change);
   // Other domains follow the status (merge requests whose head pipeline this is record it).
-  if (update.status) await runStatusChanged(trx, pipeline.status, updated);
+  if (update.status) await runStatusChanged(trx, pipeline.status, updated, change.by);
   return updated;
 }

@@ -15,6 +15,7 @@ import type { RequestJobInput, UpdateJobInput } from './ci.schema.js';
 import { finishJob } from './job-actions.js';
 import { parseDefinition } from './job.entity.js';
 import { buildJobPayload, loadPayloadContext } from './job-payload.js';
+import { noteJob, pipelineChange } from './pipeline-hooks.js';
 import { lockPipeline, processPipeline } from './process-pipeline.js';
 import { authenticateRunner, heartbeatRunnerManager } from './runner-managers.js';
 import { groupTraversalsOf } from './runners.js';
@@ -109,7 +110,9 @@ async function claimJob(ctx: Ctx, runner: CiRunnerRow, manager: CiRunnerManagerR
       .where('runner_id', 'is', null)
       .executeTakeFirst();
     if (Number(done.numUpdatedRows) !== 1) return null;
-    await processPipeline(trx, job.pipeline_id, now);
+    const change = pipelineChange(ctx);
+    noteJob(change, job.id, 'pending');
+    await processPipeline(trx, job.pipeline_id, now, change);
     const row = await trx.selectFrom('ci_jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
     return { job: row, token };
   });
@@ -157,11 +160,11 @@ export async function updateJob(ctx: Ctx, input: UpdateJobInput, req: Pick<Route
     case 'running':
       return reply(200);
     case 'success':
-      await finishJob(ctx.db, job, { status: 'success' }, now);
+      await finishJob(ctx, job, { status: 'success' }, now);
       return reply(200);
     case 'failed': {
       const reason = input.failure_reason && FAILURE_REASONS.has(input.failure_reason) ? input.failure_reason : 'unknown_failure';
-      await finishJob(ctx.db, job, { status: 'failed', failureReason: reason }, now);
+      await finishJob(ctx, job, { status: 'failed', failureReason: reason }, now);
       return reply(200);
     }
     default:

@@ -12,6 +12,7 @@ import { selectBranch } from '../repository/index.js';
 import type { CiJobDefinition } from './ci-config.js';
 import type { CiJobRow, CiPipelineRow } from './ci.table.js';
 import { processPipeline } from './process-pipeline.js';
+import { announceJobs, noteJob, pipelineChange } from './pipeline-hooks.js';
 
 export interface WorkloadInput {
   project: ProjectRow;
@@ -86,7 +87,10 @@ export async function createWorkloadIn(trx: Kysely<Database>, ctx: Ctx, input: W
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-  const processed = await processPipeline(trx, pipeline.id, now);
+  const change = pipelineChange(ctx);
+  noteJob(change, job.id, null);
+  await announceJobs(trx, change);
+  const processed = await processPipeline(trx, pipeline.id, now, change);
   const pendingJob = await trx.selectFrom('ci_jobs').selectAll().where('id', '=', job.id).executeTakeFirstOrThrow();
   return { pipeline: processed, job: pendingJob };
 }

@@ -18,7 +18,8 @@ import type { Kysely } from 'kysely';
 import { BadRequestError } from '../../kernel/errors.js';
 import type { Database } from '../../storage/database.js';
 import type { CiJobDefinition } from '../ci/index.js';
-import { processPipeline, type PipelineHooks } from '../ci/index.js';
+import { noteJob, processPipeline, type CiJobRow, type CiPipelineRow, type PipelineChange, type PipelineHooks } from '../ci/index.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import type { DeploymentRow, EnvironmentRow } from './delivery.table.js';
 import { insertDeployment, moveDeployment, refreshEnvironmentDays, transitionAllowed } from './deployment-flow.js';
 import { findOrCreateEnvironment, isTier } from './environment-model.js';
@@ -60,11 +61,36 @@ interface JobStatusHolder {
 }
 
 /**
+ * The environment a job names, `$VAR` / `${VAR}` expanded from its variables and a few
+ * predefined ones (the name its deployment gets); null without an `environment` or when it
+ * expands to nothing.
+ */
+export function expandedEnvironmentName(job: CiJobRow, pipeline: Pick<CiPipelineRow, 'sha' | 'iid'>, project: Pick<ProjectRow, 'default_branch' | 'path' | 'path_with_namespace'>): string | null {
+  const def = JSON.parse(job.definition) as CiJobDefinition;
+  if (!def.environment) return null;
+  const vars: Record<string, string> = {
+    CI_COMMIT_REF_NAME: job.ref,
+    CI_COMMIT_REF_SLUG: refSlug(job.ref),
+    ...(job.tag ? { CI_COMMIT_TAG: job.ref } : { CI_COMMIT_BRANCH: job.ref }),
+    CI_COMMIT_SHA: pipeline.sha,
+    CI_COMMIT_SHORT_SHA: pipeline.sha.slice(0, 8),
+    CI_DEFAULT_BRANCH: project.default_branch,
+    CI_JOB_NAME: job.name,
+    CI_JOB_STAGE: job.stage,
+    CI_PIPELINE_IID: String(pipeline.iid),
+    CI_PROJECT_NAME: project.path,
+    CI_PROJECT_PATH: project.path_with_namespace,
+    ...Object.fromEntries(def.variables.map((v) => [v.key, v.value])),
+  };
+  return expandName(def.environment.name, vars).trim() || null;
+}
+
+/**
  * Syncs the environments and deployments of a pipeline's jobs with their statuses. `jobs`
  * is processPipeline's working list: jobs held manual or failed here are updated in it too,
  * so the pipeline status it computes next sees them.
  */
-export async function syncJobDeployments(db: Db, pipelineId: number, jobs: JobStatusHolder[], now: string): Promise<void> {
+export async function syncJobDeployments(db: Db, pipelineId: number, jobs: JobStatusHolder[], now: string, change: PipelineChange): Promise<void> {
   const rows = await db
     .selectFrom('ci_jobs')
     .selectAll()
@@ -85,25 +111,9 @@ export async function syncJobDeployments(db: Db, pipelineId: number, jobs: JobSt
   let dropped = false;
 
   for (const job of rows) {
-    const def = JSON.parse(job.definition) as CiJobDefinition;
-    const spec = def.environment;
-    if (!spec) continue;
-    const vars: Record<string, string> = {
-      CI_COMMIT_REF_NAME: job.ref,
-      CI_COMMIT_REF_SLUG: refSlug(job.ref),
-      ...(job.tag ? { CI_COMMIT_TAG: job.ref } : { CI_COMMIT_BRANCH: job.ref }),
-      CI_COMMIT_SHA: pipeline.sha,
-      CI_COMMIT_SHORT_SHA: pipeline.sha.slice(0, 8),
-      CI_DEFAULT_BRANCH: project.default_branch,
-      CI_JOB_NAME: job.name,
-      CI_JOB_STAGE: job.stage,
-      CI_PIPELINE_IID: String(pipeline.iid),
-      CI_PROJECT_NAME: project.path,
-      CI_PROJECT_PATH: project.path_with_namespace,
-      ...Object.fromEntries(def.variables.map((v) => [v.key, v.value])),
-    };
-    const name = expandName(spec.name, vars).trim();
-    if (!name) continue;
+    const spec = (JSON.parse(job.definition) as CiJobDefinition).environment;
+    const name = expandedEnvironmentName(job, pipeline, project);
+    if (!spec || !name) continue;
     const action = spec.action ?? 'start';
     let env = await db.selectFrom('environments').selectAll().where('project_id', '=', project.id).where('name', '=', name).executeTakeFirst();
     if (!env) {
@@ -139,11 +149,12 @@ export async function syncJobDeployments(db: Db, pipelineId: number, jobs: JobSt
         if (deployment.status === 'blocked' && status === 'pending') {
           // Played while approvals are missing: GitLab's job is not playable then.
           if (missing > 0) throw new BadRequestError('Unplayable Job');
-          deployment = await moveDeployment(db, deployment, env, 'created', now);
+          deployment = await moveDeployment(db, change.by, deployment, env, 'created', now);
         } else if (deployment.status === 'created' && missing > 0) {
-          deployment = await moveDeployment(db, deployment, env, 'blocked', now);
+          deployment = await moveDeployment(db, change.by, deployment, env, 'blocked', now);
           if (status === 'pending') {
             await db.updateTable('ci_jobs').set({ status: 'manual', queued_at: null, updated_at: now }).where('id', '=', job.id).execute();
+            noteJob(change, job.id, 'pending');
             status = 'manual';
           }
         }
@@ -156,6 +167,7 @@ export async function syncJobDeployments(db: Db, pipelineId: number, jobs: JobSt
             .set({ status: 'failed', failure_reason: 'protected_environment_failure', queued_at: null, finished_at: now, updated_at: now })
             .where('id', '=', job.id)
             .execute();
+          noteJob(change, job.id, 'pending');
           status = 'failed';
           dropped = true;
         }
@@ -166,14 +178,14 @@ export async function syncJobDeployments(db: Db, pipelineId: number, jobs: JobSt
 
     const next = followingStatus(status, deployment.status);
     if (next && next !== deployment.status && transitionAllowed(deployment.status, next)) {
-      deployment = await moveDeployment(db, deployment, env, next, now);
+      deployment = await moveDeployment(db, change.by, deployment, env, next, now);
     }
   }
 
   if (dropped) {
     // A job failed here: process again so that later jobs follow (skipped, on_failure …),
     // and hand the outcome back to the caller's working list.
-    await processPipeline(db, pipelineId, now);
+    await processPipeline(db, pipelineId, now, change);
     const fresh = await db.selectFrom('ci_jobs').select(['id', 'status']).where('pipeline_id', '=', pipelineId).where('retried', '=', 0).execute();
     const byId = new Map(fresh.map((j) => [j.id, j.status]));
     for (const j of jobs) j.status = byId.get(j.id) ?? j.status;

@@ -5,12 +5,14 @@
  * here runs inside the caller's transaction.
  */
 import { sql, type Kysely } from 'kysely';
+import type { Ctx } from '../../access/context.js';
 import { nextIid } from '../../kernel/ids.js';
 import type { Database } from '../../storage/database.js';
 import { ancestryCte } from '../repository/index.js';
 import type { DeploymentRow, DeploymentUpdate, EnvironmentRow } from './delivery.table.js';
 import { refreshDoraDay } from './dora.js';
 import { recordProductionDeployment } from '../merge-requests/index.js';
+import { runDeploymentStatusChanged } from './deployment-hooks.js';
 
 type Db = Kysely<Database>;
 
@@ -62,9 +64,9 @@ export async function insertDeployment(
  * Moves a deployment to `to` (the caller checked the transition) and applies the effects:
  * finished statuses stamp `finished_at`; running or success make a stopped environment
  * available; success links the merge requests it shipped; entering or leaving success
- * refreshes the DORA day(s) concerned.
+ * refreshes the DORA day(s) concerned; the deployment hooks hear of it (`by` made the change).
  */
-export async function moveDeployment(db: Db, deployment: DeploymentRow, env: EnvironmentRow, to: string, now: string, extra: DeploymentUpdate = {}): Promise<DeploymentRow> {
+export async function moveDeployment(db: Db, by: Ctx, deployment: DeploymentRow, env: EnvironmentRow, to: string, now: string, extra: DeploymentUpdate = {}): Promise<DeploymentRow> {
   const set: DeploymentUpdate = { status: to, updated_at: now, ...extra };
   // What a blocked deployment was waiting to become no longer applies once it moves on.
   if (to !== 'blocked' && deployment.requested_status !== null && !('requested_status' in extra)) set.requested_status = null;
@@ -82,6 +84,7 @@ export async function moveDeployment(db: Db, deployment: DeploymentRow, env: Env
   if (deployment.status === 'success' && deployment.finished_at) days.add(deployment.finished_at.slice(0, 10));
   if (to === 'success') days.add(row.finished_at!.slice(0, 10));
   for (const day of days) await refreshDoraDay(db, row.project_id, env.tier, day);
+  await runDeploymentStatusChanged(db, { deployment: row, environment: env, from: deployment.status, at: now, by });
   return row;
 }
 

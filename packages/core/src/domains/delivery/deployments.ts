@@ -16,7 +16,7 @@ import { paginate, type Page } from '../../kernel/pagination.js';
 import { authorize, can, requireUser } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { lockPipeline, processPipeline } from '../ci/index.js';
+import { lockPipeline, noteJob, pipelineChange, processPipeline } from '../ci/index.js';
 import type { MergeRequestEntity } from '../merge-requests/index.js';
 import { presentMergeRequests } from '../merge-requests/index.js';
 import { resolveRevision, selectCommit } from '../repository/index.js';
@@ -143,8 +143,8 @@ export async function createDeployment(ctx: Ctx, input: CreateDeploymentInput): 
       now,
     );
     const row = needsApproval(protections)
-      ? await moveDeployment(trx, created, env, 'blocked', now, { requested_status: input.status })
-      : await moveDeployment(trx, created, env, input.status, now);
+      ? await moveDeployment(trx, ctx, created, env, 'blocked', now, { requested_status: input.status })
+      : await moveDeployment(trx, ctx, created, env, input.status, now);
     return { row, env };
   });
   return extended(ctx, project, row, env, protections);
@@ -171,7 +171,7 @@ export async function updateDeployment(ctx: Ctx, input: UpdateDeploymentInput): 
       return trx.updateTable('deployments').set({ requested_status: input.status, updated_at: now }).where('id', '=', deployment.id).returningAll().executeTakeFirstOrThrow();
     }
     if (!transitionAllowed(deployment.status, input.status)) throw transitionError(input.status);
-    return moveDeployment(trx, deployment, env, input.status, now);
+    return moveDeployment(trx, ctx, deployment, env, input.status, now);
   });
   return extended(ctx, project, row, env, protections);
 }
@@ -291,14 +291,16 @@ export async function approveDeployment(ctx: Ctx, input: DeploymentApprovalInput
     }
     if (input.status === 'rejected') {
       if (job) {
-        await trx
+        const dropped = await trx
           .updateTable('ci_jobs')
           .set({ status: 'failed', failure_reason: 'deployment_rejected', queued_at: null, finished_at: now, updated_at: now })
           .where('id', '=', job.id)
           .where('status', 'in', ['manual', 'created', 'pending'])
-          .execute();
-        await processPipeline(trx, job.pipeline_id, now);
-      } else await moveDeployment(trx, current, env, 'failed', now);
+          .executeTakeFirst();
+        const change = pipelineChange(ctx);
+        if (Number(dropped.numUpdatedRows) > 0) noteJob(change, job.id, job.status);
+        await processPipeline(trx, job.pipeline_id, now, change);
+      } else await moveDeployment(trx, ctx, current, env, 'failed', now);
       return mine;
     }
     const approvals = await trx.selectFrom('deployment_approvals').selectAll().where('deployment_id', '=', deployment.id).execute();
@@ -307,14 +309,16 @@ export async function approveDeployment(ctx: Ctx, input: DeploymentApprovalInput
       // Approval rules: the job stays manual, for someone allowed to deploy to run it.
       if (rules.length) return mine;
       // A plain required approval count: the job runs at once (EE ApprovalService enqueues it).
-      await moveDeployment(trx, current, env, 'created', now);
-      await trx.updateTable('ci_jobs').set({ status: 'pending', queued_at: now, updated_at: now }).where('id', '=', job.id).where('status', '=', 'manual').execute();
-      await processPipeline(trx, job.pipeline_id, now);
+      await moveDeployment(trx, ctx, current, env, 'created', now);
+      const queued = await trx.updateTable('ci_jobs').set({ status: 'pending', queued_at: now, updated_at: now }).where('id', '=', job.id).where('status', '=', 'manual').executeTakeFirst();
+      const change = pipelineChange(ctx);
+      if (Number(queued.numUpdatedRows) > 0) noteJob(change, job.id, 'manual');
+      await processPipeline(trx, job.pipeline_id, now, change);
       return mine;
     }
-    const unblocked = await moveDeployment(trx, current, env, 'created', now, { requested_status: null });
+    const unblocked = await moveDeployment(trx, ctx, current, env, 'created', now, { requested_status: null });
     const target = current.requested_status;
-    if (target && transitionAllowed('created', target)) await moveDeployment(trx, unblocked, env, target, now);
+    if (target && transitionAllowed('created', target)) await moveDeployment(trx, ctx, unblocked, env, target, now);
     return mine;
   });
   return (await presentApprovals(ctx, [approval]))[0]!;

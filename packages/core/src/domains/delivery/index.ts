@@ -1,7 +1,8 @@
 /** Delivery: environments and deployments, group-level protected environments with deployment approvals, DORA metrics. */
 export { deliveryRoutes } from './delivery.routes.js';
 export { registerDelivery, protectionsFor, protectedFrom, needsApproval, pendingApprovalCount, type Protection } from './protection.js';
-export { syncJobDeployments, deliveryPipelineHooks } from './ci-hook.js';
+export { syncJobDeployments, deliveryPipelineHooks, expandedEnvironmentName } from './ci-hook.js';
+export { registerDeploymentHooks, type DeploymentHooks, type DeploymentTransition } from './deployment-hooks.js';
 export { refreshDoraDay, refreshIncidentMetrics, deliveryIssueHooks, doraMetrics, median, monthsBefore, DORA_METRICS, DORA_INTERVALS, type DoraPoint, type DoraMetric } from './dora.js';
 export { listEnvironments, getEnvironment, createEnvironment, updateEnvironment, deleteEnvironment, stopEnvironment } from './environments.js';
 export { guessTier, environmentSlug } from './environment-model.js';

@@ -17,7 +17,7 @@ import { isPostgres } from '../../storage/migrations/helpers.js';
 import { findGroup, findProject } from '../../access/lookup.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { lockPipeline, processPipeline } from '../ci/index.js';
+import { lockPipeline, noteJob, pipelineChange, processPipeline } from '../ci/index.js';
 import { CANCELABLE_STATUSES, COMPLETED_STATUSES } from '../ci/index.js';
 import { createWorkloadIn } from '../ci/index.js';
 import { emitFlowEvent } from './callbacks.js';
@@ -423,7 +423,11 @@ async function retryInCi(ctx: Ctx, flow: AiFlowRow, project: ProjectRow, now: st
         .where('id', '=', job.id)
         .where('status', 'in', CANCELABLE_STATUSES)
         .executeTakeFirst();
-      if (Number(canceled.numUpdatedRows) > 0) await processPipeline(trx, job.pipeline_id, now);
+      if (Number(canceled.numUpdatedRows) > 0) {
+        const change = pipelineChange(ctx);
+        noteJob(change, job.id, job.status);
+        await processPipeline(trx, job.pipeline_id, now, change);
+      }
     }
     const started = await startWorkload(trx, ctx, current, project, now);
     workload = { id: String(started.jobId), message: 'Workload started' };

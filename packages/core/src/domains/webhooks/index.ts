@@ -10,6 +10,7 @@ export { registerWebhookJobs } from './emit.js';
 export { webhookIssueHooks, webhookMergeRequestHooks, webhookNoteHooks } from './reactions.js';
 export { webhookAwardEmojiHooks } from './reactions-emoji.js';
 export { webhookAccountHooks } from './reactions-accounts.js';
+export { webhookPipelineHooks, webhookDeploymentHooks } from './reactions-ci.js';
 /** For other domains' reactions (push, pipelines, …): queue an event for the hooks that take it, and GitLab's payload pieces. */
 export { emitWebhookEvent, type WebhookEvent } from './emit.js';
 export { projectHookAttrs, userHookAttrs, labelHookAttrs, repositoryOf } from './payloads.js';

@@ -156,7 +156,8 @@ function mergeRequestAttributes(mr: MergeRequestRow, assigneeIds: number[]): Jso
   };
 }
 
-async function lastCommitOf(db: Db, urls: UrlBuilder, project: ProjectRow, sha: string | null): Promise<Json | null> {
+/** Commit#hook_attrs of the project's commit `sha`; null when unknown. */
+export async function lastCommitOf(db: Db, urls: UrlBuilder, project: ProjectRow, sha: string | null): Promise<Json | null> {
   if (!sha) return null;
   const commit = await selectCommit(db, project.id, sha);
   if (!commit) return null;

@@ -12,6 +12,7 @@ import { requireUser } from '../../access/policy.js';
 import { nowIso } from '../../access/context.js';
 import { buildEmojiPayload } from './payloads-emoji.js';
 import type { Noteable, NoteableType } from '../notes/index.js';
+import { ciTestPayload } from './test-payloads-ci.js';
 
 type Sample = { data: Record<string, unknown>; trigger: string } | { error: string };
 
@@ -68,6 +69,10 @@ export async function testPayload(ctx: Ctx, parent: HookParent, trigger: HookTri
       const data = await buildEmojiPayload(ctx.db, ctx.urls, { by: user, project: projectOf(note.project_id), award, action: 'award' });
       return { data, trigger: 'emoji_hooks' };
     }
+    case 'pipeline_events':
+    case 'job_events':
+    case 'deployment_events':
+      return ciTestPayload(ctx, projects, trigger);
     default:
       return { error: 'Testing not available for this hook' };
   }
