@@ -33,20 +33,20 @@ import {
 import { systemRoutes } from './domains/system/system.routes.js';
 import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
 import { issueNoteable, issuesRoutes, registerIssueHooks } from './domains/issues/index.js';
-import { registerWebhookJobs, webhookAccountHooks, webhookAwardEmojiHooks, webhookIssueHooks, webhookMergeRequestHooks, webhookNoteHooks, webhooksRoutes } from './domains/webhooks/index.js';
 import { webhookDeploymentHooks, webhookPipelineHooks } from './domains/webhooks/index.js';
+import { registerWebhookJobs, webhookAccountHooks, webhookAwardEmojiHooks, webhookIssueHooks, webhookMergeRequestHooks, webhookMilestoneHooks, webhookNoteHooks, webhookPushHooks, webhookReleaseHooks, webhooksRoutes } from './domains/webhooks/index.js';
 import { mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks } from './domains/merge-requests/index.js';
 import { findAwardableNoteable, notesRoutes, registerNoteHooks, registerNoteable } from './domains/notes/index.js';
 import { snippetNoteable, snippetsRoutes } from './domains/snippets/index.js';
 import { awardEmojiRoutes, registerAwardableFinder, registerAwardEmojiHooks } from './domains/award-emoji/index.js';
 import { labelsRoutes } from './domains/labels/index.js';
-import { milestonesRoutes } from './domains/milestones/index.js';
+import { milestonesRoutes, registerMilestoneHooks } from './domains/milestones/index.js';
 import { iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
 import { epicsRoutes } from './domains/epics/index.js';
 import { ciPushHooks, ciRoutes, registerPipelineHooks, resolveJobToken } from './domains/ci/index.js';
 import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index.js';
 import { registerPushHooks, repositoryRoutes } from './domains/repository/index.js';
-import { releasesRoutes } from './domains/releases/index.js';
+import { registerReleaseHooks, releasesPushHooks, releasesRoutes } from './domains/releases/index.js';
 import { protectedBranchesRoutes } from './domains/protected-branches/index.js';
 import { approvalStatusesOf, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
 import { pipelineSchedulesRoutes, registerPipelineScheduleJobs } from './domains/pipeline-schedules/index.js';
@@ -183,6 +183,11 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   // A push resets approvals (in the commit's transaction), then runs its pipeline (after it).
   registerPushHooks(approvalsPushHooks);
   registerPushHooks(ciPushHooks);
+  // A deleted tag takes its release (whose deletion is a release event), then the push goes out to the hooks.
+  registerPushHooks(releasesPushHooks);
+  registerPushHooks(webhookPushHooks);
+  registerReleaseHooks(webhookReleaseHooks);
+  registerMilestoneHooks(webhookMilestoneHooks);
   // An incident changing refreshes the DORA incident metrics, in the issue's transaction.
   registerIssueHooks(deliveryIssueHooks);
   // Issues, merge requests and comments go out to the hooks that take them, queued in the change's transaction.

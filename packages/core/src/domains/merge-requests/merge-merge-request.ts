@@ -12,7 +12,7 @@ import { MethodNotAllowedError } from '../../kernel/errors.js';
 import { updateMergeRequestById, updateOpenMergeRequestToMerged } from './merge-request.queries.js';
 import type { MergeMergeRequestInput } from './merge-request.schema.js';
 import { presentMergeRequest } from './present-merge-requests.js';
-import { canUpdateBranch, selectBranch } from '../repository/index.js';
+import { canUpdateBranch, deleteRefIn, selectBranch } from '../repository/index.js';
 import { recordMerge, sourceBranchRemovable } from './source-branch.js';
 import { approvalsAllowMerge } from './approval-status.js';
 import { createPushPipeline } from '../ci/index.js';
@@ -65,7 +65,7 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
       mergeCommitMessage: input.merge_commit_message,
       squashCommitMessage: input.squash_commit_message,
     });
-    if (removable) await trx.deleteFrom('repository_refs').where('id', '=', source.id).execute();
+    if (removable) await deleteRefIn(trx, ctx, project, from);
     await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, 'merged', user.id, now);
     await recordProjectActivity(trx, project, now);
     const after = await updateMergeRequestById(trx, mr.id, { merge_commit_sha: outcome.mergeCommitSha, squash_commit_sha: outcome.squashCommitSha });

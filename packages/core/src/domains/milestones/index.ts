@@ -8,6 +8,7 @@ export { milestoneFilter } from './milestone-filters.js';
 export { milestonesByIdFor, presentMilestones } from './present-milestones.js';
 export type { MilestoneEntity } from './milestone.entity.js';
 export type { MilestoneRow } from './milestone.table.js';
+export { registerMilestoneHooks, type MilestoneHooks, type MilestoneChange } from './milestone-hooks.js';
 export type {
   CreateMilestoneInput,
   ListGroupMilestonesInput,

@@ -13,6 +13,9 @@ import { deleteMilestoneById, insertMilestone, selectMilestoneWithTitle, updateM
 import type { CreateMilestoneInput, MilestoneRefInput, UpdateMilestoneInput } from './milestone.schema.js';
 import type { MilestoneRow } from './milestone.table.js';
 import { presentMilestone } from './present-milestones.js';
+import { runMilestoneChanged } from './milestone-hooks.js';
+
+const projectOf = (parent: MilestoneParent) => (parent.kind === 'project' ? parent.project : null);
 
 const MAX_TITLE = 255;
 export const DUPLICATE_TITLE = 'already being used for another group or project milestone.';
@@ -82,7 +85,7 @@ export async function createMilestone(ctx: Ctx, kind: MilestoneParentKind, input
       if (errors.size) throw failure('create', errors);
       const scope = parent.kind === 'project' ? `project:${parent.project.id}` : `group:${parent.group.id}`;
       if (parent.kind === 'project') await recordProjectActivity(trx, parent.project, now); // a project milestone opened
-      return insertMilestone(trx, {
+      const created = await insertMilestone(trx, {
         project_id: parent.kind === 'project' ? parent.project.id : null,
         group_id: parent.kind === 'group' ? parent.group.id : null,
         iid: await nextIid(trx, 'milestones', scope),
@@ -92,6 +95,8 @@ export async function createMilestone(ctx: Ctx, kind: MilestoneParentKind, input
         created_at: now,
         updated_at: now,
       });
+      await runMilestoneChanged(trx, { action: 'create', by: ctx, milestone: created, project: projectOf(parent) });
+      return created;
     }),
   );
   return presentMilestone(ctx, row);
@@ -127,7 +132,12 @@ export async function updateMilestone(ctx: Ctx, kind: MilestoneParentKind, input
       if (Object.keys(set).length === 0) return milestone;
       // A project milestone closed or reopened is a project event.
       if (set.state !== undefined && parent.kind === 'project') await recordProjectActivity(trx, parent.project, nowIso(ctx));
-      return updateMilestoneById(trx, milestone.id, { ...set, updated_at: nowIso(ctx) });
+      const updated = await updateMilestoneById(trx, milestone.id, { ...set, updated_at: nowIso(ctx) });
+      // Closing and reopening are events (Milestones::CloseService, ReopenService); other edits are not.
+      if (set.state !== undefined) {
+        await runMilestoneChanged(trx, { action: set.state === 'closed' ? 'close' : 'reopen', by: ctx, milestone: updated, project: projectOf(parent) });
+      }
+      return updated;
     }),
   );
   return presentMilestone(ctx, row);
@@ -139,6 +149,7 @@ export async function deleteMilestone(ctx: Ctx, kind: MilestoneParentKind, input
   const milestone = await findMilestone(ctx, parent, input.milestone_id);
   const now = nowIso(ctx);
   await ctx.db.transaction().execute(async (trx) => {
+    await runMilestoneChanged(trx, { action: 'delete', by: ctx, milestone, project: projectOf(parent) });
     await deleteMilestoneById(trx, milestone.id, now);
     if (parent.kind === 'project') await recordProjectActivity(trx, parent.project, now); // a project milestone destroyed
   });

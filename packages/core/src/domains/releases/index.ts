@@ -3,8 +3,10 @@ export { releasesRoutes } from './releases.routes.js';
 export { listReleases, getRelease, createRelease, updateRelease, deleteRelease, latestReleaseRedirect, downloadReleaseAsset } from './releases.js';
 export { listReleaseLinks, getReleaseLink, createReleaseLink, updateReleaseLink, deleteReleaseLink } from './release-links.js';
 export { listGroupReleases } from './group-releases.js';
+export { releaseSources } from './release.entity.js';
 export type { ReleaseEntity, BasicReleaseEntity, ReleaseLinkEntity, ReleaseSourceEntity, MilestoneWithStatsEntity } from './release.entity.js';
 export type { ReleaseRow, ReleaseLinkRow } from './release.table.js';
+export { registerReleaseHooks, releasesPushHooks, type ReleaseHooks, type ReleaseChange } from './release-hooks.js';
 export {
   LINK_TYPES,
   type LinkType,

@@ -75,6 +75,11 @@ export interface ReleaseEntity {
 /** `Gitlab::Workhorse::ARCHIVE_FORMATS`. */
 const ARCHIVE_FORMATS = ['zip', 'tar.gz', 'tar.bz2', 'tar'] as const;
 
+/** Releases::Source.all: the repository archive at the tag, in each format. */
+export function releaseSources(webUrl: string, project: Pick<ProjectRow, 'path'>, tag: string): ReleaseSourceEntity[] {
+  return ARCHIVE_FORMATS.map((format) => ({ format, url: `${webUrl}/-/archive/${tag}/${project.path}-${tag.replace(/\//g, '-')}.${format}` }));
+}
+
 const enc = encodeURIComponent;
 
 /** What presenting a release needs to know about its project and the caller. */
@@ -229,12 +234,7 @@ export async function presentReleases(ctx: Ctx, rows: ReleaseRow[], options: Pre
       ...(view.canReadCode && { tag_path: `${webPath}/-/tags/${tag}` }),
       assets: {
         count: releaseLinks.length + (view.canReadCode ? ARCHIVE_FORMATS.length : 0),
-        ...(view.canReadCode && {
-          sources: ARCHIVE_FORMATS.map((format) => ({
-            format,
-            url: `${webUrl}/-/archive/${row.tag_name}/${project.path}-${row.tag_name.replace(/\//g, '-')}.${format}`,
-          })),
-        }),
+        ...(view.canReadCode && { sources: releaseSources(webUrl, project, row.tag_name) }),
         links: releaseLinks,
       },
       ...(view.canReadCode && { evidences: [] }),

@@ -18,7 +18,8 @@ import { resolveRevision, selectTag } from '../repository/index.js';
 import { createTagIn, validRefName } from '../repository/index.js';
 import { filepathOf, invalidLinkType, linkErrors, type LinkFields } from './release-link.rules.js';
 import { presentRelease, presentReleases, type ReleaseEntity } from './release.entity.js';
-import { deleteReleaseById, selectRelease, setReleaseMilestones } from './release.queries.js';
+import { selectRelease, setReleaseMilestones } from './release.queries.js';
+import { destroyRelease, runReleaseChanged } from './release-hooks.js';
 import type {
   CreateReleaseInput,
   DownloadReleaseAssetInput,
@@ -207,6 +208,7 @@ export async function createRelease(ctx: Ctx, input: CreateReleaseInput): Promis
           .execute();
       }
       if (milestoneIds?.length) await setReleaseMilestones(trx, release.id, milestoneIds);
+      await runReleaseChanged(trx, { action: 'create', by: ctx, project, release });
       return release;
     }),
   );
@@ -249,7 +251,9 @@ export async function updateRelease(ctx: Ctx, input: UpdateReleaseInput): Promis
   if (input.released_at !== undefined) set.released_at = input.released_at.toISOString();
   const row = await ctx.db.transaction().execute(async (trx: Kysely<Database>) => {
     if (milestoneIds !== undefined) await setReleaseMilestones(trx, release.id, milestoneIds);
-    return trx.updateTable('releases').set(set).where('id', '=', release.id).returningAll().executeTakeFirstOrThrow();
+    const updated = await trx.updateTable('releases').set(set).where('id', '=', release.id).returningAll().executeTakeFirstOrThrow();
+    await runReleaseChanged(trx, { action: 'update', by: ctx, project, release: updated });
+    return updated;
   });
   return presentRelease(ctx, row, { project });
 }
@@ -258,6 +262,6 @@ export async function updateRelease(ctx: Ctx, input: UpdateReleaseInput): Promis
 export async function deleteRelease(ctx: Ctx, input: ReleaseRefInput): Promise<ReleaseEntity> {
   const { project, release } = await releaseToChange(ctx, input, 'destroy_release');
   const entity = await presentRelease(ctx, release, { project });
-  await ctx.db.transaction().execute((trx) => deleteReleaseById(trx, release.id));
+  await ctx.db.transaction().execute((trx) => destroyRelease(trx, ctx, project, release));
   return entity;
 }

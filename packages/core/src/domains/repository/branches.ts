@@ -2,9 +2,8 @@
  * Branches: GitLab's `API::Branches` (list, show, HEAD, create, delete, delete merged).
  * Lists page in SQL ordered by name byte by byte; `regex` filters the names in memory first.
  */
-import { recordProjectActivity } from '../../access/project-activity.js';
 import { sql } from 'kysely';
-import { nowIso, type Ctx } from '../../access/context.js';
+import type { Ctx } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionError } from '../../kernel/errors.js';
 import { paginate, type Page } from '../../kernel/pagination.js';
 import { can } from '../../access/policy.js';
@@ -16,7 +15,7 @@ import { loadBranchRules } from './protection.js';
 import { repositoryIsEmpty, selectBranch, selectCommit } from './refs.js';
 import { findCodeProject, findPushProject } from './repository-access.js';
 import type { RepositoryRefRow } from './repository.table.js';
-import { createBranchIn, recordCommitIn, validRefName } from './write-commit.js';
+import { createBranchIn, deleteRefIn, recordCommitIn, validRefName } from './write-commit.js';
 import { runRefPushed } from './push-hooks.js';
 
 const notFound = () => new NotFoundError('Branch');
@@ -118,10 +117,7 @@ export async function deleteBranch(ctx: Ctx, input: BranchRefInput, options: { u
       { raw: true },
     );
   }
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('repository_refs').where('id', '=', branch.id).execute();
-    await recordProjectActivity(trx, project, nowIso(ctx)); // a push removing the branch
-  });
+  await ctx.db.transaction().execute((trx) => deleteRefIn(trx, ctx, project, branch));
 }
 
 /**
@@ -139,7 +135,7 @@ export async function deleteMergedBranches(ctx: Ctx, ref: string): Promise<void>
   const merged = await ctx.db
     .withRecursive('anc(sha)', () => ancestryCte(project.id, { sha: head.commit_sha }))
     .selectFrom('repository_refs as r')
-    .select(['r.id', 'r.name'])
+    .selectAll('r')
     .where('r.project_id', '=', project.id)
     .where('r.kind', '=', 'branch')
     .where('r.name', '!=', project.default_branch)
@@ -147,6 +143,9 @@ export async function deleteMergedBranches(ctx: Ctx, ref: string): Promise<void>
     .where('r.commit_sha', 'in', (eb) => eb.selectFrom('anc').select('anc.sha'))
     .execute();
   const rules = await loadBranchRules(ctx, project);
-  const ids = merged.filter((b) => !rules.matching(b.name).length).map((b) => b.id);
-  if (ids.length) await ctx.db.deleteFrom('repository_refs').where('id', 'in', ids).execute();
+  const doomed = merged.filter((b) => !rules.matching(b.name).length);
+  // One removal per branch, as GitLab's DeleteBranchService runs for each (one push event each).
+  if (doomed.length) await ctx.db.transaction().execute(async (trx) => {
+    for (const branch of doomed) await deleteRefIn(trx, ctx, project, branch);
+  });
 }

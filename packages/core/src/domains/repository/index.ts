@@ -9,7 +9,7 @@ import { treeRoutes } from './tree.routes.js';
 /** Routes of this domain: branches, tags, commits, files, tree. */
 export const repositoryRoutes: Route[] = [...branchesRoutes, ...tagsRoutes, ...commitsRoutes, ...filesRoutes, ...treeRoutes];
 
-export { registerPushHooks, type PushHooks, type PushedRef } from './push-hooks.js';
+export { registerPushHooks, type PushHooks, type PushedRef, type RefUpdate } from './push-hooks.js';
 export {
   resolveRevision,
   readFileAtRevision,
@@ -34,6 +34,7 @@ export {
   createBranchIn,
   createTagIn,
   insertRef,
+  deleteRefIn,
   moveMergeRequestHeads,
   newCommitSha,
   validRefName,

@@ -3,9 +3,8 @@
  * does. Name and update orders page in SQL; the version order sorts the (filtered) names in
  * memory, as SQL has no version collation, and loads the rows of one page.
  */
-import { recordProjectActivity } from '../../access/project-activity.js';
 import { sql } from 'kysely';
-import { nowIso, type Ctx } from '../../access/context.js';
+import type { Ctx } from '../../access/context.js';
 import { NotFoundError, PreconditionError } from '../../kernel/errors.js';
 import { clampPerPage, paginate, COUNT_LIMIT, type Page } from '../../kernel/pagination.js';
 import { bytewise, nameSearch } from './history.queries.js';
@@ -13,7 +12,7 @@ import { selectCommit, selectTag } from './refs.js';
 import { findCodeProject, findPushProject } from './repository-access.js';
 import { presentTags, type TagEntity } from './tag.entity.js';
 import type { CreateTagInput, ListTagsInput, TagRefInput } from './tags.schema.js';
-import { createTagIn } from './write-commit.js';
+import { createTagIn, deleteRefIn } from './write-commit.js';
 import { runRefPushed } from './push-hooks.js';
 
 /** git's `versionsort`: digit runs compare as numbers. */
@@ -91,9 +90,6 @@ export async function deleteTag(ctx: Ctx, input: TagRefInput, options: { unmodif
   if (!row) throw new NotFoundError('Tag');
   const commit = await selectCommit(ctx.db, project.id, row.commit_sha);
   if (options.unmodifiedSince && commit && new Date(commit.authored_date).getTime() > options.unmodifiedSince.getTime()) throw new PreconditionError();
-  await ctx.db.transaction().execute(async (trx) => {
-    await trx.deleteFrom('releases').where('project_id', '=', project.id).where('tag_name', '=', row.name).execute();
-    await trx.deleteFrom('repository_refs').where('id', '=', row.id).execute();
-    await recordProjectActivity(trx, project, nowIso(ctx)); // a push removing the tag
-  });
+  // Its release goes too: releases reacts to the deletion (Tags::DestroyService runs Releases::DestroyService).
+  await ctx.db.transaction().execute((trx) => deleteRefIn(trx, ctx, project, row));
 }

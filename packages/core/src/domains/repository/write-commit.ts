@@ -18,7 +18,7 @@ import { repositoryIsEmpty, resolveRevision, selectBranch, selectCommit, selectT
 import { applyActions, type CommitAction } from './commit-actions.js';
 import type { CommitStats } from './commit.entity.js';
 import type { RepositoryCommitRow, RepositoryRefRow } from './repository.table.js';
-import { runMergeRequestHeadsMoved } from './push-hooks.js';
+import { runMergeRequestHeadsMoved, runRefUpdated } from './push-hooks.js';
 
 export { validFilePath, type CommitAction, type CommitActionName } from './commit-actions.js';
 
@@ -239,6 +239,7 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
     if (project.default_branch !== input.branch) await trx.updateTable('projects').set({ default_branch: input.branch }).where('id', '=', project.id).execute();
     await protectDefaultBranch(trx, project.id, input.branch, now);
   }
+  await runRefUpdated(trx, ctx, project, { kind: 'branch', name: input.branch, before, after: sha });
   return { commit, stats: applied.stats, branch, branchCreated, before };
 }
 
@@ -282,6 +283,7 @@ export async function createBranchIn(
   const ref = await insertRef(trx, project, 'branch', name, { commitSha: start!.commit.sha, filesFrom: start!.ref }, nowIso(ctx));
   await moveMergeRequestHeads(trx, project.id, name, start!.commit.sha, nowIso(ctx));
   await recordProjectActivity(trx, project, nowIso(ctx)); // a push of a new branch
+  await runRefUpdated(trx, ctx, project, { kind: 'branch', name, before: null, after: ref.commit_sha });
   return ref;
 }
 
@@ -306,7 +308,15 @@ export async function createTagIn(
     tagger_email: user?.email,
   });
   await recordProjectActivity(trx, project, nowIso(ctx)); // a push of a new tag
+  await runRefUpdated(trx, ctx, project, { kind: 'tag', name, before: null, after: tag.commit_sha });
   return { tag, target: start! };
+}
+
+/** Deletes a branch or tag (its files go with it) inside `trx`: a push whose `after` is blank. The caller checked the right to. */
+export async function deleteRefIn(trx: Trx, ctx: Ctx, project: ProjectRow, ref: RepositoryRefRow): Promise<void> {
+  await trx.deleteFrom('repository_refs').where('id', '=', ref.id).execute();
+  await recordProjectActivity(trx, project, nowIso(ctx)); // a push removing the ref
+  await runRefUpdated(trx, ctx, project, { kind: ref.kind, name: ref.name, before: ref.commit_sha || null, after: null });
 }
 
 /** Records a commit that no branch points at (a merge request's squash commit), with its parents. */

@@ -14,6 +14,7 @@ import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
 import { PERMANENTLY_DISABLED_FAILURE_THRESHOLD, TEMPORARILY_DISABLED_FAILURE_THRESHOLD } from './auto-disabling.js';
 import { executeHook } from './execute-hook.js';
+import { branchFilterMatches } from './branch-filter.js';
 import type { HookEventColumn } from './webhook.table.js';
 import { preparedQuery } from '../../storage/prepared.js';
 
@@ -31,6 +32,8 @@ export interface WebhookEvent {
   system?: 'flag' | 'always';
   /** The hook switch this event needs (`issues_events`); null for system events. */
   flag: HookEventColumn | null;
+  /** A push to this branch: project and group hooks whose branch filter refuses it are left out (branch-filter.ts). */
+  branch?: string;
   /** GitLab's hook scope (`issue_hooks`): the log's `trigger`, and X-Gitlab-Event (`Issue Hook`). */
   trigger: string;
   /** Builds the payload; called once, only when some hook takes the event. */
@@ -74,7 +77,7 @@ export async function emitWebhookEvent(trx: Kysely<Database>, deps: Pick<Deps, '
   const now = deps.clock.now().toISOString();
   const hooks = await trx
     .selectFrom('web_hooks')
-    .select(['id', 'type'])
+    .select(['id', 'type', 'push_events_branch_filter', 'branch_filter_strategy'])
     .where((eb) => {
       const scopes = [];
       if (event.project) scopes.push(eb.and([eb('type', '=', 'ProjectHook'), eb('project_id', '=', event.project.id)]));
@@ -102,7 +105,8 @@ export async function emitWebhookEvent(trx: Kysely<Database>, deps: Pick<Deps, '
       return q.where((eb) => (event.system === 'always' ? eb.or([eb('type', '=', 'SystemHook'), eb(flag, '=', 1)]) : eb(flag, '=', 1)));
     })
     .orderBy('id')
-    .execute();
+    .execute()
+    .then((rows) => (event.branch === undefined ? rows : rows.filter((h) => h.type === 'SystemHook' || branchFilterMatches(h, event.branch!))));
   if (hooks.length === 0) return 0;
   const data = await event.build();
   const eventUuid = randomUUID();

@@ -11,6 +11,7 @@ export { webhookIssueHooks, webhookMergeRequestHooks, webhookNoteHooks } from '.
 export { webhookAwardEmojiHooks } from './reactions-emoji.js';
 export { webhookAccountHooks } from './reactions-accounts.js';
 export { webhookPipelineHooks, webhookDeploymentHooks } from './reactions-ci.js';
+export { webhookMilestoneHooks, webhookPushHooks, webhookReleaseHooks } from './reactions-push.js';
 /** For other domains' reactions (push, pipelines, …): queue an event for the hooks that take it, and GitLab's payload pieces. */
 export { emitWebhookEvent, type WebhookEvent } from './emit.js';
 export { projectHookAttrs, userHookAttrs, labelHookAttrs, repositoryOf } from './payloads.js';

@@ -17,7 +17,7 @@ type Json = Record<string, unknown>;
 type Db = Kysely<Database>;
 
 /** Time#xmlschema of a stored timestamp: `2012-07-21T07:30:54Z`. */
-const xmlschema = (iso: string | null): string | null => (iso ? iso.replace(/\.\d+Z$/, 'Z') : null);
+export const xmlschema = (iso: string | null): string | null => (iso ? iso.replace(/\.\d+Z$/, 'Z') : null);
 
 /** User#webhook_email. */
 const webhookEmail = (user: Pick<UserRow, 'public_email'>): string => user.public_email || '[REDACTED]';

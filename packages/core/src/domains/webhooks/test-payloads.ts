@@ -13,6 +13,7 @@ import { nowIso } from '../../access/context.js';
 import { buildEmojiPayload } from './payloads-emoji.js';
 import type { Noteable, NoteableType } from '../notes/index.js';
 import { ciTestPayload } from './test-payloads-ci.js';
+import { refsTestPayload } from './test-payloads-push.js';
 
 type Sample = { data: Record<string, unknown>; trigger: string } | { error: string };
 
@@ -73,6 +74,11 @@ export async function testPayload(ctx: Ctx, parent: HookParent, trigger: HookTri
     case 'job_events':
     case 'deployment_events':
       return ciTestPayload(ctx, projects, trigger);
+    case 'push_events':
+    case 'tag_push_events':
+    case 'releases_events':
+    case 'milestone_events':
+      return refsTestPayload(ctx, projects, trigger);
     default:
       return { error: 'Testing not available for this hook' };
   }
