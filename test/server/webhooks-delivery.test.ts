@@ -22,7 +22,8 @@ for (const dialect of DIALECTS) {
     const t0 = new Date('2026-03-02T10:00:00.000Z');
     const runDue = () => f.forge.deps.queue.runDue();
     const at = (ms: number) => clock.set(new Date(t0.getTime() + ms), true);
-    const openIssue = async (title: string) => expectStatus(await f.api('POST', `/projects/${project.id}/issues`, { body: { title } }), 201);
+    const openIssue = async (title: string, description?: string) =>
+      expectStatus(await f.api('POST', `/projects/${project.id}/issues`, { body: { title, description } }), 201);
 
     before(async () => {
       clock = fixedClock(t0.toISOString());
@@ -123,8 +124,9 @@ for (const dialect of DIALECTS) {
       const headers: Record<string, string> = { 'content-type': 'text/plain', 'x-a-long': 'h'.repeat(2000) };
       for (let i = 0; i < 60; i++) headers[`x-extra-${i}`] = String(i);
       rx.answer(200, big, headers);
-      await openIssue('logged');
+      await openIssue('logged', 'ops@example.com');
       await runDue();
+      const delivered = rx.deliveries.at(-1)!.body;
       rx.answer(404, 'nope');
       await openIssue('not found');
       await runDue();
@@ -142,6 +144,11 @@ for (const dialect of DIALECTS) {
       assert.equal(first.request_headers['X-Api-Key'], '[REDACTED]');
       assert.equal(first.request_headers['X-Gitlab-Event'], 'Issue Hook');
       assert.equal(first.request_data.object_attributes.title, 'logged');
+      // Values that are emails are redacted in the log (GitLab's URI::MailTo::EMAIL_REGEXP); SSH URLs are not emails.
+      assert.equal(delivered.object_attributes.description, 'ops@example.com');
+      assert.equal(first.request_data.object_attributes.description, '[REDACTED]');
+      assert.match(delivered.project.git_ssh_url, /^git@.+:.+\.git$/);
+      assert.deepEqual(first.request_data.project, delivered.project);
       assert.equal(Buffer.byteLength(first.response_body), 8192);
       assert.ok(first.response_body.endsWith('…'));
       assert.equal(Object.keys(first.response_headers).length, 50);

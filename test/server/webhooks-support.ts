@@ -13,12 +13,16 @@ export interface HookReceiver {
   deliveries: Delivery[];
   /** Answers from now on: status, body and extra headers; status 0 never answers (a target that hangs). */
   answer(status: number, body?: string, headers?: Record<string, string>): void;
+  /** Answers for paths starting with `prefix` (taking precedence over `answer`), e.g. a failing target beside working ones. */
+  answerAt(prefix: string, status: number, body?: string, headers?: Record<string, string>): void;
   close(): Promise<void>;
 }
 
 export async function hookReceiver(): Promise<HookReceiver> {
   const deliveries: Delivery[] = [];
-  let reply = { status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } as Record<string, string> };
+  type Reply = { status: number; body: string; headers: Record<string, string> };
+  let reply: Reply = { status: 200, body: '{"ok":true}', headers: { 'content-type': 'application/json' } };
+  const byPrefix = new Map<string, Reply>();
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
@@ -31,9 +35,10 @@ export async function hookReceiver(): Promise<HookReceiver> {
         // kept as text
       }
       deliveries.push({ path: req.url!, headers: req.headers, body });
-      if (reply.status === 0) return;
-      res.writeHead(reply.status, reply.headers);
-      res.end(reply.body);
+      const r = [...byPrefix].find(([prefix]) => req.url!.startsWith(prefix))?.[1] ?? reply;
+      if (r.status === 0) return;
+      res.writeHead(r.status, r.headers);
+      res.end(r.body);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -43,6 +48,9 @@ export async function hookReceiver(): Promise<HookReceiver> {
     deliveries,
     answer(status, body = '', headers = {}) {
       reply = { status, body, headers };
+    },
+    answerAt(prefix, status, body = '', headers = {}) {
+      byPrefix.set(prefix, { status, body, headers });
     },
     close: () =>
       new Promise<void>((resolve) => {

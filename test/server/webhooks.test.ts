@@ -101,6 +101,8 @@ for (const dialect of DIALECTS) {
       const shown = (await f.api('GET', `${hooks()}/${id}`, { token: maintainer.token })).body;
       assert.deepEqual(shown.custom_headers, [{ key: 'X-Other' }]);
       assert.deepEqual(shown.url_variables, [{ key: 'path' }]);
+      const inUse = await f.api('DELETE', `${hooks()}/${id}/url_variables/path`, { token: maintainer.token });
+      assert.deepEqual([inUse.status, inUse.body], [422, { message: 'Could not unset variable' }], 'the URL still uses {path}');
 
       // A new URL without its variable is refused; with a new URL the old token and variables go.
       const unresolved = await f.api('PUT', `${hooks()}/${id}`, { token: maintainer.token, body: { url: `${rx.url}/{missing}` } });
@@ -131,6 +133,12 @@ for (const dialect of DIALECTS) {
       const hook = (await f.api('POST', hooks(), { body: { url: rx.url } })).body;
       const empty = await f.api('PUT', `${hooks()}/${hook.id}`, { body: {} });
       assert.deepEqual([empty.status, empty.body], [400, { message: 'No parameters provided' }]);
+      // A URL variable is validated with the URL it fills in.
+      const templated = (await f.api('POST', hooks(), { body: { url: 'http://{host}/x', url_variables: [{ key: 'host', value: '127.0.0.1' }] } })).body;
+      const badHost = await f.api('PUT', `${hooks()}/${templated.id}/url_variables/host`, { body: { value: 'no such host!' } });
+      assert.deepEqual([badHost.status, badHost.body], [422, { message: 'Illegal key or value' }]);
+      expectStatus(await f.api('PUT', `${hooks()}/${templated.id}/url_variables/host`, { body: { value: 'localhost' } }), 204);
+      expectStatus(await f.api('DELETE', `${hooks()}/${templated.id}`), 204);
       expectStatus(await f.api('GET', hooks(), { token: dev.token }), 403);
       expectStatus(await f.api('POST', hooks(), { token: dev.token, body: { url: rx.url } }), 403);
       const outsider = await f.createUser(uniq('out'));

@@ -24,7 +24,8 @@ export const MAX_LOGGED_REQUEST_DATA_BYTES = 4 * 1024 * 1024;
 export const OVERSIZE_REQUEST_DATA = { oversize: true } as const;
 export const INTERNAL_ERROR = 'internal error';
 const REDACTED = '[REDACTED]';
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
+/** Ruby's URI::MailTo::EMAIL_REGEXP, which GitLab's WebHookLog#redact_user_emails applies to every value (not `git@host:a/b.git`). */
+const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
 export type ExecutionResult =
   | { status: 'success'; httpStatus: number; body: string; logId: number }

@@ -210,20 +210,41 @@ export async function deleteHook(ctx: Ctx, parent: HookParent, hookId: number): 
 
 type SealedMapColumn = 'custom_headers_encrypted' | 'url_variables_encrypted';
 
-/** PUT …/custom_headers/:key and …/url_variables/:key: 204; 422 "Illegal key or value". */
+/** Whether the hook stays valid with these URL variables (GitLab's `hook.update` validating the whole hook). */
+async function validWithUrlVariables(ctx: Ctx, parent: HookParent, hook: WebHookRow, vars: Record<string, string>): Promise<boolean> {
+  try {
+    await validate(ctx, parent, ctx.secrets.decrypt(hook.url_encrypted), vars, {}, { strategy: 'wildcard', value: null });
+    return true;
+  } catch (err) {
+    if (err instanceof UnprocessableError) return false;
+    throw err;
+  }
+}
+
+/**
+ * PUT …/custom_headers/:key and …/url_variables/:key: 204; 422 "Illegal key or value", also when
+ * the new value would make the URL invalid or non-public (GitLab validates the interpolated URL).
+ */
 export async function setHookKey(ctx: Ctx, parent: HookParent, hookId: number, column: SealedMapColumn, key: string, value: string): Promise<void> {
   const hook = await findHook(ctx, parent, hookId);
   const map = { ...openSealedMap(ctx.secrets, hook[column]), [key]: value };
   const problem = column === 'url_variables_encrypted' ? checkUrlVariables(map) : checkCustomHeaders(map);
   if (problem || value === '') throw new UnprocessableError('Illegal key or value');
+  if (column === 'url_variables_encrypted' && !(await validWithUrlVariables(ctx, parent, hook, map))) throw new UnprocessableError('Illegal key or value');
   await ctx.db.updateTable('web_hooks').set({ [column]: sealMap(ctx, map), updated_at: nowIso(ctx) }).where('id', '=', hook.id).execute();
 }
 
-/** DELETE …/custom_headers/:key and …/url_variables/:key: 204; 404 when the key is not set. */
+/**
+ * DELETE …/custom_headers/:key and …/url_variables/:key: 204; 404 when the key is not set; 422
+ * "Could not unset variable" for a URL variable the URL still uses (GitLab's no_missing_url_variables).
+ */
 export async function unsetHookKey(ctx: Ctx, parent: HookParent, hookId: number, column: SealedMapColumn, key: string): Promise<void> {
   const hook = await findHook(ctx, parent, hookId);
   const map = openSealedMap(ctx.secrets, hook[column]);
   if (!(key in map)) throw new NotFoundError(column === 'url_variables_encrypted' ? 'URL variable' : 'Custom header');
   delete map[key];
+  if (column === 'url_variables_encrypted' && interpolateUrl(ctx.secrets.decrypt(hook.url_encrypted), map) === null) {
+    throw new UnprocessableError('Could not unset variable');
+  }
   await ctx.db.updateTable('web_hooks').set({ [column]: sealMap(ctx, map), updated_at: nowIso(ctx) }).where('id', '=', hook.id).execute();
 }
