@@ -1,6 +1,6 @@
 /**
  * The real-client suites and examples that need a tool from outside npm (python-gitlab,
- * sentry-sdk, NuGet.exe and mono…) may skip only outside CI, saying why (test/support/tools.ts).
+ * sentry-sdk, ruby-gitlab, NuGet.exe and mono…) may skip only outside CI, saying why (test/support/tools.ts).
  * Here every such file runs with those tools hidden (PATH holds only node; TEST_SYSTEM_PYTHON
  * points at no python): with CI=true each file fails naming the missing tool, without CI a
  * suite is skipped and prints the reason. Before the guard, the NuGet suites and the NuGet
@@ -74,7 +74,7 @@ async function runHidden(files: string[], env: Record<string, string | undefined
 }
 
 describe('real-client suites that need outside tools', { skip: DIALECTS.includes('sqlite') ? false : 'runs once, with the sqlite dialect' }, () => {
-  it('every file that probes for a tool hands the answer to toolSkip; the python, sentry-sdk and NuGet suites and the NuGet example are among them', () => {
+  it('every file that probes for a tool hands the answer to toolSkip; the python, sentry-sdk, ruby-gitlab and NuGet suites and the NuGet example are among them', () => {
     assert.deepEqual(probing.filter((f) => !guarded.includes(f)), [], 'files that probe without toolSkip');
     for (const f of [
       'test/real-clients/python-gitlab.test.ts',
@@ -83,6 +83,8 @@ describe('real-client suites that need outside tools', { skip: DIALECTS.includes
       'test/real-clients/sentry-python.test.ts',
       'test/real-clients/nuget-v2.test.ts',
       'test/real-clients/nuget-v3.test.ts',
+      'test/real-clients/hooks-ruby-gitlab.test.ts',
+      'test/real-clients/variables-ruby-gitlab.test.ts',
       'examples/nuget-push/nuget-push.test.ts',
     ]) {
       assert.ok(guarded.includes(f), `${f} does not use toolSkip`);
@@ -99,6 +101,7 @@ describe('real-client suites that need outside tools', { skip: DIALECTS.includes
       assert.match(text, /unavailable: .* \(CI is set: every real-client suite must run there, none may skip\)/, `${f}:\n${text}`);
     }
     for (const f of guarded.filter((g) => /nuget/.test(g))) assert.match(run.byFile.get(f)!, /NuGet\.exe [\d.]+ .* unavailable: (script|mono|nuget)/);
+    for (const f of guarded.filter((g) => /ruby-gitlab/.test(g))) assert.match(run.byFile.get(f)!, /ruby-gitlab unavailable: ruby-gitlab cannot run/);
     for (const f of guarded.filter((g) => /python/.test(g))) {
       assert.match(run.byFile.get(f)!, /(python-gitlab|sentry-sdk) unavailable: \/nonexistent\/python3 cannot run/);
     }
