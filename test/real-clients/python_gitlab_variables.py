@@ -15,9 +15,8 @@ import json
 import os
 
 import gitlab
-import gitlab.exceptions
 
-from steps import make_step
+from steps import error_of, make_step
 
 URL = os.environ["FORGELET_URL"]
 TOKEN = os.environ["FORGELET_TOKEN"]
@@ -27,14 +26,6 @@ results = {"version": gitlab.__version__}
 state = {}
 gl = gitlab.Gitlab(URL, private_token=TOKEN)
 step = make_step(results)
-
-
-def error_of(fn):
-    try:
-        fn()
-    except gitlab.exceptions.GitlabError as e:
-        return {"type": type(e).__name__, "response_code": e.response_code, "error_message": e.error_message}
-    return None
 
 
 def by_key(variables):

@@ -13,34 +13,13 @@
 # method.
 require 'gitlab'
 require 'json'
+require_relative 'ruby_steps'
 
 RX = ENV.fetch('RECEIVER_URL')
 PROJECT = ENV.fetch('PROJECT_ID')
 GROUP = ENV.fetch('GROUP_ID')
 client = Gitlab.client
 results = { 'version' => Gitlab::VERSION }
-
-def plain(value)
-  case value
-  when Gitlab::ObjectifiedHash then value.to_h
-  when Gitlab::PaginatedResponse, Array then value.map { |v| plain(v) }
-  else value
-  end
-end
-
-def refusal
-  yield
-  nil
-rescue Gitlab::Error::ResponseError => e
-  message = e.response_message
-  { 'status' => e.response_status, 'message' => message.respond_to?(:to_h) ? message.to_h : message }
-end
-
-def step(results, name)
-  results[name] = yield
-rescue StandardError => e
-  results[name] = { 'error' => { 'type' => e.class.name, 'message' => e.message, 'trace' => e.backtrace.first(4) } }
-end
 
 # Custom headers and URL variables set and unset; the key lists the hook shows at each point.
 def keys_round_trip(client, hook)

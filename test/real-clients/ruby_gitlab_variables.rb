@@ -11,32 +11,11 @@
 # Output: one JSON object on stdout, one key per step; a step that raised reports the error.
 require 'gitlab'
 require 'json'
+require_relative 'ruby_steps'
 
 client = Gitlab.client
 results = { 'version' => Gitlab::VERSION }
 HIDDEN = ENV.fetch('HIDDEN_VALUE')
-
-def plain(value)
-  case value
-  when Gitlab::ObjectifiedHash then value.to_h
-  when Gitlab::PaginatedResponse, Array then value.map { |v| plain(v) }
-  else value
-  end
-end
-
-def refusal
-  yield
-  nil
-rescue Gitlab::Error::ResponseError => e
-  message = e.response_message
-  { 'status' => e.response_status, 'message' => message.respond_to?(:to_h) ? message.to_h : message }
-end
-
-def step(results, name)
-  results[name] = yield
-rescue StandardError => e
-  results[name] = { 'error' => { 'type' => e.class.name, 'message' => e.message, 'trace' => e.backtrace.first(4) } }
-end
 
 # The gem's methods for one kind (project or group), and the path of its variables for raw calls.
 def scoped(client, m, id, base)

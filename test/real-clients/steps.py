@@ -5,6 +5,8 @@ import time
 import traceback
 import warnings
 
+import gitlab.exceptions
+
 
 def make_step(results, exchanges=None):
     """Returns a decorator that runs a step at once and records it under `name`."""
@@ -38,6 +40,15 @@ def make_step(results, exchanges=None):
         return wrap
 
     return step
+
+
+def error_of(fn):
+    """None when fn() succeeds, else how python-gitlab reported the refusal."""
+    try:
+        fn()
+    except gitlab.exceptions.GitlabError as e:
+        return {"type": type(e).__name__, "response_code": e.response_code, "error_message": e.error_message}
+    return None
 
 
 def exchange_recorder(exchanges):
