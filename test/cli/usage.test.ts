@@ -30,6 +30,9 @@ describe('forgelet usage', { skip: DIALECTS.includes('sqlite') ? false : 'runs o
     const help = await exitOf(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /Usage: forgelet \[options\] \[command\][\s\S]+serve \[options\][\s\S]+init \[options\][\s\S]+token/);
+    for (const command of ['token', 'deploy-tokens', 'namespaces', 'variables', 'hooks']) assert.match(help.stdout, new RegExp(`^  ${command} `, 'm'), command);
+    const token = await exitOf(['token', 'list', '--help']);
+    assert.match(token.stdout, /--impersonation[\s\S]+--state <state>/);
     assert.deepEqual(await exitOf(['--version']), { code: 0, stdout: '0.1.0\n', stderr: '' });
   });
 

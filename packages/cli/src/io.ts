@@ -19,3 +19,9 @@ export function processIo(): CliIo {
 export function writeJson(out: OutputStream, value: unknown): void {
   out.write(`${JSON.stringify(value)}\n`);
 }
+
+/** `Key:   value` lines for one resource shown to people, the values in one column. */
+export function formatFields(lines: readonly (readonly [string, string])[]): string {
+  const width = Math.max(...lines.map(([k]) => k.length));
+  return lines.map(([k, v]) => `${`${k}:`.padEnd(width + 2)}${v}\n`).join('');
+}

@@ -55,6 +55,11 @@ export function parseCount(value: string, from: string, flag: string): number {
   return Number(value);
 }
 
+/** A comma-separated flag value (`--scopes api,read_user`) as its non-empty items. */
+export function splitList(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter(Boolean);
+}
+
 /** Seconds (decimals allowed) as milliseconds; 0 only when `zero` says what it means. */
 export function parseSeconds(value: string, from: string, flag: string, options: { zero?: boolean } = {}): number {
   const n = Number(value);

@@ -9,7 +9,7 @@
 import type { Command } from 'commander';
 import type { CheckpointEntity, DeliveryEntity, FlowCallbackEntity, FlowEntity, JobEntity, PipelineListEntity } from '@forgelet/core';
 import { CliError, UsageError } from '../errors.js';
-import { writeJson, type CliIo } from '../io.js';
+import { formatFields, writeJson, type CliIo } from '../io.js';
 import { fetchListing, pagingOptions, parsePaging, type PagingFlags } from '../paging.js';
 import { call, remoteOptions, resolveRemote, type RemoteFlags } from '../remote.js';
 import { isLive, withSpinner } from '../ui/live.js';
@@ -101,7 +101,7 @@ function describeFlow(flow: FlowEntity): string {
     ['Privileges', flow.agent_privileges_names.join(', ') || '-'],
     ['Title', flow.title || '-'],
   ];
-  return lines.map(([k, v]) => `${`${k}:`.padEnd(13)}${v}\n`).join('');
+  return formatFields(lines);
 }
 
 async function show(id: number, flags: Flags, io: CliIo): Promise<void> {

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { GroupEntity } from '@forgelet/core';
 import { UsageError } from '../errors.js';
-import { writeJson, type CliIo } from '../io.js';
+import { formatFields, writeJson, type CliIo } from '../io.js';
 import { fetchListing, pagingOptions, parsePaging, type PagingFlags } from '../paging.js';
 import { call, remoteOptions, resolveRemote, type RemoteFlags } from '../remote.js';
 import { isLive, withSpinner } from '../ui/live.js';
@@ -87,7 +87,7 @@ async function show(ref: string, flags: Flags, io: CliIo): Promise<void> {
     ['Created', group.created_at],
     ['Web URL', group.web_url],
   ];
-  io.stdout.write(lines.map(([k, v]) => `${`${k}:`.padEnd(13)}${v}\n`).join(''));
+  io.stdout.write(formatFields(lines));
 }
 
 function pathFromName(name: string): string {

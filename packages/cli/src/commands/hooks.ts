@@ -7,6 +7,7 @@ import type { Forgelet } from '@forgelet/client';
 import type { HookEntity, HookLogEntity, HookTrigger } from '@forgelet/core';
 import { UsageError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
+import { splitList } from '../options.js';
 import { fetchListing, pagingOptions, parsePaging, type PagingFlags } from '../paging.js';
 import { call, remoteOptions, resolveRemote, type RemoteFlags } from '../remote.js';
 
@@ -95,7 +96,7 @@ async function list(target: string | undefined, flags: Flags & PagingFlags, io: 
 
 async function add(target: string | undefined, url: string | undefined, flags: AddFlags, io: CliIo): Promise<void> {
   const args = positional(target, url, flags);
-  const words = (flags.events ?? 'push').split(',').map((s) => s.trim()).filter(Boolean);
+  const words = splitList(flags.events ?? 'push');
   const unknown = words.filter((w) => !(EVENTS as readonly string[]).includes(w));
   if (unknown.length) throw new UsageError(`unknown event "${unknown[0]}" (one of ${EVENTS.join(', ')})`);
   const body: Record<string, unknown> = { url: args.rest, push_events: words.includes('push') };

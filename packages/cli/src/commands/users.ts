@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { AnyUserEntity } from '@forgelet/client';
 import { CliError } from '../errors.js';
-import { writeJson, type CliIo } from '../io.js';
+import { formatFields, writeJson, type CliIo } from '../io.js';
 import { fetchListing, pagingOptions, parsePaging, type PagingFlags } from '../paging.js';
 import { call, remoteOptions, resolveRemote, type Remote, type RemoteFlags } from '../remote.js';
 import { isLive, withSpinner } from '../ui/live.js';
@@ -93,8 +93,7 @@ function describeUser(u: AnyUserEntity): string {
   if ('is_admin' in u && u.is_admin !== undefined) lines.push(['Administrator', u.is_admin ? 'yes' : 'no']);
   if ('external' in u) lines.push(['External', u.external ? 'yes' : 'no']);
   lines.push(['Created', u.created_at], ['Web URL', u.web_url]);
-  const width = Math.max(...lines.map(([k]) => k.length));
-  return lines.map(([k, v]) => `${`${k}:`.padEnd(width + 2)}${v}\n`).join('');
+  return formatFields(lines);
 }
 
 async function show(ref: string, flags: Flags, io: CliIo): Promise<void> {

@@ -9,13 +9,11 @@ import type { CiInstanceVariableEntity, CiVariableEntity } from '@forgelet/core'
 import { ApiError, type Forgelet } from '@forgelet/client';
 import { UsageError } from '../errors.js';
 import { writeJson, type CliIo } from '../io.js';
+import { ownerOf, ownerOptions, type Owner, type OwnerFlags } from '../owner.js';
 import { fetchListing, pagingOptions, parsePaging, type PagingFlags } from '../paging.js';
 import { call, remoteOptions, resolveRemote, type RemoteFlags } from '../remote.js';
 
-interface ScopeFlags extends RemoteFlags {
-  project?: string;
-  group?: string;
-  instance?: boolean;
+interface ScopeFlags extends RemoteFlags, OwnerFlags {
   json?: boolean;
 }
 interface KeyFlags extends ScopeFlags {
@@ -32,13 +30,9 @@ interface SetFlags extends KeyFlags {
 }
 
 type Variable = CiVariableEntity | CiInstanceVariableEntity;
-type Owner = { kind: 'project' | 'group'; id: string } | { kind: 'instance' };
 
 function scopeOptions(cmd: Command): Command {
-  return remoteOptions(cmd)
-    .option('--project <project>', 'a project (id or full path)')
-    .option('--group <group>', 'a group (id or full path)')
-    .option('--instance', 'the instance (administrators)');
+  return ownerOptions(remoteOptions(cmd));
 }
 
 function keyOptions(cmd: Command): Command {
@@ -66,14 +60,6 @@ export function registerVariableCommands(program: Command, io: CliIo): void {
   keyOptions(variables.command('delete <key>'))
     .description('delete a variable')
     .action((key: string, flags: KeyFlags) => remove(key, flags, io));
-}
-
-function ownerOf(flags: ScopeFlags): Owner {
-  const chosen = [flags.project !== undefined, flags.group !== undefined, flags.instance === true].filter(Boolean).length;
-  if (chosen !== 1) throw new UsageError('give exactly one of --project, --group, --instance');
-  if (flags.project !== undefined) return { kind: 'project', id: flags.project };
-  if (flags.group !== undefined) return { kind: 'group', id: flags.group };
-  return { kind: 'instance' };
 }
 
 function filterOf(owner: Owner, flags: KeyFlags) {

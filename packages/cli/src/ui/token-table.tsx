@@ -1,4 +1,4 @@
-/** `forgelet token list` for people. */
+/** `forgelet token list` for people (personal or, with `--impersonation`, impersonation tokens). */
 import { renderToString, Text } from 'ink';
 import type { PersonalAccessTokenEntity } from '@forgelet/core';
 import { Table, type Cell } from './table.js';
@@ -9,8 +9,15 @@ function stateOf(token: PersonalAccessTokenEntity): Cell {
   return { text: 'active', color: 'green' };
 }
 
-export function TokenTable({ tokens, usernames }: { tokens: PersonalAccessTokenEntity[]; usernames: ReadonlyMap<number, string> }) {
-  if (tokens.length === 0) return <Text>No personal access tokens.</Text>;
+interface Props {
+  tokens: PersonalAccessTokenEntity[];
+  usernames: ReadonlyMap<number, string>;
+  /** What the tokens are, for the line shown when there are none. */
+  kind?: string;
+}
+
+export function TokenTable({ tokens, usernames, kind = 'personal access tokens' }: Props) {
+  if (tokens.length === 0) return <Text>No {kind}.</Text>;
   const rows = tokens.map((t): Cell[] => [
     { text: String(t.id) },
     { text: t.name },
@@ -23,6 +30,6 @@ export function TokenTable({ tokens, usernames }: { tokens: PersonalAccessTokenE
   return <Table headers={['ID', 'NAME', 'USER', 'STATE', 'EXPIRES', 'LAST USED', 'SCOPES']} rows={rows} />;
 }
 
-export function renderTokenTable(tokens: PersonalAccessTokenEntity[], usernames: ReadonlyMap<number, string>, columns = 120): string {
-  return `${renderToString(<TokenTable tokens={tokens} usernames={usernames} />, { columns })}\n`;
+export function renderTokenTable(tokens: PersonalAccessTokenEntity[], usernames: ReadonlyMap<number, string>, columns = 120, kind?: string): string {
+  return `${renderToString(<TokenTable tokens={tokens} usernames={usernames} kind={kind} />, { columns })}\n`;
 }
