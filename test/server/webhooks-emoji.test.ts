@@ -5,38 +5,27 @@
  * nothing queued for hooks with the switch off, nor for a refused award; the test trigger
  * sends GitLab's sample (a thumbsup on the project's last note).
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixedClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
-import { addMember, createGroup, createProject, expectStatus, uniq } from './http.js';
-import { hookReceiver, type HookReceiver } from './webhooks-support.js';
+import type { TestForgelet } from '../support/server.js';
+import { createProject, expectStatus, uniq } from './http.js';
+import { useWebhookProject, type HookReceiver, type WebhookProject } from './webhooks-support.js';
 
 const NOW = '2026-03-02T10:00:00.000Z';
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: emoji webhook events`, () => {
+    const world = useWebhookProject(dialect, 'emoji', NOW);
     let f: TestForgelet;
     let rx: HookReceiver;
     let group: any;
     let project: any;
-    let dev: { id: number; username: string; token: string };
+    let dev: WebhookProject['dev'];
+    before(() => ({ f, rx, group, project, dev } = world));
     const runDue = () => f.forge.deps.queue.runDue();
 
-    before(async () => {
-      f = await startTestServer(dialect, { clock: fixedClock(NOW), workers: false, testMode: true });
-      rx = await hookReceiver();
-      group = await createGroup(f, f.rootToken, { name: uniq('emoji-'), path: uniq('emoji-') });
-      project = await createProject(f, f.rootToken, { name: uniq('react-'), namespace_id: group.id, initialize_with_readme: true });
-      dev = await f.createUser(uniq('dev'));
-      await addMember(f, 'projects', project.id, dev.id, 30);
-    });
-    after(async () => {
-      await f.stop();
-      await rx.close();
-    });
 
     it('sends award and revoke on an issue with GitLab payload; hooks with emoji_events off get nothing queued', async () => {
       const off = (await f.api('POST', `/projects/${project.id}/hooks`, { body: { url: `${rx.url}/off`, issues_events: true, push_events: false } })).body;

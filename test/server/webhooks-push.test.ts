@@ -7,14 +7,13 @@
  * project and group hooks; nothing queued for hooks with the switch off, nor for a write that
  * rolls back; the test triggers' samples.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixedClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
-import { addMember, createGroup, createProject, expectStatus, uniq } from './http.js';
-import { hookReceiver, type Delivery, type HookReceiver } from './webhooks-support.js';
+import type { TestForgelet } from '../support/server.js';
+import { createProject, expectStatus, uniq } from './http.js';
+import { useWebhookProject, type Delivery, type HookReceiver, type WebhookProject } from './webhooks-support.js';
 
 const NOW = '2026-03-02T10:00:00.000Z';
 const BLANK = '0'.repeat(40);
@@ -25,11 +24,13 @@ const PUSH_KEYS = [
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: push and tag push webhook events`, () => {
+    const world = useWebhookProject(dialect, 'pushers', NOW);
     let f: TestForgelet;
     let rx: HookReceiver;
     let group: any;
     let project: any;
-    let dev: { id: number; username: string; token: string };
+    let dev: WebhookProject['dev'];
+    before(() => ({ f, rx, group, project, dev } = world));
     const runDue = () => f.forge.deps.queue.runDue();
     const hooks = () => `/projects/${project.id}/hooks`;
     const addHook = async (path: string, body: Record<string, unknown>, at = hooks()) => {
@@ -40,18 +41,6 @@ for (const dialect of DIALECTS) {
     const deliveredTo = (path: string): Delivery[] => rx.deliveries.filter((d) => d.path === path);
     const head = async (branch: string) => (await f.api('GET', `/projects/${project.id}/repository/branches/${encodeURIComponent(branch)}`)).body.commit.id as string;
 
-    before(async () => {
-      f = await startTestServer(dialect, { clock: fixedClock(NOW), workers: false, testMode: true });
-      rx = await hookReceiver();
-      group = await createGroup(f, f.rootToken, { name: uniq('pushers-'), path: uniq('pushers-') });
-      project = await createProject(f, f.rootToken, { name: uniq('pushed-'), namespace_id: group.id, initialize_with_readme: true });
-      dev = await f.createUser(uniq('dev'));
-      await addMember(f, 'projects', project.id, dev.id, 30);
-    });
-    after(async () => {
-      await f.stop();
-      await rx.close();
-    });
 
     it('commits and files API: Push Hook with GitLab payload (changed paths, ref_protected); push_events off has nothing queued', async () => {
       const off = await addHook('/off', { push_events: false, issues_events: true });

@@ -5,24 +5,25 @@
  * to the project's hooks with `releases_events` / `milestone_events`; nothing queued with the
  * switch off; the test triggers' samples.
  */
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixedClock } from '@forgelet/core';
 import { DIALECTS } from '../support/databases.js';
-import { startTestServer, type TestForgelet } from '../support/server.js';
-import { addMember, createGroup, createProject, expectStatus, uniq } from './http.js';
-import { hookReceiver, type HookReceiver } from './webhooks-support.js';
+import type { TestForgelet } from '../support/server.js';
+import { createProject, expectStatus, uniq } from './http.js';
+import { useWebhookProject, type HookReceiver, type WebhookProject } from './webhooks-support.js';
 
 const NOW = '2026-03-02T10:00:00.000Z';
 const RELEASE_KEYS = ['id', 'created_at', 'description', 'name', 'released_at', 'tag', 'object_kind', 'project', 'url', 'action', 'assets', 'commit'];
 
 for (const dialect of DIALECTS) {
   describe(`${dialect}: release and milestone webhook events`, () => {
+    const world = useWebhookProject(dialect, 'rel', NOW);
     let f: TestForgelet;
     let rx: HookReceiver;
     let group: any;
     let project: any;
-    let dev: { id: number; username: string; token: string };
+    let dev: WebhookProject['dev'];
+    before(() => ({ f, rx, group, project, dev } = world));
     const runDue = () => f.forge.deps.queue.runDue();
     const hooks = () => `/projects/${project.id}/hooks`;
     const addHook = async (path: string, body: Record<string, unknown>) => {
@@ -31,18 +32,6 @@ for (const dialect of DIALECTS) {
       return r.body;
     };
 
-    before(async () => {
-      f = await startTestServer(dialect, { clock: fixedClock(NOW), workers: false, testMode: true });
-      rx = await hookReceiver();
-      group = await createGroup(f, f.rootToken, { name: uniq('rel-'), path: uniq('rel-') });
-      project = await createProject(f, f.rootToken, { name: uniq('released-'), namespace_id: group.id, initialize_with_readme: true });
-      dev = await f.createUser(uniq('dev'));
-      await addMember(f, 'projects', project.id, dev.id, 30);
-    });
-    after(async () => {
-      await f.stop();
-      await rx.close();
-    });
 
     it('release create, update and delete: Release Hook with GitLab payload; releases_events off has nothing queued', async () => {
       await addHook('/off', { issues_events: true });

@@ -1,6 +1,11 @@
 /** A loopback receiver for webhook deliveries: every request, answered with the scripted status (the last one repeats). */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before } from 'node:test';
+import { fixedClock } from '@forgelet/core';
+import type { Dialect } from '../support/databases.js';
+import { startTestServer, type TestForgelet } from '../support/server.js';
+import { addMember, createGroup, createProject, uniq } from './http.js';
 
 export interface Delivery {
   path: string;
@@ -58,4 +63,35 @@ export async function hookReceiver(): Promise<HookReceiver> {
         server.closeAllConnections();
       }),
   };
+}
+
+/** What the webhook event tests share: a server, a receiver, a group with a project and a Developer in it. */
+export interface WebhookProject {
+  f: TestForgelet;
+  rx: HookReceiver;
+  group: any;
+  project: any;
+  dev: { id: number; username: string; token: string };
+}
+
+/**
+ * Registers the suite's before/after: a test-mode server on a clock fixed at `now` (no
+ * background workers: tests run the queue themselves), a receiver, and a group named after
+ * `prefix` holding a project with a README and a Developer. The fields are set once `before` ran.
+ */
+export function useWebhookProject(dialect: Dialect, prefix: string, now: string): WebhookProject {
+  const world = {} as WebhookProject;
+  before(async () => {
+    world.f = await startTestServer(dialect, { clock: fixedClock(now), workers: false, testMode: true });
+    world.rx = await hookReceiver();
+    world.group = await createGroup(world.f, world.f.rootToken, { name: uniq(`${prefix}-`), path: uniq(`${prefix}-`) });
+    world.project = await createProject(world.f, world.f.rootToken, { name: uniq(`${prefix}-project-`), namespace_id: world.group.id, initialize_with_readme: true });
+    world.dev = await world.f.createUser(uniq('dev'));
+    await addMember(world.f, 'projects', world.project.id, world.dev.id, 30);
+  });
+  after(async () => {
+    await world.f?.stop();
+    await world.rx?.close();
+  });
+  return world;
 }
