@@ -9,6 +9,7 @@ import { createEgress, type Egress } from './kernel/egress.js';
 import { createSecretBox, type KeySource, type SecretBox } from './kernel/secrets.js';
 import type { Route } from './kernel/route.js';
 import { FsBlobStore, type BlobStore } from './storage/blobs.js';
+import { GitRepositories } from './storage/git.js';
 import { openDatabase, type DatabaseHandle } from './storage/dialect.js';
 import { migrateToLatest } from './storage/migrations/index.js';
 import { withStartupLock } from './storage/startup-lock.js';
@@ -70,6 +71,8 @@ export interface ForgeOptions {
   clock?: Clock;
   /** The blob store, or how to make it from the opened database (PgBlobStore); default a temporary directory. */
   blobs?: BlobStore | ((database: DatabaseHandle) => BlobStore);
+  /** Where projects' git repositories live: a directory (several processes share it) or a store; default a temporary directory removed at close. */
+  repositories?: string | GitRepositories;
   /** 32-byte key for secrets at rest; a random one when omitted (in-memory use). */
   secretKey?: Buffer;
   /** The instance's keys instead (a key file rotations rewrite, or FORGELET_SECRET_KEY's): the first seals, all open. */
@@ -150,6 +153,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     dialect: database.dialect,
     clock,
     blobs,
+    git: options.repositories instanceof GitRepositories ? options.repositories : new GitRepositories(options.repositories),
     secrets: options.secrets ?? createSecretBox(options.secretKeys ?? options.secretKey ?? randomBytes(32)),
     egress: options.egress ?? createEgress({ allowLocal: options.allowLocalEgress ?? false }),
     config,
@@ -265,6 +269,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
       await closeIngestBuffer(deps);
       await deps.queue.stop();
       await deps.blobs.close?.();
+      await deps.git.close();
       await database.destroy();
     },
   };

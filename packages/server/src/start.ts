@@ -48,6 +48,11 @@ export interface StartOptions {
   blobUrl?: string;
   /** A blob store of the embedder's own (takes precedence over blobUrl). */
   blobs?: BlobStore;
+  /**
+   * Directory of the projects' bare git repositories; processes on several machines point it at
+   * one shared path. Default: `<dataDir>/repositories`, or a temporary folder.
+   */
+  repositoriesDir?: string;
   /** URL clients use; default: the URL the server listens on. */
   externalUrl?: string;
   tier?: Tier;
@@ -121,12 +126,13 @@ export interface DataDirLayout {
   dir: string;
   database: string;
   blobs: string;
+  repositories: string;
   secretKey: string;
 }
 
 export function dataDirLayout(dir: string): DataDirLayout {
   const abs = resolve(dir);
-  return { dir: abs, database: join(abs, 'forgelet.db'), blobs: join(abs, 'blobs'), secretKey: join(abs, 'secret.key') };
+  return { dir: abs, database: join(abs, 'forgelet.db'), blobs: join(abs, 'blobs'), repositories: join(abs, 'repositories'), secretKey: join(abs, 'secret.key') };
 }
 
 /** Creates the directory and its blob store. */
@@ -168,6 +174,7 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
     clock,
     // Blobs in a folder of their own, so snapshots of them (`blobs.snapshots`) sit beside it.
     blobs: options.blobs ?? blobStoreFor(blobLocation, layout?.blobs ?? join(tempBlobDir!, 'blobs')),
+    repositories: options.repositoriesDir ?? layout?.repositories ?? join(tempBlobDir!, 'repositories'),
     secretKeys: secretKeySource(options, layout),
     root: { token: wantedToken },
     allowLocalEgress: options.allowLocalEgress,

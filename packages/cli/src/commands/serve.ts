@@ -40,6 +40,7 @@ export interface ServeFlags extends StorageFlags {
   json?: boolean;
   workers?: string;
   blobUrl?: string;
+  repositories?: string;
 }
 
 export const DEFAULT_PORT = 8080;
@@ -68,6 +69,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, t
     dataDir: storage.dataDir,
     databaseUrl: storage.databaseUrl,
     blobUrl: blobUrl?.value,
+    repositoriesDir: pick(flags.repositories, env, 'FORGELET_REPOSITORIES_DIR')?.value,
     rootToken: storage.rootToken,
     secretKeys: storage.secretKeys,
     externalUrl: external && parseHttpUrl(external.value, external.from, '--external-url'),
@@ -96,6 +98,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
   for (const [flags, description] of STORAGE_OPTIONS) cmd.option(flags, description);
   cmd
     .option('--blob-url <url>', 'where files go: file:///<dir>, postgres (the database, PostgreSQL only) or s3://<bucket>[/<prefix>]?endpoint=<url>&region=<r>&force_path_style=true, credentials from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (env FORGELET_BLOB_URL, default <data>/blobs)')
+    .option('--repositories <dir>', "projects' bare git repositories; several processes or machines share one path (env FORGELET_REPOSITORIES_DIR, default <data>/repositories)")
     .option('--external-url <url>', 'URL clients use, in links and clone URLs (env FORGELET_EXTERNAL_URL, default: the listening URL)')
     .option('--tier <tier>', 'licensed tier: free, premium or ultimate (env FORGELET_TIER, default ultimate)')
     .option('--body-limit <bytes>', 'largest JSON or form body (env FORGELET_BODY_LIMIT, default 10485760)')

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../storage/database.js';
 import type { DialectName } from '../storage/dialect.js';
 import type { BlobStore } from '../storage/blobs.js';
+import type { GitRepositories } from '../storage/git.js';
 import type { Queue } from '../storage/queue.js';
 import type { UserRow } from './user.table.js';
 import type { Clock } from '../kernel/clock.js';
@@ -42,6 +43,8 @@ export interface Deps {
   dialect: DialectName;
   clock: Clock;
   blobs: BlobStore;
+  /** Projects' bare git repositories (storage/git.ts). */
+  git: GitRepositories;
   secrets: SecretBox;
   egress: Egress;
   config: ForgeConfig;
