@@ -99,15 +99,14 @@ for (const dialect of DIALECTS) {
       assert.equal(missingIssue.status, 404);
     });
 
-    it('accepts every trigger attribute; the catalog consumer wins over workflow_definition', async () => {
+    // The catalog attributes (ai_catalog_item_consumer_id, ai_catalog_item_version_id): ai-catalog.test.ts.
+    it('accepts every trigger attribute', async () => {
       const r = await create({
         project_id: project.path_with_namespace,
         goal: 'Review',
         agent_privileges: [1, 2, 5],
         pre_approved_agent_privileges: [2],
-        workflow_definition: 'ignored',
-        ai_catalog_item_consumer_id: 12,
-        ai_catalog_item_version_id: 34,
+        workflow_definition: 'code_review/v1',
         allow_agent_to_request_user: false,
         environment: 'ambient',
         image: 'node:22',
@@ -117,13 +116,13 @@ for (const dialect of DIALECTS) {
         additional_context: [{ Category: 'file', Content: JSON.stringify({ path: 'README.md' }), Metadata: {} }],
       });
       expectStatus(r, 201);
-      assert.equal(r.body.workflow_definition, 'ai_catalog_item_consumer/12');
+      assert.equal(r.body.workflow_definition, 'code_review/v1');
       assert.deepEqual(r.body.agent_privileges_names, ['read_write_files', 'read_only_platform', 'use_git']);
       assert.deepEqual(r.body.pre_approved_agent_privileges, [2]);
       assert.equal(r.body.allow_agent_to_request_user, false);
       assert.equal(r.body.environment, 'ambient');
       assert.equal(r.body.image, 'node:22');
-      assert.equal(r.body.ai_catalog_item_version_id, 34);
+      assert.equal(r.body.ai_catalog_item_version_id, null);
       assert.equal(r.body.mcp_enabled, false);
       const ns = await create({ namespace_id: 'fdev', goal: 'chat', environment: 'chat' });
       expectStatus(ns, 201);

@@ -219,6 +219,8 @@ export {
 
 // agent flows (GitLab's Duo Workflows): flows, checkpoints, trace, CI workloads, callbacks
 export * from './domains/flows/index.js';
+// the AI catalog (GitLab's Ai::Catalog): items, versions, consumers; GraphQL's aiCatalog* fields
+export * from './domains/ai-catalog/index.js';
 export { createWorkloadIn, type WorkloadInput } from './domains/ci/index.js';
 
 // direct transfer migration (bulk imports): API, engine, relation exports

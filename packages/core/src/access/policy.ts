@@ -124,6 +124,12 @@ const PROJECT_RULES = {
   read_dora4_analytics: REPORTER,
   // agent flows (GitLab's duo_workflow ability)
   create_agent_flow: DEVELOPER,
+  // AI catalog (ee ProjectPolicy and Ai::Catalog::ItemPolicy): a project's private items are read by
+  // its Developers; Maintainers create and edit items and enable (consume) items for the project
+  read_ai_catalog_item: DEVELOPER,
+  admin_ai_catalog_item: MAINTAINER,
+  read_ai_catalog_item_consumer: DEVELOPER,
+  admin_ai_catalog_item_consumer: MAINTAINER,
   // deploy tokens
   read_deploy_token: MAINTAINER,
   create_deploy_token: MAINTAINER,
@@ -169,6 +175,10 @@ const GROUP_RULES = {
   read_dora4_analytics: REPORTER,
   // agent flows on a namespace
   create_agent_flow: DEVELOPER,
+  // AI catalog items enabled for a group (GitLab: read with a maintained project in the group,
+  // approximated by Maintainer of the group; configuring a group consumer: Owner, unconfirmed)
+  read_ai_catalog_item_consumer: MAINTAINER,
+  admin_ai_catalog_item_consumer: OWNER,
   // deploy tokens
   read_deploy_token: MAINTAINER,
   create_deploy_token: MAINTAINER,

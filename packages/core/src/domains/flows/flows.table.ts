@@ -20,6 +20,8 @@ export interface AiFlowTable {
   merge_request_iid: number | null;
   ai_catalog_item_version_id: number | null;
   ai_catalog_item_consumer_id: number | null;
+  /** The configuration (definition JSON) of the catalog item version a consumer started the flow from. */
+  flow_config: Generated<string | null>;
   additional_context: string; // JSON array
   mcp_enabled: number;
   title: string;

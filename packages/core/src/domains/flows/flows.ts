@@ -21,6 +21,7 @@ import { lockPipeline, noteJob, pipelineChange, processPipeline } from '../ci/in
 import { CANCELABLE_STATUSES, COMPLETED_STATUSES } from '../ci/index.js';
 import { createWorkloadIn } from '../ci/index.js';
 import { emitFlowEvent } from './callbacks.js';
+import { catalogVersionForFlow, consumedFlow, type ConsumedFlow } from '../ai-catalog/index.js';
 import type { AiFlowCheckpointRow, AiFlowRow } from './flows.table.js';
 import type { CreateCheckpointInput, CreateFlowInput, ListCheckpointsInput, StatusEvent, TraceInput, UpdateFlowInput } from './flows.schema.js';
 
@@ -165,6 +166,26 @@ async function flowNamespace(ctx: Ctx, ref: string): Promise<NamespaceRow> {
 
 export type CreateFlowParams = InferShape<typeof CreateFlowInput.shape>;
 
+/** The executor's flow configuration schema for catalog flows (GitLab's `flow_config_schema_version`). */
+const CATALOG_FLOW_CONFIG_SCHEMA_VERSION = 'v1';
+
+/**
+ * What a flow started from a catalog item consumer takes from the consumed version, as GitLab's
+ * Ai::Catalog::ExecuteWorkflowService sets it: the definition as the executor's flow config,
+ * workflow_definition `ai_catalog_agent`, environment `web`, every privilege pre-approved, and
+ * the item's description as the goal when none is given.
+ */
+function catalogFlowSettings(consumed: ConsumedFlow) {
+  return {
+    flowConfig: JSON.stringify(consumed.version.definition),
+    workflowDefinition: 'ai_catalog_agent',
+    environment: 'web',
+    agentPrivileges: ALL_PRIVILEGE_IDS,
+    preApprovedAgentPrivileges: ALL_PRIVILEGE_IDS,
+    goal: consumed.item.description,
+  };
+}
+
 export async function createFlow(ctx: Ctx, input: CreateFlowParams): Promise<FlowEntity> {
   const user = requireUser(ctx);
   let project: ProjectRow | null = null;
@@ -178,12 +199,12 @@ export async function createFlow(ctx: Ctx, input: CreateFlowParams): Promise<Flo
   for (const key of ['issue_id', 'merge_request_id', 'ai_catalog_item_consumer_id'] as const) {
     if (input[key] !== undefined && !project) throw new BadRequestError(`${key} requires project_id`);
   }
-  const privileges = input.agent_privileges ?? ALL_PRIVILEGE_IDS;
-  checkPrivileges('agent_privileges', 'Agent privileges', privileges);
-  const preApproved = input.pre_approved_agent_privileges ?? DEFAULT_PRE_APPROVED.filter((p) => privileges.includes(p));
-  checkPrivileges('pre_approved_agent_privileges', 'Pre approved agent privileges', preApproved);
-  for (const p of preApproved) {
-    if (!privileges.includes(p)) throw new BadRequestError(`Pre approved agent privileges contains privilege ${p} not present in agent_privileges`);
+  const requestedPrivileges = input.agent_privileges ?? ALL_PRIVILEGE_IDS;
+  checkPrivileges('agent_privileges', 'Agent privileges', requestedPrivileges);
+  const requestedPreApproved = input.pre_approved_agent_privileges ?? DEFAULT_PRE_APPROVED.filter((p) => requestedPrivileges.includes(p));
+  checkPrivileges('pre_approved_agent_privileges', 'Pre approved agent privileges', requestedPreApproved);
+  for (const p of requestedPreApproved) {
+    if (!requestedPrivileges.includes(p)) throw new BadRequestError(`Pre approved agent privileges contains privilege ${p} not present in agent_privileges`);
   }
   const context = input.additional_context ?? [];
   checkAdditionalContext(context);
@@ -199,9 +220,15 @@ export async function createFlow(ctx: Ctx, input: CreateFlowParams): Promise<Flo
     const hook = await ctx.db.selectFrom('ai_flow_callbacks').select('id').where('id', '=', input.callback_hook_id).executeTakeFirst();
     if (!hook) throw new ValidationError([{ field: 'callback_hook_id', message: 'does not have a valid value' }]);
   }
-  // A catalog item consumer decides the flow's configuration; a workflow_definition given with it is ignored.
-  const definition = input.ai_catalog_item_consumer_id !== undefined ? `ai_catalog_item_consumer/${input.ai_catalog_item_consumer_id}` : (input.workflow_definition ?? null);
-  const goal = input.goal ?? null;
+  // A catalog item consumer decides the flow's configuration (a workflow_definition given with it
+  // is ignored): it must be enabled for this project, and its flow's version is recorded.
+  const consumed = project && input.ai_catalog_item_consumer_id !== undefined ? await consumedFlow(ctx, input.ai_catalog_item_consumer_id, project) : null;
+  const version = consumed ? consumed.version : input.ai_catalog_item_version_id !== undefined ? await catalogVersionForFlow(ctx, input.ai_catalog_item_version_id) : null;
+  const catalog = consumed && catalogFlowSettings(consumed);
+  const privileges = catalog?.agentPrivileges ?? requestedPrivileges;
+  const preApproved = catalog?.preApprovedAgentPrivileges ?? requestedPreApproved;
+  const definition = catalog?.workflowDefinition ?? input.workflow_definition ?? null;
+  const goal = input.goal ?? catalog?.goal ?? null;
   const now = nowIso(ctx);
   const title = (goal ?? definition ?? 'Agent flow').split('\n')[0]!.slice(0, 255);
   const row = {
@@ -217,13 +244,14 @@ export async function createFlow(ctx: Ctx, input: CreateFlowParams): Promise<Flo
     allow_agent_to_request_user: input.allow_agent_to_request_user === false ? 0 : 1,
     shallow_clone: input.shallow_clone === false ? 0 : 1,
     image: input.image ?? null,
-    environment: input.environment ?? null,
+    environment: catalog?.environment ?? input.environment ?? null,
     source: input.source ?? null,
     source_branch: input.source_branch ?? null,
     issue_iid: input.issue_id ?? null,
     merge_request_iid: input.merge_request_id ?? null,
-    ai_catalog_item_version_id: input.ai_catalog_item_version_id ?? null,
-    ai_catalog_item_consumer_id: input.ai_catalog_item_consumer_id ?? null,
+    ai_catalog_item_version_id: version?.id ?? null,
+    ai_catalog_item_consumer_id: consumed?.consumer.id ?? null,
+    flow_config: catalog?.flowConfig ?? null,
     additional_context: JSON.stringify(context),
     mcp_enabled: privileges.includes(RUN_MCP_TOOLS) ? 1 : 0,
     title,
@@ -302,6 +330,12 @@ async function startWorkload(trx: Kysely<Database>, ctx: Ctx, flow: AiFlowRow, p
         ...(flow.issue_iid !== null ? [{ key: 'DUO_WORKFLOW_ISSUE_IID', value: String(flow.issue_iid) }] : []),
         ...(flow.merge_request_iid !== null ? [{ key: 'DUO_WORKFLOW_MERGE_REQUEST_IID', value: String(flow.merge_request_iid) }] : []),
         ...(flow.environment ? [{ key: 'DUO_WORKFLOW_ENVIRONMENT', value: flow.environment }] : []),
+        ...(flow.flow_config !== null
+          ? [
+              { key: 'DUO_WORKFLOW_FLOW_CONFIG', value: flow.flow_config },
+              { key: 'DUO_WORKFLOW_FLOW_CONFIG_SCHEMA_VERSION', value: CATALOG_FLOW_CONFIG_SCHEMA_VERSION },
+            ]
+          : []),
       ],
       secretVariables: [
         { key: 'DUO_WORKFLOW_GOAL', value: flow.goal ?? '' },

@@ -27,6 +27,7 @@ import * as m023nt from './023-namespaces-tokens.js';
 import * as m024wh from './024-webhooks.js';
 import * as m026cw from './026-cache-writes.js';
 import * as m027pc from './027-project-counters.js';
+import * as m031ac from './031-ai-catalog.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -56,6 +57,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '024-webhooks': m024wh,
   '026-cache-writes': m026cw,
   '027-project-counters': m027pc,
+  '031-ai-catalog': m031ac,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
