@@ -17,7 +17,8 @@ import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
 import { CacheEntries, dependencies, MAX_CHECK_GAP_MS, PgReadCache, tablesWritten, type PgCheck } from '../../packages/core/src/storage/read-cache.js';
 import { nextIid } from '../../packages/core/src/kernel/ids.js';
 import { paginate } from '../../packages/core/src/kernel/pagination.js';
-import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
+import { DIALECTS } from '../support/databases.js';
+import { startCluster } from '../../scripts/pg-cluster.mjs';
 
 /** Counts the queries a forge's database runs from now on (Kysely's and, on SQLite, statements prepared directly). */
 function countQueries(forge: Forge): () => number {
@@ -164,9 +165,12 @@ for (const dialect of DIALECTS) {
       dir = mkdtempSync(join(tmpdir(), 'forgelet-read-cache-core-'));
       let url = join(dir, 'forgelet.db');
       if (dialect === 'postgres') {
-        const database = await createTestDatabaseUrl(dialect);
-        url = database.url;
-        drop = database.drop;
+        // A cluster of its own: transaction ids are the cluster's, and a transaction of another
+        // test's database ending unlogged drops every entry (as a psql write would), which
+        // would make the counts below depend on what runs beside this file.
+        const cluster = await startCluster();
+        url = cluster.url;
+        drop = () => cluster.stop();
       }
       databaseUrl = url;
       // Two forges on one database: two connections, as two processes would have.
