@@ -20,6 +20,7 @@ import { DIALECTS } from '../support/databases.js';
 import { startServed, until, type ServedForgelet } from '../support/served.js';
 import { seedSourceGroup, waitForImport } from '../support/bulk-imports.js';
 import { gitbeakerFailure } from './support.js';
+import { basic, getRaw, nupkg, putPackage } from '../server/packages-fixtures.js';
 
 const SIGNING = `whsec_${randomBytes(32).toString('base64')}`;
 const SERVICE_TOKEN = 'gb-service-token';
@@ -29,6 +30,7 @@ for (const dialect of DIALECTS) {
     let src: ServedForgelet;
     let dst: ServedForgelet;
     let api: InstanceType<typeof Gitlab>;
+    let packageFile: Buffer;
     const hits: { headers: IncomingHttpHeaders; body: string }[] = [];
     const receiver = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -41,7 +43,10 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       [src, dst] = await Promise.all([startServed(dialect), startServed(dialect), new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))]);
-      await seedSourceGroup(src);
+      const { project } = await seedSourceGroup(src);
+      // A package of a few MiB: the destination streams its file from the source's package file route.
+      packageFile = await nupkg({ id: 'Moved.Lib', version: '2.0.0' }, { payload: randomBytes(3 * 1024 * 1024) });
+      assert.equal((await putPackage(src, `/projects/${project.id}/packages/nuget`, packageFile, { Authorization: basic('root', src.rootToken) })).status, 201);
       assert.equal((await dst.api('POST', '/groups', { body: { name: 'Into', path: 'into' } })).status, 201);
       api = new Gitlab({ host: dst.url, token: dst.rootToken });
     });
@@ -83,6 +88,10 @@ for (const dialect of DIALECTS) {
       // The project's group labels did not come along (project import): its issue keeps the label as a project label.
       const issues = await api.Issues.all({ projectId: 'into/proj-copy' });
       assert.deepEqual(issues.map((i: any) => [i.title, i.labels]), [['an issue', ['g-label']]]);
+      assert.deepEqual(proj.stats.packages, { source: 1, fetched: 1, imported: 1 });
+      const back = await getRaw(dst, `/projects/${encodeURIComponent('into/proj-copy')}/packages/nuget/download/moved.lib/2.0.0/moved.lib.2.0.0.nupkg`, { Authorization: basic('root', dst.rootToken) });
+      assert.equal(back.status, 200);
+      assert.ok(back.bytes.equals(packageFile), 'the package file arrives byte for byte');
     });
 
     it('refusals reach gitbeaker as 422 with the message', async () => {

@@ -182,6 +182,27 @@ for (const dialect of DIALECTS) {
       const half = await src.api('GET', `/projects/${p.id}/export_relations/download?relation=issues&batched=true`);
       expectStatus(half, 400);
       assert.deepEqual(half.body, { error: 'batched, batch_number provide all or none of parameters' });
+      // A whole-relation download is streamed page by page (no Content-Length) and holds every record.
+      const whole = await fetch(`${src.url}/api/v4/projects/${p.id}/export_relations/download?relation=issues`, { headers: { 'PRIVATE-TOKEN': src.rootToken } });
+      assert.equal(whole.status, 200);
+      assert.equal(whole.headers.get('content-length'), null);
+      const wholeLines = gunzipSync(Buffer.from(await whole.arrayBuffer())).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+      assert.deepEqual(wholeLines.map((l) => l.title), ['app first', 'app second']);
+      // Packages: a file's bytes are not in its record; the destination streams them from the file route.
+      const pk = await fetch(`${src.url}/api/v4/projects/${p.id}/export_relations/download?relation=packages`, { headers: { 'PRIVATE-TOKEN': src.rootToken } });
+      const [pkg] = gunzipSync(Buffer.from(await pk.arrayBuffer())).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const [file] = pkg.files;
+      assert.equal(file.content, undefined);
+      assert.match(file.download_path, new RegExp(`^/projects/${p.id}/export_relations/package_files/\\d+$`));
+      const bytes = await getRaw(src, file.download_path, { 'PRIVATE-TOKEN': src.rootToken });
+      assert.equal(bytes.status, 200);
+      assert.ok(bytes.bytes.equals(nupkgFile));
+      expectStatus(await src.api('GET', file.download_path, { token: outsider.token }), 404);
+      const other = await createProject(src, src.rootToken, { name: 'no-packages', path: 'no-packages' });
+      expectStatus(await src.api('POST', `/projects/${other.id}/export_relations`), 202);
+      const elsewhere = await src.api('GET', `/projects/${other.id}/export_relations/package_files/${file.download_path.split('/').pop()}`);
+      expectStatus(elsewhere, 404);
+      assert.deepEqual(elsewhere.body, { message: '404 Package file Not Found' });
     });
 
     it('copies a group with subgroups, projects, labels, milestones, issues and notes', async () => {

@@ -13,7 +13,7 @@ import {
   StartBulkImportInput,
   startBulkImport,
 } from './bulk-imports.js';
-import { downloadExport, DownloadExportInput, exportStatus, ExportStatusInput, requestExport, RequestExportInput } from './exports.js';
+import { downloadExport, DownloadExportInput, downloadPackageFile, exportStatus, ExportStatusInput, PackageFileExportInput, requestExport, RequestExportInput } from './exports.js';
 
 const tag = 'bulk_imports';
 
@@ -48,4 +48,6 @@ export const bulkImportsRoutes: Route[] = [
     exportStatus('project')),
   route('GET', '/projects/:id/export_relations/download', { auth: 'required', params: DownloadExportInput, tag, summary: 'Download one relation export (gzipped NDJSON)' },
     downloadExport('project')),
+  route('GET', '/projects/:id/export_relations/package_files/:package_file_id', { auth: 'required', params: PackageFileExportInput, tag, summary: "One package file of a project's `packages` relation export (Forgelet's; the destination streams it)" },
+    downloadPackageFile),
 ];

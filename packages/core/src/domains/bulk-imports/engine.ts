@@ -16,6 +16,8 @@ import type { BulkImportEntityRow, BulkImportRow, BulkImportTrackerRow } from '.
 import { pipelineOf, pipelinesOf, type PipelineDef } from './pipelines.js';
 import { enc, SourceClient, SourceNetworkError } from './source-client.js';
 import { importMember, importRecord } from './import-records.js';
+import { fetchPackageFiles } from './import-code.js';
+import { MAX_PACKAGE_BYTES } from '../packages/index.js';
 import { SourceUsers } from './source-users.js';
 export { missingAuthorNote } from './import-records.js';
 
@@ -470,6 +472,17 @@ async function importNdjsonBatch(env: StepEnv): Promise<StepResult> {
   }
   if (cursor.batch > cursor.batches) return { done: true };
   const records = (await source.ndjson(`${base}/download`, cursor.batched ? { relation, batched: true, batch_number: cursor.batch } : { relation })) as any[];
+  if (tracker.relation === 'packages') {
+    // Files stream in before the transaction; records imported by an earlier try are skipped.
+    const ids = records.filter((r) => r?.id !== undefined && r?.id !== null).map((r) => String(r.id));
+    const seen = new Set(
+      ids.length
+        ? (await deps.db.selectFrom('bulk_import_source_ids').select('source_id').where('entity_id', '=', entity.id).where('relation', '=', 'packages').where('source_id', 'in', ids).execute()).map((r) => r.source_id)
+        : [],
+    );
+    const fresh = records.filter((r) => !(r?.id !== undefined && r?.id !== null && seen.has(String(r.id))));
+    await fetchPackageFiles(fresh, entity.project_id!, deps.blobs, (path) => source.download(path), Math.min(deps.config.limits.uploadBytes, MAX_PACKAGE_BYTES));
+  }
   const now = nowIso(deps);
   const users = new SourceUsers(deps.db, source, env.imp.id, env.ctx.actor.user!, deps.secrets);
   await users.load(records);

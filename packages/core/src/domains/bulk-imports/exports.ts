@@ -8,13 +8,13 @@
  * does not know.
  */
 import { Readable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import { sql } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError, ValidationError } from '../../kernel/errors.js';
 import { p, params, type Infer } from '../../kernel/params.js';
 import { authorize } from '../../access/policy.js';
-import { accepted, ok, stream } from '../../kernel/route.js';
+import { accepted, attachment, ok, stream } from '../../kernel/route.js';
 import { nowIso } from '../../access/context.js';
 import { findGroup, findProject } from '../../access/lookup.js';
 import { gitlabRecords, selfRecord } from './export-records.js';
@@ -175,13 +175,11 @@ async function countRelation(ctx: Ctx, kind: OwnerKind, ownerId: number, relatio
   return Number(row?.n ?? 0);
 }
 
-async function readAll(stream: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const c of stream) chunks.push(Buffer.from(c));
-  return Buffer.concat(chunks);
-}
-
-/** Packages with their files (content in base64) and symbol entries. */
+/**
+ * Packages with their files and symbol entries. A file's bytes are not in the record: the
+ * destination streams each from `GET …/export_relations/package_files/:id` (`download_path`),
+ * so neither side holds a package in memory.
+ */
 async function serializePackages(ctx: Ctx, rows: any[]): Promise<unknown[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((r) => r.id as number);
@@ -198,7 +196,7 @@ async function serializePackages(ctx: Ctx, rows: any[]): Promise<unknown[]> {
         size: f.size,
         file_sha256: f.file_sha256,
         created_at: f.created_at,
-        content: (await readAll(ctx.blobs.read(f.blob_key))).toString('base64'),
+        download_path: `/projects/${r.project_id}/export_relations/package_files/${f.id}`,
         symbols: symbols
           .filter((x) => x.package_file_id === f.id)
           .map(({ id: _i, package_id: _p, package_file_id: _f, ...rest }) => rest),
@@ -229,10 +227,34 @@ export function parentsFirst(rows: { id: number; parent_id: number | null }[]): 
   return out;
 }
 
-function ndjsonReply(records: unknown[], relation: string) {
-  const text = records.map((r) => JSON.stringify(r)).join('\n') + (records.length ? '\n' : '');
-  const gz = gzipSync(Buffer.from(text, 'utf8'));
-  return stream(Readable.from([gz]), 'application/gzip', { size: gz.length, headers: { 'Content-Disposition': `attachment; filename="${relation}.ndjson.gz"` } });
+/** Records read for a whole-relation download per query, written out before the next is read. */
+const DOWNLOAD_PAGE = 100;
+
+/** Gzipped NDJSON of the records `pages` yields, streamed as they are read. */
+function ndjsonReply(pages: AsyncIterable<unknown[]>, relation: string) {
+  const lines = Readable.from(
+    (async function* () {
+      for await (const records of pages) {
+        if (records.length) yield Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(''), 'utf8');
+      }
+    })(),
+  );
+  const gz = createGzip();
+  lines.on('error', (err) => gz.destroy(err));
+  return stream(lines.pipe(gz), 'application/gzip', { headers: { 'Content-Disposition': `attachment; filename="${relation}.ndjson.gz"` } });
+}
+
+/** One batch's records, or the whole relation page by page. */
+async function* relationPages(ctx: Ctx, kind: OwnerKind, ownerId: number, relation: string, slice: { offset: number; limit: number } | null): AsyncGenerator<unknown[]> {
+  if (slice || relation === 'self') {
+    yield await relationRecords(ctx, kind, ownerId, relation, slice);
+    return;
+  }
+  for (let offset = 0; ; offset += DOWNLOAD_PAGE) {
+    const records = await relationRecords(ctx, kind, ownerId, relation, { offset, limit: DOWNLOAD_PAGE });
+    yield records;
+    if (records.length < DOWNLOAD_PAGE) return;
+  }
 }
 
 /** The records of one relation: all of them, or one batch (`offset`/`limit`). */
@@ -331,9 +353,31 @@ export const downloadExport = (kind: OwnerKind) => async (ctx: Ctx, input: Infer
     const n = input.batch_number!;
     const total = await countRelation(ctx, kind, owner.id, input.relation);
     if (n > Math.ceil(total / exportSettings.batchSize)) throw new NotFoundError(null, { exact: 'Batch not found' });
-    return ndjsonReply(await relationRecords(ctx, kind, owner.id, input.relation, { offset: (n - 1) * exportSettings.batchSize, limit: exportSettings.batchSize }), input.relation);
+    return ndjsonReply(relationPages(ctx, kind, owner.id, input.relation, { offset: (n - 1) * exportSettings.batchSize, limit: exportSettings.batchSize }), input.relation);
   }
   // GitLab answers 400 "Export is batched" here when the export was requested batched; Forgelet
   // serves the whole relation in one file either way (a source older than batching is read so).
-  return ndjsonReply(await relationRecords(ctx, kind, owner.id, input.relation, null), input.relation);
+  return ndjsonReply(relationPages(ctx, kind, owner.id, input.relation, null), input.relation);
 };
+
+export const PackageFileExportInput = params({ id: p.string(), package_file_id: p.integer().min(1) });
+
+/**
+ * `GET /projects/:id/export_relations/package_files/:package_file_id` (Forgelet's, beside its
+ * `packages` relation): the bytes of one package file of an exported project, for the
+ * destination to stream into its blob store.
+ */
+export async function downloadPackageFile(ctx: Ctx, input: Infer<typeof PackageFileExportInput>) {
+  const owner = await ownerOf(ctx, 'project', input.id);
+  const exp = await ctx.db.selectFrom('bulk_import_exports').select('status').where('owner_kind', '=', 'project').where('owner_id', '=', owner.id).where('relation', '=', 'packages').executeTakeFirst();
+  if (!exp || exp.status !== 1) throw exportNotFound();
+  const file = await ctx.db
+    .selectFrom('package_files')
+    .innerJoin('packages', 'packages.id', 'package_files.package_id')
+    .select(['package_files.blob_key', 'package_files.size', 'package_files.file_name'])
+    .where('package_files.id', '=', input.package_file_id)
+    .where('packages.project_id', '=', owner.id)
+    .executeTakeFirst();
+  if (!file) throw new NotFoundError('Package file');
+  return attachment(ctx.blobs.read(file.blob_key), file.size, file.file_name);
+}

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Deps } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
+import type { StoredBlob } from '../../storage/blobs.js';
 import type { BulkImportEntityRow } from './bulk-import.table.js';
 import { isPrereleaseVersion, normalizeVersion, versionSortKey } from '../packages/index.js';
 import type { SourceUsers } from './source-users.js';
@@ -92,6 +93,35 @@ const PACKAGE_COLUMNS = [
   'project_url', 'icon_url', 'license_url', 'dependency_groups', 'download_count', 'last_downloaded_at', 'created_at', 'updated_at',
 ] as const;
 
+/** A package file record of a `packages` export; FETCHED is set once its bytes are in the blob store. */
+interface PackageFileRecord {
+  file_kind?: string;
+  download_path?: string;
+  content?: string;
+  [FETCHED]?: { key: string; stored: StoredBlob };
+}
+const FETCHED = Symbol('fetched');
+
+const packageBlobKey = (projectId: number, f: { file_kind?: string }) => `packages/nuget/${projectId}/${f.file_kind === 'symbol' ? 'symbols/' : ''}${randomBytes(12).toString('hex')}`;
+
+/**
+ * Streams the files of `records` (a `packages` batch) from the source into the blob store,
+ * before the step's transaction opens (a rolled back step leaves only unreferenced blobs, as
+ * GitLab's import leaves uploads). `download` fetches a source path as a stream.
+ */
+export async function fetchPackageFiles(records: readonly any[], projectId: number, blobs: Deps['blobs'], download: (path: string) => Promise<AsyncIterable<Uint8Array>>, maxBytes: number): Promise<void> {
+  for (const r of records) {
+    for (const f of (Array.isArray(r?.files) ? r.files : []) as PackageFileRecord[]) {
+      if (typeof f.download_path !== 'string' || f.content !== undefined || f[FETCHED]) continue;
+      // Only the source's package file route: the path goes to the source with its token.
+      if (!/^\/projects\/\d+\/export_relations\/package_files\/\d+$/.test(f.download_path)) throw new Error(`package file download_path is invalid: ${f.download_path.slice(0, 100)}`);
+      const key = packageBlobKey(projectId, f);
+      const stored = await blobs.put(key, await download(f.download_path), { maxBytes, tooLargeMessage: 'Package file is too large' });
+      f[FETCHED] = { key, stored };
+    }
+  }
+}
+
 /**
  * A package, its files (bytes into the blob store first; a rolled back step leaves only
  * unreferenced blobs) and symbol entries. The version's identity (normalized version, sort key)
@@ -109,9 +139,14 @@ export async function importPackage(trx: Kysely<Database>, entity: BulkImportEnt
   values.updated_at ??= now;
   const pkg = await trx.insertInto('packages').values(values as any).returning('id').executeTakeFirstOrThrow();
   for (const f of (Array.isArray(r.files) ? r.files : []) as any[]) {
-    const bytes = Buffer.from(String(f.content ?? ''), 'base64');
-    const key = `packages/nuget/${projectId}/${f.file_kind === 'symbol' ? 'symbols/' : ''}${randomBytes(12).toString('hex')}`;
-    const stored = await blobs.put(key, bytes);
+    // Streamed in by fetchPackageFiles before the step's transaction; an older Forgelet source
+    // put the bytes in the record (base64 `content`).
+    let fetched = (f as PackageFileRecord)[FETCHED];
+    if (!fetched) {
+      const key = packageBlobKey(projectId, f);
+      fetched = { key, stored: await blobs.put(key, Buffer.from(String(f.content ?? ''), 'base64')) };
+    }
+    const { key, stored } = fetched;
     const fileKind = str(f.file_kind, 'package')!;
     const lowerName = String(r.lower_name ?? r.name ?? '').toLowerCase();
     const fileName = normalized && lowerName ? `${lowerName}.${normalized}.${fileKind === 'package' ? 'nupkg' : 'snupkg'}` : str(f.file_name, '')!;

@@ -83,6 +83,16 @@ export class SourceClient {
     return { status: res.status, body: body as T, headers: res.headers };
   }
 
+  /** A file from the source, as a stream (never whole in memory); a non-2xx answer is a SourceNetworkError. */
+  async download(path: string): Promise<AsyncIterable<Uint8Array>> {
+    const { res, path: p } = await this.send('GET', path);
+    if (!res.ok || !res.body) {
+      const text = await res.text().catch(() => '');
+      throw new SourceNetworkError(`Unsuccessful response ${res.status} from ${p} Body: ${text.slice(0, 200)}`, res.status);
+    }
+    return res.body as AsyncIterable<Uint8Array>;
+  }
+
   /** Bytes (gunzipped when gzip) from the source. */
   async ndjson(path: string, query: Record<string, string | number | boolean | undefined>): Promise<unknown[]> {
     const { res, path: p } = await this.send('GET', path, query);

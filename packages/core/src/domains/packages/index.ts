@@ -22,3 +22,4 @@ export { getPackageSettings, updatePackageSettings } from './settings.js';
 export { normalizeVersion, formatVersion, fullVersion, versionSortKey, compareVersions, isPrereleaseVersion, isValidVersion, isValidPackageName } from './nuget-version.js';
 export { parseNuspec, type NuspecMetadata, type NuspecDependencyGroup } from './nuspec.js';
 export { pdbIdentity, type PdbIdentity } from './pdb.js';
+export { MAX_PACKAGE_BYTES } from './upload.js';
