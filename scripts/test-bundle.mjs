@@ -23,7 +23,7 @@ import { build } from 'esbuild';
 export async function bundleTests(root, files, outDir) {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  // Node resolves a bundle's bare imports from its directory: make them resolve from the repo's node_modules.
+  // ES modules whatever the extension; bare imports resolve from the repo's node_modules (outDir is inside the repo).
   writeFileSync(path.join(outDir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   const sourceUrls = {
     name: 'source-import-meta-url',

@@ -93,6 +93,7 @@ const concurrency = Math.max(2, Number(concurrencyEnv?.trim() || availableParall
 const env = { ...process.env, TEST_DIALECTS: [...new Set(dialects)].join(',') };
 
 let cluster = null;
+let bundleDir = null; // this run's test bundles (removed at exit)
 let clusterStarting = null; // promise while startCluster() is in flight
 let child = null;
 let exiting = false;
@@ -115,6 +116,7 @@ async function finish(code) {
   if (exiting) return;
   exiting = true;
   await stopCluster();
+  if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
   process.exit(code);
 }
 
@@ -240,13 +242,25 @@ if (bundled) {
   const { bundleTests } = await import('./test-bundle.mjs');
   const t0 = performance.now();
   try {
-    const map = await bundleTests(ROOT, files, path.join(ROOT, '.test-build'));
+    // A directory per run: two runs in one checkout (a helper's sqlite and postgres runs side by
+    // side) must not delete each other's bundles; those of runs no longer alive go.
+    const buildRoot = path.join(ROOT, '.test-build');
+    for (const e of existsSync(buildRoot) ? readdirSync(buildRoot, { withFileTypes: true }) : []) {
+      if (!e.isDirectory() || !/^\d+$/.test(e.name) || Number(e.name) === process.pid) continue;
+      try {
+        process.kill(Number(e.name), 0);
+      } catch {
+        rmSync(path.join(buildRoot, e.name), { recursive: true, force: true });
+      }
+    }
+    bundleDir = path.join(buildRoot, String(process.pid));
+    const map = await bundleTests(ROOT, files, bundleDir);
     runFiles = files.map((f) => map.get(f));
   } catch (err) {
     console.error(`scripts/test.mjs: bundling the tests failed: ${err?.message ?? err}`);
     await finish(1);
   }
-  console.log(`forgelet tests: bundled in ${Math.round(performance.now() - t0)} ms (.test-build/)`);
+  console.log(`forgelet tests: bundled in ${Math.round(performance.now() - t0)} ms (${path.relative(ROOT, bundleDir)}/)`);
 }
 
 const nodeArgs = [
