@@ -61,6 +61,15 @@ describe('forgelet serve --workers', () => {
     });
   }
 
+  it('is refused with --test-mode (its clock lives in one process)', async () => {
+    const child = spawn(process.execPath, [FORGELET_BIN, 'serve', '--workers', '2', '--test-mode', '--database-url', 'postgres://127.0.0.1:1/none', '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    assert.notEqual(code, 0);
+    assert.match(stderr, /--workers 2 cannot run with --test-mode/);
+  });
+
   if (!DIALECTS.includes('postgres')) return;
 
   describe('postgres: two workers on one port', () => {
@@ -69,7 +78,7 @@ describe('forgelet serve --workers', () => {
 
     before(async () => {
       db = await createTestDatabaseUrl('postgres');
-      server = await startServed('postgres', { databaseUrl: db.url, args: ['--workers', '2'] });
+      server = await startServed('postgres', { databaseUrl: db.url, args: ['--workers', '2'], testMode: false });
     });
     after(async () => {
       await server?.stop();

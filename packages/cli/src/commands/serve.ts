@@ -139,6 +139,12 @@ function resolveWorkers(flags: ServeFlags, env: NodeJS.ProcessEnv): number {
   if (n > 1 && !isPostgresUrl(resolveStorage(flags, env).databaseUrl ?? '')) {
     throw new CliError(`--workers ${n} needs PostgreSQL (--database-url postgres://…): on SQLite one process serves the data directory`);
   }
+  // The test-mode clock, faults and snapshot state live in the serving process: with several,
+  // a clock set through one worker would leave the others' clocks where they were.
+  const testMode = pickSwitch(flags.testMode, env, 'FORGELET_TEST_MODE');
+  if (n > 1 && testMode) {
+    throw new CliError(`--workers ${n} cannot run with --test-mode: its clock and test state live in one process (use --workers 1)`);
+  }
   return n;
 }
 
