@@ -61,6 +61,7 @@ import { deliveryIssueHooks, deliveryPipelineHooks, deliveryRoutes, registerDeli
 import { memberRolesRoutes } from './domains/member-roles/index.js';
 import { bulkImportsRoutes, registerBulkImportJobs } from './domains/bulk-imports/index.js';
 import { flowsPipelineHooks, flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
+import { serveGitHttp, type GitHttpAnswer, type GitHttpRequest } from './domains/git-http/index.js';
 import { sql } from 'kysely';
 
 export interface ForgeOptions {
@@ -111,6 +112,8 @@ export interface Forge {
   close(): Promise<void>;
   /** Installed by the CI domain. */
   jobTokenResolver?: JobTokenResolver;
+  /** Git smart HTTP (a path `matchGitHttpPath` matched): the reply streams git's output. */
+  gitHttp(request: GitHttpRequest): Promise<GitHttpAnswer>;
 }
 
 export const DEFAULT_LIMITS: ForgeConfig['limits'] = { bodyBytes: 10 * 1024 * 1024, uploadBytes: 5 * 1024 * 1024 * 1024 };
@@ -247,6 +250,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     authenticate: (creds, route) =>
       authenticate(deps, creds, { allowJobToken: Boolean(route.jobToken), allowBasic: Boolean(route.basicAuth), jobTokenResolver: forge.jobTokenResolver }),
     checkScopes,
+    gitHttp: (request) => serveGitHttp(deps, { jobTokenResolver: forge.jobTokenResolver }, request),
     recordActivity: (actor) => recordActivity(deps, actor),
     context: (actor) => contextFor(deps, actor),
     async contextFor(username) {

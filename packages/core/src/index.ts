@@ -40,6 +40,7 @@ export { createSecretBox, secretKeyId, staticKeys, type KeySource, type SecretBo
 export { TIERS, type Tier } from './kernel/tiers.js';
 export { digestToken, nextIid, randomToken } from './kernel/ids.js';
 export { FsBlobStore, measure, type BlobData, type BlobStore, type PutOptions, type StoredBlob } from './storage/blobs.js';
+export { matchGitHttpPath, type GitHttpAnswer, type GitHttpRequest } from './domains/git-http/index.js';
 export { GitCommandError, GitRepositories, runGit, spawnGit, type GitResult, type GitRunOptions } from './storage/git.js';
 export { BlobStoreConfigError, PgBlobStore } from './storage/pg-blobs.js';
 export { dialectOf, openDatabase, type DatabaseHandle, type DialectName } from './storage/dialect.js';

@@ -13,6 +13,7 @@ import {
   STATUS_BY_CODE,
   UnauthorizedError,
   ForbiddenError,
+  matchGitHttpPath,
   type Actor,
   type Credentials,
   type Forge,
@@ -301,6 +302,7 @@ export class ForgeletServer {
       const healthy = await this.forge.health();
       return sendJson(res, healthy ? 200 : 503, { status: healthy ? 'ok' : 'failed', master_check: [{ status: healthy ? 'ok' : 'failed' }] });
     }
+    if (!path.startsWith(`${API_PREFIX}/`) && matchGitHttpPath(path)) return this.gitHttp(req, res, method, path, queryText, seen);
     if (!path.startsWith(`${API_PREFIX}/`) || !METHODS.has(method)) return sendJson(res, 404, { error: '404 Not Found' });
     const apiPath = path.slice(API_PREFIX.length);
     const match = this.router.match(method as Method, apiPath);
@@ -339,6 +341,13 @@ export class ForgeletServer {
     } finally {
       if (uploads.length) await Promise.all(uploads.map((k) => this.forge.deps.blobs.delete(k)));
     }
+  }
+
+  /** Git smart HTTP: core decides and streams git's output; the body goes to git gunzipped as it arrives. */
+  private async gitHttp(req: IncomingMessage, res: ServerResponse, method: string, path: string, query: string, seen: { actor: Actor | null }) {
+    const { reply, actor } = await this.forge.gitHttp({ method, path, query, headers: headersOf(req), body: bodyStream(req) });
+    seen.actor = actor;
+    await sendReply(res, reply, { linkBase: path, query: {}, head: method === 'HEAD' });
   }
 
   private async authenticate(req: IncomingMessage, route: Route, query: Record<string, unknown>): Promise<Actor> {

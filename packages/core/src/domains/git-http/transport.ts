@@ -1,0 +1,204 @@
+/**
+ * Git's smart HTTP protocol at GitLab's URLs (gitprotocol-http):
+ *
+ *   GET  /<namespace>/<project>(.git)/info/refs?service=git-upload-pack|git-receive-pack
+ *   POST /<namespace>/<project>(.git)/git-upload-pack
+ *   POST /<namespace>/<project>(.git)/git-receive-pack
+ *
+ * Debian's `git upload-pack` / `git receive-pack --stateless-rpc` do the protocol work
+ * (rather than `git http-backend`: no CGI environment to build and no CGI headers to parse,
+ * and the access decision, which http-backend cannot make, stays here before git starts).
+ * Bodies stream both ways: the request (already gunzipped by the server) is piped into git's
+ * standard input and git's output is the response, so no pack is ever held in memory.
+ * Protocol v2 (the `Git-Protocol` header) reaches git as GIT_PROTOCOL, as http-backend does.
+ */
+import { PassThrough, Readable } from 'node:stream';
+import type { Actor, Deps } from '../../access/context.js';
+import { contextFor } from '../../access/context.js';
+import type { JobTokenResolver } from '../../access/authenticate.js';
+import type { ProjectRow } from '../../access/project.table.js';
+import { text, type Reply, type StreamReply, type TextReply } from '../../kernel/route.js';
+import { BASIC_REALM, GIT_MESSAGES, gitAccessRefusal, gitActor, projectAtPath, type GitRefusal, type GitService } from './access.js';
+import { openPushSession, refUpdateRefusal, type PushedRefUpdate } from './receive.js';
+
+export interface GitHttpRequest {
+  method: string;
+  /** The URL path (still percent-encoded). */
+  path: string;
+  /** The query string without `?`. */
+  query: string;
+  /** Lower-cased header names. */
+  headers: Record<string, string | undefined>;
+  /** The request body, decompressed. */
+  body: AsyncIterable<Uint8Array>;
+}
+
+export interface GitHttpAnswer {
+  reply: Reply;
+  /** Who made the request (for the access log). */
+  actor: Actor;
+}
+
+/** Runs after a push moved refs, with the pusher's context (the repository domain's push processing). */
+export type PushedRefsHandler = (ctx: ReturnType<typeof contextFor>, project: ProjectRow, updates: PushedRefUpdate[]) => Promise<void>;
+
+export interface GitHttpOptions {
+  jobTokenResolver?: JobTokenResolver;
+  /** What the database learns of a push (see receive.ts). */
+  pushed?: PushedRefsHandler;
+}
+
+type GitAction = 'info/refs' | GitService;
+const GIT_PATH = /^\/(.+?)(?:\.git)?\/(info\/refs|git-upload-pack|git-receive-pack)$/;
+
+/** The project path and the action of a git smart HTTP URL; null for any other path. */
+export function matchGitHttpPath(path: string): { projectPath: string; action: GitAction } | null {
+  const m = GIT_PATH.exec(path);
+  if (!m) return null;
+  let projectPath: string;
+  try {
+    projectPath = m[1]!.split('/').map(decodeURIComponent).join('/');
+  } catch {
+    return null;
+  }
+  if (projectPath.split('/').some((s) => s === '' || s === '.' || s === '..')) return null;
+  return { projectPath, action: m[2] as GitAction };
+}
+
+const NO_CACHE = { Expires: 'Fri, 01 Jan 1980 00:00:00 GMT', Pragma: 'no-cache', 'Cache-Control': 'no-cache, max-age=0, must-revalidate' };
+
+function refusal(r: GitRefusal): TextReply {
+  return text(`${r.message}\n`, 'text/plain', r.status, r.status === 401 ? { 'WWW-Authenticate': BASIC_REALM } : undefined);
+}
+
+function basicOf(header: string | undefined): { username: string; password: string } | undefined {
+  if (!header) return undefined;
+  const m = /^basic\s+(\S+)\s*$/i.exec(header);
+  if (!m) return undefined;
+  const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** `Git-Protocol: version=2` (and other key=value pairs git sends) for GIT_PROTOCOL; nothing unsafe passes. */
+function protocolEnv(headers: GitHttpRequest['headers']): Record<string, string> {
+  const value = headers['git-protocol'];
+  return value && /^[\w.=:-]+$/.test(value) ? { GIT_PROTOCOL: value } : {};
+}
+
+function pktLine(line: string): string {
+  return `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
+}
+
+/**
+ * Runs git with the request body as input; the reply streams its output. A git that fails
+ * breaks the stream (the server drops the connection) rather than ending it as if complete.
+ */
+function gitStream(
+  deps: Deps,
+  projectId: number,
+  args: string[],
+  options: { env: Record<string, string>; input?: AsyncIterable<Uint8Array>; prefix?: string; contentType: string; done?: () => Promise<void> },
+): StreamReply {
+  const child = deps.git.spawn(projectId, args, { env: options.env });
+  const out = new PassThrough();
+  if (options.prefix) out.write(options.prefix);
+  const stderr: Buffer[] = [];
+  child.stderr!.on('data', (c: Buffer) => stderr.push(c));
+  child.stdout!.pipe(out, { end: false });
+  let finished = false;
+  const finish = (err?: Error) => {
+    if (finished) return;
+    finished = true;
+    const cleanup = options.done ? options.done() : Promise.resolve();
+    void cleanup.catch(() => {}).then(() => (err ? out.destroy(err) : out.end()));
+  };
+  child.on('error', (err) => finish(err));
+  child.on('close', (code) => {
+    if (code === 0) finish();
+    else finish(new Error(`git ${args.join(' ')} exited ${code}: ${Buffer.concat(stderr).toString('utf8').trim().slice(0, 500)}`));
+  });
+  // The client went away: stop git.
+  out.on('close', () => {
+    if (!finished) child.kill();
+  });
+  const stdin = child.stdin!;
+  stdin.on('error', () => {}); // git may stop reading early; its exit code tells
+  if (options.input) {
+    const input = Readable.from(options.input);
+    input.on('error', () => child.kill());
+    input.pipe(stdin);
+  } else stdin.end();
+  return { kind: 'stream', status: 200, body: out, contentType: options.contentType, headers: NO_CACHE };
+}
+
+/** Serves one git smart HTTP request (after `matchGitHttpPath` matched its path). */
+export async function serveGitHttp(deps: Deps, options: GitHttpOptions, req: GitHttpRequest): Promise<GitHttpAnswer> {
+  const matched = matchGitHttpPath(req.path)!;
+  const actor = await gitActor(deps, basicOf(req.headers.authorization), options.jobTokenResolver);
+  if (!actor) return { reply: refusal({ status: 401, message: GIT_MESSAGES.accessDenied }), actor: { kind: 'anonymous', user: null, token: null, isAdmin: false } };
+  const answer = (reply: Reply): GitHttpAnswer => ({ reply, actor });
+
+  let service: GitService;
+  if (matched.action === 'info/refs') {
+    if (req.method !== 'GET' && req.method !== 'HEAD') return answer(text('Method Not Allowed\n', 'text/plain', 405));
+    const named = new URLSearchParams(req.query).get('service');
+    // The dumb protocol (no service) is not served, as GitLab does not.
+    if (named !== 'git-upload-pack' && named !== 'git-receive-pack') return answer(text('Unsupported service\n', 'text/plain', 403));
+    service = named;
+  } else {
+    if (req.method !== 'POST') return answer(text('Method Not Allowed\n', 'text/plain', 405));
+    service = matched.action;
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== `application/x-${service}-request`) return answer(text('Unsupported Media Type\n', 'text/plain', 415));
+  }
+
+  const ctx = contextFor(deps, actor);
+  const project = await projectAtPath(deps, matched.projectPath);
+  const refused = await gitAccessRefusal(ctx, project, service);
+  if (refused) return answer(refusal(refused));
+  const repo = project!;
+  await deps.git.ensure(repo.id, repo.default_branch);
+  const command = service.slice('git-'.length);
+
+  if (matched.action === 'info/refs') {
+    const env = service === 'git-upload-pack' ? protocolEnv(req.headers) : {};
+    // Protocol v2 starts with the capability advertisement, without the service line.
+    const v2 = env.GIT_PROTOCOL?.split(':').includes('version=2') ?? false;
+    return answer(
+      gitStream(deps, repo.id, [command, '--stateless-rpc', '--advertise-refs', '.'], {
+        env,
+        prefix: v2 ? undefined : `${pktLine(`# service=${service}\n`)}0000`,
+        contentType: `application/x-${service}-advertisement`,
+      }),
+    );
+  }
+  if (service === 'git-upload-pack') {
+    return answer(gitStream(deps, repo.id, ['upload-pack', '--stateless-rpc', '.'], { env: protocolEnv(req.headers), input: req.body, contentType: 'application/x-git-upload-pack-result' }));
+  }
+  const session = await openPushSession(ctx, {
+    async check(updates, env) {
+      for (const update of updates) {
+        const message = await refUpdateRefusal(ctx, repo, update, env);
+        if (message !== null) return message;
+      }
+      return null;
+    },
+    async received(updates) {
+      if (options.pushed && updates.length) await options.pushed(ctx, repo, updates);
+    },
+  });
+  try {
+    return answer(
+      gitStream(deps, repo.id, ['-c', `core.hooksPath=${session.hooksDir}`, 'receive-pack', '--stateless-rpc', '.'], {
+        env: session.env,
+        input: req.body,
+        contentType: 'application/x-git-receive-pack-result',
+        done: () => session.close(),
+      }),
+    );
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
+}
