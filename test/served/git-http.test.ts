@@ -210,6 +210,17 @@ for (const dialect of DIALECTS) {
       // A deploy token's username must match.
       const otherName = await git(work, ['ls-remote', remote('someone', reading.token)]);
       assert.notEqual(otherName.code, 0);
+
+      // A username and password (GitLab allows them for git over HTTP).
+      const person = ok(await f.api('POST', '/users', { body: { username: `pw-${dialect}`, name: 'Pw', email: `pw-${dialect}@example.com`, password: 'Secret-passw0rd!', skip_confirmation: true } }), 201);
+      ok(await f.api('POST', `/projects/${project.id}/members`, { body: { user_id: person.id, access_level: 20 } }), 201);
+      await gitOk(work, ['ls-remote', remote(person.username, 'Secret-passw0rd!')]);
+      assert.notEqual((await git(work, ['ls-remote', remote(person.username, 'wrong-password')])).code, 0);
+
+      // A renamed project: its old path still clones (GitLab follows the redirect route).
+      ok(await f.api('PUT', `/projects/${project.id}`, { body: { path: 'renamed' } }));
+      await gitOk(work, ['ls-remote', remote('x', f.rootToken, 'team/apps/renamed.git')]);
+      await gitOk(work, ['ls-remote', remote('x', f.rootToken, 'team/apps/app.git')]);
     });
   });
 }
