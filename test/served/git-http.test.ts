@@ -113,7 +113,9 @@ for (const dialect of DIALECTS) {
       }
 
       // A branch pushed, then deleted by push.
-      await gitOk(src, ['push', '-q', remote(dev.username, dev.token), 'main:topic']);
+      const topic = await git(src, ['push', remote(dev.username, dev.token), 'main:topic']);
+      assert.equal(topic.code, 0, topic.stderr);
+      assert.match(topic.stderr, new RegExp(`remote: To create a merge request for topic, visit:\\s*\\nremote:   ${f.url}/team/apps/app/-/merge_requests/new\\?merge_request%5Bsource_branch%5D=topic`));
       assert.match(await gitOk(work, ['ls-remote', remote('x', f.rootToken)]), /refs\/heads\/topic/);
       await gitOk(src, ['push', '-q', remote(dev.username, dev.token), ':topic']);
       assert.doesNotMatch(await gitOk(work, ['ls-remote', remote('x', f.rootToken)]), /refs\/heads\/topic/);
@@ -210,6 +212,21 @@ for (const dialect of DIALECTS) {
       // A deploy token's username must match.
       const otherName = await git(work, ['ls-remote', remote('someone', reading.token)]);
       assert.notEqual(otherName.code, 0);
+
+      // A CI job's token (gitlab-ci-token): fetches its project, never pushes.
+      const ci = ok(await f.api('POST', '/projects', { body: { name: `ci-${dialect}` } }), 201);
+      ok(await f.api('POST', `/projects/${ci.id}/repository/commits`, {
+        body: { branch: 'main', commit_message: 'CI', actions: [{ action: 'create', file_path: '.gitlab-ci.yml', content: 'build:\n  script: [echo hi]\n' }] },
+      }), 201);
+      const runner = ok(await f.api('POST', '/user/runners', { body: { runner_type: 'project_type', project_id: ci.id, description: 'git' } }), 201);
+      const job = ok(await f.api('POST', '/jobs/request', { token: null, body: { token: runner.token, info: { name: 'git-test', version: '17.0.0' } } }), 201);
+      assert.equal(job.git_info.repo_url, `${f.url.replace('://', `://gitlab-ci-token:${job.token}@`)}/${ci.path_with_namespace}.git`);
+      await gitOk(work, ['ls-remote', job.git_info.repo_url]);
+      const jobPush = await git(join(work, 'deploy'), ['push', job.git_info.repo_url, 'HEAD:refs/heads/from-ci']);
+      assert.match(jobPush.stderr, /You are not allowed to upload code\./);
+      ok(await f.api('PUT', `/jobs/${job.id}`, { token: null, body: { token: job.token, state: 'success' } }));
+      // A finished job's token no longer works.
+      assert.notEqual((await git(work, ['ls-remote', job.git_info.repo_url])).code, 0);
 
       // A username and password (GitLab allows them for git over HTTP).
       const person = ok(await f.api('POST', '/users', { body: { username: `pw-${dialect}`, name: 'Pw', email: `pw-${dialect}@example.com`, password: 'Secret-passw0rd!', skip_confirmation: true } }), 201);

@@ -86,6 +86,8 @@ interface HookRequest {
 interface HookAnswer {
   ok: boolean;
   message?: string;
+  /** Print the message as it is (post-receive's notes), not as `GitLab: ` errors. */
+  plain?: boolean;
 }
 
 /**
@@ -109,7 +111,7 @@ process.stdin.on('end', () => {
   s.on('end', () => {
     let answer;
     try { answer = JSON.parse(Buffer.concat(out).toString('utf8')); } catch { answer = { ok: false, message: 'Internal API error' }; }
-    if (answer.message) process.stderr.write(answer.message.split('\\n').map((l) => 'GitLab: ' + l + '\\n').join(''));
+    if (answer.message) process.stderr.write(answer.message.split('\\n').map((l) => (answer.plain ? '' : 'GitLab: ') + l + '\\n').join(''));
     process.exit(answer.ok ? 0 : 1);
   });
   s.end(JSON.stringify({ hook: process.argv[1], stdin: Buffer.concat(input).toString('utf8'), env }));
@@ -164,7 +166,8 @@ export async function openPushSession(
   ctx: Ctx,
   handlers: {
     check: (updates: PushedRefUpdate[], env: QuarantineEnv) => Promise<string | null>;
-    received: (updates: PushedRefUpdate[]) => Promise<void>;
+    /** May return lines for git to print (GitLab's "To create a merge request" note). */
+    received: (updates: PushedRefUpdate[]) => Promise<string | null>;
   },
 ): Promise<PushSession> {
   const hooksDir = await ensureHooksDir(ctx.git.root);
@@ -178,8 +181,8 @@ export async function openPushSession(
       return message === null ? { ok: true } : { ok: false, message };
     }
     accepted.push(...updates);
-    await handlers.received(updates);
-    return { ok: true };
+    const note = await handlers.received(updates);
+    return note ? { ok: true, message: note, plain: true } : { ok: true };
   };
   const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
     const chunks: Buffer[] = [];

@@ -19,7 +19,7 @@ import type { JobTokenResolver } from '../../access/authenticate.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { text, type Reply, type StreamReply, type TextReply } from '../../kernel/route.js';
 import { BASIC_REALM, GIT_MESSAGES, gitAccessRefusal, gitActor, projectAtPath, type GitRefusal, type GitService } from './access.js';
-import { openPushSession, refUpdateRefusal, type PushedRefUpdate } from './receive.js';
+import { openPushSession, refUpdateRefusal, ZERO_SHA, type PushedRefUpdate } from './receive.js';
 
 export interface GitHttpRequest {
   method: string;
@@ -132,6 +132,21 @@ function gitStream(
   return { kind: 'stream', status: 200, body: out, contentType: options.contentType, headers: NO_CACHE };
 }
 
+/**
+ * GitLab's post-receive note for a pushed new branch other than the default one:
+ * where to open its merge request (git prints it as `remote:` lines).
+ */
+function mergeRequestNote(deps: Deps, project: ProjectRow, updates: PushedRefUpdate[]): string | null {
+  const lines: string[] = [];
+  for (const u of updates) {
+    if (!u.ref.startsWith('refs/heads/') || u.oldSha !== ZERO_SHA || u.newSha === ZERO_SHA) continue;
+    const branch = u.ref.slice('refs/heads/'.length);
+    if (branch === project.default_branch) continue;
+    lines.push('', `To create a merge request for ${branch}, visit:`, `  ${deps.urls.web(`/${project.path_with_namespace}/-/merge_requests/new?merge_request%5Bsource_branch%5D=${encodeURIComponent(branch)}`)}`);
+  }
+  return lines.length ? [...lines, ''].join('\n') : null;
+}
+
 /** Serves one git smart HTTP request (after `matchGitHttpPath` matched its path). */
 export async function serveGitHttp(deps: Deps, options: GitHttpOptions, req: GitHttpRequest): Promise<GitHttpAnswer> {
   const matched = matchGitHttpPath(req.path)!;
@@ -186,6 +201,7 @@ export async function serveGitHttp(deps: Deps, options: GitHttpOptions, req: Git
     },
     async received(updates) {
       if (options.pushed && updates.length) await options.pushed(ctx, repo, updates);
+      return mergeRequestNote(deps, repo, updates);
     },
   });
   try {
