@@ -139,6 +139,8 @@ export { listGroupLabels, listProjectLabels, getGroupLabel, getProjectLabel, cre
 // repository
 export {
   recordCommit,
+  applyPushedRefUpdates,
+  repositoryTransaction,
   resolveRevision,
   readFileAtRevision,
   canOnBranch,

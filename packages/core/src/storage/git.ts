@@ -57,10 +57,19 @@ function gitEnv(extra?: Record<string, string>): NodeJS.ProcessEnv {
   };
 }
 
+/** One ref move for `updateRefs`. */
+export interface RefMove {
+  ref: string;
+  new: string | null;
+  old?: string | null;
+}
+
 export class GitRepositories {
   /** Absolute root directory holding `<project id>.git`. */
   readonly root: string;
   private readonly temporary: boolean;
+  /** Repositories known to exist (saves a stat per write). */
+  private readonly known = new Set<number>();
 
   /** `root` omitted: a temporary directory, removed by `close()` (in-memory forges). */
   constructor(root?: string) {
@@ -84,11 +93,16 @@ export class GitRepositories {
   /** Creates the project's bare repository when missing (safe to call concurrently); returns its directory. */
   async ensure(projectId: number, defaultBranch = 'main'): Promise<string> {
     const dir = this.dir(projectId);
-    if (await this.exists(projectId)) return dir;
+    if (this.known.has(projectId)) return dir;
+    if (await this.exists(projectId)) {
+      this.known.add(projectId);
+      return dir;
+    }
     await mkdir(this.root, { recursive: true });
     // `git init` on an existing repository only reinitializes, so a race between processes is harmless.
     await runGit(['init', '--quiet', '--bare', `--initial-branch=${defaultBranch}`, dir]);
     await runGit(['config', 'receive.advertisePushOptions', 'true'], { cwd: dir });
+    this.known.add(projectId);
     return dir;
   }
 
@@ -104,12 +118,36 @@ export class GitRepositories {
 
   /** Deletes the project's repository (project deletion). */
   async remove(projectId: number): Promise<void> {
+    this.known.delete(projectId);
     await rm(this.dir(projectId), { recursive: true, force: true });
+  }
+
+  /** Forgets which repositories exist (after the root's contents were replaced: a snapshot restore). */
+  forget(): void {
+    this.known.clear();
+  }
+
+  /**
+   * Moves refs in one atomic `git update-ref --stdin` transaction: `old` a sha checks the ref's
+   * current value (compare-and-swap), null requires the ref to be absent, undefined checks
+   * nothing; `new` null deletes the ref.
+   */
+  async updateRefs(projectId: number, updates: readonly RefMove[]): Promise<void> {
+    if (!updates.length) return;
+    const lines = updates.map((u) => {
+      if (u.new === null) return u.old ? `delete ${u.ref} ${u.old}` : `delete ${u.ref}`;
+      if (u.old === null) return `create ${u.ref} ${u.new}`;
+      return u.old === undefined ? `update ${u.ref} ${u.new}` : `update ${u.ref} ${u.new} ${u.old}`;
+    });
+    await this.run(projectId, ['update-ref', '--stdin'], { input: lines.join('\n') + '\n' });
   }
 
   /** Removes a temporary root (nothing for a configured one). */
   async close(): Promise<void> {
-    if (this.temporary) await rm(this.root, { recursive: true, force: true });
+    if (this.temporary) {
+      await rm(this.root, { recursive: true, force: true });
+      await rm(`${this.root}.snapshots`, { recursive: true, force: true });
+    }
   }
 }
 

@@ -29,6 +29,7 @@
  * server's injected faults). A restore does not wait for HTTP requests in flight; callers
  * restore between test steps (the test-harness domain also pauses the job queue).
  */
+import type { GitRepositories } from './git.js';
 import { copyFile, link, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CompiledQuery, sql, type Kysely } from 'kysely';
@@ -87,6 +88,8 @@ export interface SnapshotStoreOptions {
   blobs: BlobStore;
   /** Where blob snapshots go; default `<blob root>.snapshots`. */
   blobSnapshotDir?: string | null;
+  /** Projects' git repositories: snapshots hold them too, under `<repositories root>.snapshots/<id>`. */
+  git?: GitRepositories;
 }
 
 export class SnapshotStore {
@@ -364,6 +367,7 @@ export class SnapshotStore {
       await this.restorePostgres(null, current, [], sequences);
     }
     await this.clearBlobs();
+    await this.clearRepositories();
   }
 
   private async restoreSqlite(id: number | null, current: string[], copies: TableCopy[], withSequence: boolean): Promise<void> {
@@ -449,6 +453,7 @@ export class SnapshotStore {
       });
     }
     if (this.blobDir) await rm(join(this.blobDir, String(row.id)), { recursive: true, force: true });
+    if (this.options.git) await rm(join(`${this.options.git.root}.snapshots`, String(row.id)), { recursive: true, force: true });
   }
 
   // ------------------------------------------------------------------ blobs
@@ -462,6 +467,15 @@ export class SnapshotStore {
 
   /** Hard-links (or copies) the blob tree into the snapshot's folder; returns the file count. */
   private async copyBlobsOut(id: number): Promise<number> {
+    const git = this.options.git;
+    if (git) {
+      // Git replaces a ref or config file by renaming a new one over it and never rewrites an
+      // object, so hard links keep the snapshot's files as they were.
+      const target = join(`${git.root}.snapshots`, String(id));
+      await rm(target, { recursive: true, force: true });
+      await mkdir(target, { recursive: true });
+      await linkTree(git.root, target);
+    }
     const root = this.options.blobs.root;
     if (!root || !this.blobDir) return 0;
     const target = join(this.blobDir, String(id));
@@ -471,10 +485,23 @@ export class SnapshotStore {
   }
 
   private async copyBlobsIn(id: number): Promise<void> {
+    const git = this.options.git;
+    if (git) {
+      await this.clearRepositories();
+      await linkTree(join(`${git.root}.snapshots`, String(id)), git.root);
+    }
     const root = this.options.blobs.root;
     if (!root || !this.blobDir) return;
     await this.clearBlobs();
     await linkTree(join(this.blobDir, String(id)), root);
+  }
+
+  private async clearRepositories(): Promise<void> {
+    const git = this.options.git;
+    if (!git) return;
+    const entries = await readdir(git.root).catch(() => [] as string[]);
+    await Promise.all(entries.map((e) => rm(join(git.root, e), { recursive: true, force: true })));
+    git.forget();
   }
 
   private async clearBlobs(): Promise<void> {

@@ -21,7 +21,7 @@ export function harnessOf(deps: Deps): HarnessState {
   // Keyed by the queue: one per forge, shared by every context made from its deps.
   let state = states.get(deps.queue);
   if (!state) {
-    state = { snapshots: new SnapshotStore({ db: deps.db, dialect: deps.dialect, blobs: deps.blobs }), tail: Promise.resolve() };
+    state = { snapshots: new SnapshotStore({ db: deps.db, dialect: deps.dialect, blobs: deps.blobs, git: deps.git }), tail: Promise.resolve() };
     states.set(deps.queue, state);
   }
   return state;

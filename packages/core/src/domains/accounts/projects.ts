@@ -1,4 +1,5 @@
 /** Projects: `/projects`, `/projects/:id`, `/groups/:id/projects`. */
+import { repositoryTransaction } from '../repository/index.js';
 import { usersByIds } from '../../access/users.js';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
@@ -246,7 +247,7 @@ export async function createProject(ctx: Ctx, input: CreateProjectInput): Promis
   const now = nowIso(ctx);
   const topics = input.topics ?? input.tag_list ?? [];
   const row = await rethrowPathTaken(() =>
-    ctx.db.transaction().execute(async (trx) => {
+    repositoryTransaction(ctx, async (trx) => {
       const project = await trx
         .insertInto('projects')
         .values({

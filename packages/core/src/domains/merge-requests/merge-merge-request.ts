@@ -1,4 +1,5 @@
 import type { Ctx } from '../../access/context.js';
+import { repositoryTransaction } from '../repository/index.js';
 import { runMergeRequestChanged } from './merge-request-hooks.js';
 import { recordProjectActivity } from '../../access/project-activity.js';
 import { nowIso } from '../../access/context.js';
@@ -46,7 +47,7 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
   const removable = removeSource ? await sourceBranchRemovable(ctx, project, source) : false;
   const now = nowIso(ctx);
   let before: string | null = null;
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const row = await repositoryTransaction(ctx, async (trx) => {
     const merged = await updateOpenMergeRequestToMerged(trx, mr.id, mr.sha, {
       squash,
       should_remove_source_branch: removeSource,

@@ -135,7 +135,7 @@ export async function recordMerge(
   let squashCommitSha: string | null = null;
   if (options.squash) {
     const base = await mergeBase(trx, project.id, target.commit_sha, source.commit_sha);
-    const squash = await insertCommitRow(trx, ctx, project, options.squashCommitMessage ?? mr.title, base ? [base] : []);
+    const squash = await insertCommitRow(trx, ctx, project, options.squashCommitMessage ?? mr.title, base ? [base] : [], `${source.commit_sha}^{tree}`);
     squashCommitSha = squash.sha;
   }
   const actions: CommitAction[] = [

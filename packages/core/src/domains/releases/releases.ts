@@ -3,6 +3,7 @@
  * ReleasesFinder). A release belongs to a tag; creating one may create the tag from `ref`, its
  * asset links and milestones in the same transaction.
  */
+import { repositoryTransaction } from '../repository/index.js';
 import type { Kysely } from 'kysely';
 import { nowIso, type Ctx } from '../../access/context.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, UnprocessableError, ValidationError } from '../../kernel/errors.js';
@@ -184,7 +185,7 @@ export async function createRelease(ctx: Ctx, input: CreateReleaseInput): Promis
 
   const now = nowIso(ctx);
   const row = await guardTagRace(() =>
-    ctx.db.transaction().execute(async (trx) => {
+    repositoryTransaction(ctx, async (trx) => {
       const sha = tag ? tag.commit_sha : (await createTagIn(trx, ctx, project, input.tag_name, input.ref!, input.tag_message)).tag.commit_sha;
       const release = await trx
         .insertInto('releases')

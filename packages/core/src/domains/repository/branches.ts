@@ -2,6 +2,7 @@
  * Branches: GitLab's `API::Branches` (list, show, HEAD, create, delete, delete merged).
  * Lists page in SQL ordered by name byte by byte; `regex` filters the names in memory first.
  */
+import { repositoryTransaction } from './git-write.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, ForbiddenError, NotFoundError, PreconditionError } from '../../kernel/errors.js';
@@ -83,7 +84,7 @@ export async function createBranch(ctx: Ctx, input: CreateBranchInput): Promise<
   const rules = await loadBranchRules(ctx, project);
   const refused =
     rules.matching(input.branch).length > 0 && !(await rules.can(input.branch, 'push')) && !(await rules.can(input.branch, 'merge'));
-  const row = await ctx.db.transaction().execute(async (trx) => {
+  const row = await repositoryTransaction(ctx, async (trx) => {
     if (await repositoryIsEmpty(trx, project.id)) {
       await recordCommitIn(trx, ctx, project, {
         branch: project.default_branch,
@@ -117,7 +118,7 @@ export async function deleteBranch(ctx: Ctx, input: BranchRefInput, options: { u
       { raw: true },
     );
   }
-  await ctx.db.transaction().execute((trx) => deleteRefIn(trx, ctx, project, branch));
+  await repositoryTransaction(ctx, (trx) => deleteRefIn(trx, ctx, project, branch));
 }
 
 /**
@@ -145,7 +146,7 @@ export async function deleteMergedBranches(ctx: Ctx, ref: string): Promise<void>
   const rules = await loadBranchRules(ctx, project);
   const doomed = merged.filter((b) => !rules.matching(b.name).length);
   // One removal per branch, as GitLab's DeleteBranchService runs for each (one push event each).
-  if (doomed.length) await ctx.db.transaction().execute(async (trx) => {
+  if (doomed.length) await repositoryTransaction(ctx, async (trx) => {
     for (const branch of doomed) await deleteRefIn(trx, ctx, project, branch);
   });
 }

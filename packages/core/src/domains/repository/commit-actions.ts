@@ -10,6 +10,7 @@ import type { ProjectRow } from '../../access/project.table.js';
 import { gitBlobSha, readFileOnRef, type FileAtRef } from './refs.js';
 import type { CommitStats } from './commit.entity.js';
 import type { CommitChangeKind, RepositoryRefRow } from './repository.table.js';
+import type { TreeOp } from './git-write.js';
 
 type Trx = Kysely<Database>;
 
@@ -39,6 +40,8 @@ export interface Applied {
   /** Paths written by this commit (their `last_commit_sha` becomes the new commit). */
   touched: string[];
   changes: CommitChange[];
+  /** The same changes as git tree edits, in order. */
+  ops: TreeOp[];
 }
 
 /** A repository-relative file path: no empty, `.` or `..` segments, not absolute. */
@@ -108,6 +111,7 @@ export async function applyActions(trx: Trx, project: ProjectRow, ref: Repositor
   const stats = { additions: 0, deletions: 0, total: 0 };
   const touched: string[] = [];
   const changes: CommitChange[] = [];
+  const ops: TreeOp[] = [];
   const fail = (message: string): never => {
     throw new BadRequestError(message, { raw: true });
   };
@@ -138,6 +142,7 @@ export async function applyActions(trx: Trx, project: ProjectRow, ref: Repositor
       await trx.deleteFrom('repository_files').where('ref_id', '=', ref.id).where('path', '=', target).execute();
       await trx.insertInto('repository_files').values({ ref_id: ref.id, path: target, blob_sha: blob, last_commit_sha: '', executable }).execute();
       touched.push(target);
+      ops.push({ op: 'write', path: target, content, executable: executable === 1 });
     };
     const modeOf = (file: FileAtRef | undefined) => (action.execute_filemode === undefined ? (file?.file.executable ?? 0) : action.execute_filemode ? 1 : 0);
     switch (action.action) {
@@ -160,6 +165,7 @@ export async function applyActions(trx: Trx, project: ProjectRow, ref: Repositor
       case 'delete': {
         if (!current) fail("A file with this name doesn't exist");
         await trx.deleteFrom('repository_files').where('id', '=', current!.file.id).execute();
+        ops.push({ op: 'delete', path });
         record({ path, previous_path: null, change: 'deleted', additions: 0, deletions: linesOf(current!.content).length });
         break;
       }
@@ -172,6 +178,7 @@ export async function applyActions(trx: Trx, project: ProjectRow, ref: Repositor
         if (current && from !== path) fail('A file with this name already exists');
         const content = decode(previous!.content);
         await trx.deleteFrom('repository_files').where('id', '=', previous!.file.id).execute();
+        ops.push({ op: 'delete', path: from! });
         if (await parentIsFile(trx, ref.id, path)) fail('A file with this name already exists');
         if (await directoryExists(trx, ref.id, path)) fail('A directory with this name already exists');
         await write(path, content, modeOf(previous));
@@ -182,6 +189,7 @@ export async function applyActions(trx: Trx, project: ProjectRow, ref: Repositor
         if (!current) fail("A file with this name doesn't exist");
         await trx.updateTable('repository_files').set({ executable: action.execute_filemode ? 1 : 0, last_commit_sha: '' }).where('id', '=', current!.file.id).execute();
         touched.push(path);
+        ops.push({ op: 'write', path, content: current!.content, executable: Boolean(action.execute_filemode) });
         record({ path, previous_path: null, change: 'mode', additions: 0, deletions: 0 });
         break;
       }
@@ -190,5 +198,5 @@ export async function applyActions(trx: Trx, project: ProjectRow, ref: Repositor
     }
   }
   stats.total = stats.additions + stats.deletions;
-  return { stats, touched, changes };
+  return { stats, touched, changes, ops };
 }

@@ -3,6 +3,7 @@
  * of a ref in SQL (recursive CTE) and pages it with LIMIT/OFFSET; like GitLab it sends no
  * totals, only whether a next page exists.
  */
+import { repositoryTransaction } from './git-write.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
@@ -148,7 +149,7 @@ export async function createCommit(ctx: Ctx, input: CreateCommitInput): Promise<
   const project = await findCodeProject(ctx, input.id);
   await authorizePush(ctx, project, input.branch);
   checkActions(input.actions);
-  const done = await ctx.db.transaction().execute((trx) =>
+  const done = await repositoryTransaction(ctx, (trx) =>
     recordCommitIn(trx, ctx, project, {
       branch: input.branch,
       start_branch: input.start_branch,

@@ -3,6 +3,7 @@
  * the files of branch and tag heads only, so a commit that no branch or tag points at has
  * no readable files (404 `File Not Found`). Writes are one-action commits.
  */
+import { repositoryTransaction } from './git-write.js';
 import { createHash } from 'node:crypto';
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
@@ -138,7 +139,7 @@ export async function writeFile(ctx: Ctx, action: Extract<CommitActionName, 'cre
   if (!(await canOnBranch(ctx, project, input.branch, 'push'))) throw new BadRequestError('You are not allowed to push into this branch', { raw: true });
   const content = 'content' in input ? input : undefined;
   const startBranch = input.start_branch ?? input.branch;
-  const done = await ctx.db.transaction().execute(async (trx) => {
+  const done = await repositoryTransaction(ctx, async (trx) => {
     if (action === 'update' && content?.last_commit_id) {
       const start = await selectBranch(trx, project.id, startBranch);
       const current = start && (await readFileOnRef(trx, start, input.file_path));

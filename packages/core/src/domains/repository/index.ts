@@ -36,7 +36,6 @@ export {
   insertRef,
   deleteRefIn,
   moveMergeRequestHeads,
-  newCommitSha,
   validRefName,
   validFilePath,
   isHexBranchName,
@@ -45,6 +44,8 @@ export {
   type CommitInput,
   type RecordedCommit,
 } from './write-commit.js';
+export { repositoryTransaction } from './git-write.js';
+export { applyPushedRefUpdates } from './git-index.js';
 export { canOnBranch, canUpdateBranch, protectionsOf, isProtectedBranch, loadBranchRules, type ProtectedAction, type BranchRules } from './protection.js';
 export {
   presentCommit,

@@ -3,6 +3,7 @@
  * does. Name and update orders page in SQL; the version order sorts the (filtered) names in
  * memory, as SQL has no version collation, and loads the rows of one page.
  */
+import { repositoryTransaction } from './git-write.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { NotFoundError, PreconditionError } from '../../kernel/errors.js';
@@ -78,7 +79,7 @@ export async function getTag(ctx: Ctx, input: TagRefInput): Promise<TagEntity> {
 /** POST /projects/:id/repository/tags (Developer): 201; problems are 400 with `Tags::CreateService`'s messages. */
 export async function createTag(ctx: Ctx, input: CreateTagInput): Promise<TagEntity> {
   const project = await findPushProject(ctx, input.id);
-  const { tag } = await ctx.db.transaction().execute((trx) => createTagIn(trx, ctx, project, input.tag_name, input.ref, input.message));
+  const { tag } = await repositoryTransaction(ctx, (trx) => createTagIn(trx, ctx, project, input.tag_name, input.ref, input.message));
   await runRefPushed(ctx, project, { kind: 'tag', name: input.tag_name });
   return (await presentTags(ctx, project, [tag]))[0]!;
 }
@@ -91,5 +92,5 @@ export async function deleteTag(ctx: Ctx, input: TagRefInput, options: { unmodif
   const commit = await selectCommit(ctx.db, project.id, row.commit_sha);
   if (options.unmodifiedSince && commit && new Date(commit.authored_date).getTime() > options.unmodifiedSince.getTime()) throw new PreconditionError();
   // Its release goes too: releases reacts to the deletion (Tags::DestroyService runs Releases::DestroyService).
-  await ctx.db.transaction().execute((trx) => deleteRefIn(trx, ctx, project, row));
+  await repositoryTransaction(ctx, (trx) => deleteRefIn(trx, ctx, project, row));
 }

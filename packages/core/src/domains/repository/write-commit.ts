@@ -6,7 +6,6 @@
  * branch, in one transaction. Validation follows `Commits::CreateService#validate!`.
  */
 import { recordProjectActivity } from '../../access/project-activity.js';
-import { randomBytes } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { nowIso, type Ctx } from '../../access/context.js';
@@ -19,6 +18,7 @@ import { applyActions, type CommitAction } from './commit-actions.js';
 import type { CommitStats } from './commit.entity.js';
 import type { RepositoryCommitRow, RepositoryRefRow } from './repository.table.js';
 import { runMergeRequestHeadsMoved, runRefUpdated } from './push-hooks.js';
+import { repositoryTransaction, queueHead, queueRefMove, writeCommit, writeCommitWithTree, writeTagObject, type Ident } from './git-write.js';
 
 export { validFilePath, type CommitAction, type CommitActionName } from './commit-actions.js';
 
@@ -45,11 +45,6 @@ export interface RecordedCommit {
   branchCreated: boolean;
   /** The branch's head before this commit (a push's `before`); null when the commit created the branch. */
   before: string | null;
-}
-
-/** A fresh 40-hex commit id. Forgelet keeps no trees, so ids are random rather than content hashes. */
-export function newCommitSha(): string {
-  return randomBytes(20).toString('hex');
 }
 
 /** GitLab's branch and tag name rules (`Gitlab::GitRefValidator`), simplified to git's check-ref-format. */
@@ -115,7 +110,7 @@ async function copyFiles(trx: Trx, fromRefId: number, toRefId: number): Promise<
 }
 
 /** The default protection GitLab gives a project's default branch on first push: Maintainers push and merge. */
-async function protectDefaultBranch(trx: Trx, projectId: number, branch: string, now: string): Promise<void> {
+export async function protectDefaultBranch(trx: Trx, projectId: number, branch: string, now: string): Promise<void> {
   const existing = await trx.selectFrom('protected_branches').select('id').where('project_id', '=', projectId).where('name', '=', branch).executeTakeFirst();
   if (existing) return;
   const pb = await trx
@@ -202,8 +197,16 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
   const user = ctx.actor.user;
   const authorName = input.author_name ?? user?.name ?? 'Forgelet';
   const authorEmail = input.author_email ?? user?.email ?? 'forgelet@localhost';
-  const sha = newCommitSha();
   const parents = [...(parent ? [parent] : []), ...(input.extraParents ?? [])];
+  const ident: Ident = { name: authorName, email: authorEmail, date: now };
+  const sha = await writeCommit(ctx.git, project.id, {
+    parents,
+    message: input.commit_message,
+    author: ident,
+    committer: ident,
+    ops: applied.ops,
+    defaultBranch: project.default_branch,
+  });
   const commit = await trx
     .insertInto('repository_commits')
     .values({
@@ -233,10 +236,14 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
     await trx.updateTable('repository_files').set({ last_commit_sha: sha }).where('ref_id', '=', branch.id).where('last_commit_sha', '=', '').execute();
   }
   branch = await trx.updateTable('repository_refs').set({ commit_sha: sha, updated_at: now }).where('id', '=', branch.id).returningAll().executeTakeFirstOrThrow();
+  await queueRefMove(trx, ctx.git, project.id, { ref: `refs/heads/${input.branch}`, new: sha, old: before });
   await moveMergeRequestHeads(trx, project.id, input.branch, sha, now);
   await recordProjectActivity(trx, project, now); // a push
   if (empty) {
-    if (project.default_branch !== input.branch) await trx.updateTable('projects').set({ default_branch: input.branch }).where('id', '=', project.id).execute();
+    if (project.default_branch !== input.branch) {
+      await trx.updateTable('projects').set({ default_branch: input.branch }).where('id', '=', project.id).execute();
+      await queueHead(trx, ctx.git, project.id, input.branch);
+    }
     await protectDefaultBranch(trx, project.id, input.branch, now);
   }
   await runRefUpdated(trx, ctx, project, { kind: 'branch', name: input.branch, before, after: sha });
@@ -246,7 +253,7 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
 /** Checks push access, then records the commit in its own transaction. */
 export async function recordCommit(ctx: Ctx, project: ProjectRow, input: CommitInput): Promise<RecordedCommit> {
   await authorizePush(ctx, project, input.branch);
-  return ctx.db.transaction().execute((trx) => recordCommitIn(trx, ctx, project, input));
+  return repositoryTransaction(ctx, (trx) => recordCommitIn(trx, ctx, project, input));
 }
 
 /** Open merge requests from the branch take the new head as their `sha`. */
@@ -281,6 +288,7 @@ export async function createBranchIn(
   // What GitLab's pre-receive checks would refuse (a protected name), decided by the caller.
   if (options.refusal) fail(options.refusal);
   const ref = await insertRef(trx, project, 'branch', name, { commitSha: start!.commit.sha, filesFrom: start!.ref }, nowIso(ctx));
+  await queueRefMove(trx, ctx.git, project.id, { ref: `refs/heads/${name}`, new: ref.commit_sha, old: null });
   await moveMergeRequestHeads(trx, project.id, name, start!.commit.sha, nowIso(ctx));
   await recordProjectActivity(trx, project, nowIso(ctx)); // a push of a new branch
   await runRefUpdated(trx, ctx, project, { kind: 'branch', name, before: null, after: ref.commit_sha });
@@ -307,6 +315,16 @@ export async function createTagIn(
     tagger_name: user?.name,
     tagger_email: user?.email,
   });
+  // An annotated tag is a tag object in git; the database keeps the commit it points at.
+  const object = tag.message
+    ? await writeTagObject(ctx.git, project.id, {
+        name,
+        commit: tag.commit_sha,
+        message: tag.message,
+        tagger: { name: user?.name ?? 'Forgelet', email: user?.email ?? 'forgelet@localhost', date: nowIso(ctx) },
+      })
+    : tag.commit_sha;
+  await queueRefMove(trx, ctx.git, project.id, { ref: `refs/tags/${name}`, new: object, old: null });
   await recordProjectActivity(trx, project, nowIso(ctx)); // a push of a new tag
   await runRefUpdated(trx, ctx, project, { kind: 'tag', name, before: null, after: tag.commit_sha });
   return { tag, target: start! };
@@ -315,21 +333,32 @@ export async function createTagIn(
 /** Deletes a branch or tag (its files go with it) inside `trx`: a push whose `after` is blank. The caller checked the right to. */
 export async function deleteRefIn(trx: Trx, ctx: Ctx, project: ProjectRow, ref: RepositoryRefRow): Promise<void> {
   await trx.deleteFrom('repository_refs').where('id', '=', ref.id).execute();
+  await queueRefMove(trx, ctx.git, project.id, {
+    ref: `refs/${ref.kind === 'branch' ? 'heads' : 'tags'}/${ref.name}`,
+    new: null,
+    // A tag's ref may hold a tag object rather than the commit the database keeps.
+    old: ref.kind === 'branch' && ref.commit_sha ? ref.commit_sha : undefined,
+  });
   await recordProjectActivity(trx, project, nowIso(ctx)); // a push removing the ref
   await runRefUpdated(trx, ctx, project, { kind: ref.kind, name: ref.name, before: ref.commit_sha || null, after: null });
 }
 
-/** Records a commit that no branch points at (a merge request's squash commit), with its parents. */
-export async function insertCommitRow(trx: Trx, ctx: Ctx, project: Pick<ProjectRow, 'id'>, message: string, parents: string[]): Promise<RepositoryCommitRow> {
+/**
+ * Records a commit that no branch points at (a merge request's squash commit), with its
+ * parents and the tree of `tree` (a tree-ish: `<commit>^{tree}`).
+ */
+export async function insertCommitRow(trx: Trx, ctx: Ctx, project: Pick<ProjectRow, 'id'>, message: string, parents: string[], tree: string): Promise<RepositoryCommitRow> {
   const now = nowIso(ctx);
   const user = ctx.actor.user;
   const name = user?.name ?? 'Forgelet';
   const email = user?.email ?? 'forgelet@localhost';
+  const ident: Ident = { name, email, date: now };
+  const sha = await writeCommitWithTree(ctx.git, project.id, { tree, parents, message, author: ident, committer: ident });
   const commit = await trx
     .insertInto('repository_commits')
     .values({
       project_id: project.id,
-      sha: newCommitSha(),
+      sha,
       parent_ids: JSON.stringify(parents),
       title: firstLine(message),
       message,
