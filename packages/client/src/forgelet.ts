@@ -1,4 +1,5 @@
 import { Requester, type RequesterOptions } from './infrastructure/requester.js';
+import { graphqlRequest, type GraphqlDocument, type GraphqlOptions, type GraphqlResponse } from './infrastructure/graphql.js';
 import { TestHarness } from './resources/test-harness.js';
 import { GroupAccessTokens } from './resources/group-access-tokens.js';
 import { GroupMembers } from './resources/group-members.js';
@@ -272,6 +273,19 @@ export class Forgelet {
 
   version(): Promise<VersionInfo> {
     return this.requester.get('version');
+  }
+
+  /**
+   * A GitLab GraphQL request (`POST /api/graphql`), typed by the caller or by a typed document:
+   * `const { data } = await api.graphql<{ project: { name: string } | null }>('query($p: ID!) { project(fullPath: $p) { name } }', { p: 'group/app' })`.
+   * Field errors come back in `errors` beside partial `data`; a refused request throws ApiError.
+   */
+  graphql<TData = Record<string, any>, TVariables extends Record<string, unknown> = Record<string, unknown>>(
+    query: GraphqlDocument<TData, TVariables>,
+    variables?: TVariables,
+    options?: GraphqlOptions,
+  ): Promise<GraphqlResponse<TData>> {
+    return graphqlRequest(this.requester, query, variables, options);
   }
 
   /** `GET /openapi.json`: the OpenAPI 3.1 document of every route of this server. */

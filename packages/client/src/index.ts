@@ -2,6 +2,7 @@
 export { Forgelet, type ForgeletOptions, type VersionInfo } from './forgelet.js';
 export { TestHarness, type FaultEntity, type FaultParams } from './resources/test-harness.js';
 export type { AdvanceEntity, ClockEntity, SeedResult, SeededItem, SnapshotEntity } from '@forgelet/core';
+export { graphqlUrl, type GraphqlDocument, type GraphqlError, type GraphqlOptions, type GraphqlResponse } from './infrastructure/graphql.js';
 export { ApiError, type ApiErrorBody, type ApiErrorCause } from './infrastructure/api-error.js';
 export type { MultipartBody, MultipartFile, UploadSource } from './infrastructure/multipart.js';
 export { endpoint } from './infrastructure/endpoint.js';

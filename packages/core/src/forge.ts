@@ -63,6 +63,10 @@ import { bulkImportsRoutes, registerBulkImportJobs } from './domains/bulk-import
 import { flowsPipelineHooks, flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
 import { serveGitHttp, type GitHttpAnswer, type GitHttpRequest } from './domains/git-http/index.js';
 import { sql } from 'kysely';
+import type { GraphQLSchema } from 'graphql';
+import { buildGraphqlSchema, type GraphqlModule } from './kernel/graphql.js';
+import { executeGraphqlRequest, type GraphqlAnswer } from './kernel/graphql-execute.js';
+import { accountsGraphql } from './domains/accounts/index.js';
 
 export interface ForgeOptions {
   /** `postgres://…`, a SQLite file path, or `:memory:` (default). */
@@ -96,6 +100,11 @@ export interface Forge {
   database: DatabaseHandle;
   /** Every REST route, in declaration order. */
   routes: Route[];
+  /** Every domain's GraphQL declarations (docs/graphql.md), made into one schema on first use. */
+  graphqlModules: GraphqlModule[];
+  graphqlSchema(): GraphQLSchema;
+  /** Answers a GraphQL request body (`POST /api/graphql`, or a GET's query parameters) for an authenticated actor. */
+  graphql(actor: Actor, method: string, body: unknown, onInternalError?: (err: unknown) => void): Promise<GraphqlAnswer>;
   authenticate(creds: Credentials, route: Pick<Route, 'jobToken' | 'basicAuth'>): Promise<Actor>;
   checkScopes: typeof checkScopes;
   /** After an endpoint answered without an error: the user's `last_activity_on` (GitLab's API `after` hook). */
@@ -242,10 +251,25 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   if (testMode) routes.push(...createTestHarnessRoutes(() => routes));
   // The OpenAPI document of every route above (built on first request, cached).
   routes.push(...createOpenApiRoutes(() => routes));
+  // GitLab's GraphQL API: each domain's types, queries and mutations, beside its routes.
+  const graphqlModules: GraphqlModule[] = [accountsGraphql];
+  let schema: GraphQLSchema | undefined;
   const forge: Forge = {
     deps,
     database,
     routes,
+    graphqlModules,
+    graphqlSchema: () => (schema ??= buildGraphqlSchema(graphqlModules)),
+    async graphql(actor, method, body, onInternalError) {
+      const who = actor.isAdmin ? 'admin' : actor.user ? 'authenticated' : 'anonymous';
+      // A personal, project or group token reads with `api` or `read_api` and writes with `api` only (as REST).
+      const scopes = actor.token && actor.token.kind !== 'job' ? actor.token.scopes : null;
+      if (scopes && !scopes.some((s) => s === 'api' || s === 'read_api')) return { status: 403, body: { errors: [{ message: 'API not accessible for user' }] } };
+      const mayMutate = !scopes || scopes.includes('api');
+      const answer = await executeGraphqlRequest(body, { schema: forge.graphqlSchema(), ctx: contextFor(deps, actor), method, who, mayMutate, onInternalError });
+      if (answer.status === 200) await recordActivity(deps, actor);
+      return answer;
+    },
     jobTokenResolver: resolveJobToken,
     authenticate: (creds, route) =>
       authenticate(deps, creds, { allowJobToken: Boolean(route.jobToken), allowBasic: Boolean(route.basicAuth), jobTokenResolver: forge.jobTokenResolver }),

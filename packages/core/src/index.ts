@@ -38,6 +38,9 @@ export type { AuthMode, Method, Reply, Route, RouteRequest } from './kernel/rout
 export { buildOpenApi, type OpenApiOptions, type ResponseDecl, type ResponseTable } from './kernel/openapi.js';
 export { createSecretBox, secretKeyId, staticKeys, type KeySource, type SecretBox } from './kernel/secrets.js';
 export { TIERS, type Tier } from './kernel/tiers.js';
+export { buildGraphqlSchema, gql, orNull, parseGlobalId, toGlobalId, RESOURCE_NOT_AVAILABLE, type GraphqlBuilder, type GraphqlModule, type GqlContext, type GqlField, type GqlFields, type MutationDecl } from './kernel/graphql.js';
+export { connectionArgs, encodeCursor, GRAPHQL_MAX_PAGE_SIZE, resolveConnection, type Connection, type ConnectionArgs } from './kernel/graphql-connection.js';
+export { executeGraphqlRequest, GRAPHQL_LIMITS, MAX_QUERY_SIZE, type GraphqlAnswer, type GraphqlLimits } from './kernel/graphql-execute.js';
 export { digestToken, nextIid, randomToken } from './kernel/ids.js';
 export { FsBlobStore, measure, type BlobData, type BlobStore, type PutOptions, type StoredBlob } from './storage/blobs.js';
 export { matchGitHttpPath, type GitHttpAnswer, type GitHttpRequest } from './domains/git-http/index.js';

@@ -25,6 +25,7 @@ import { bodyStream, parseBody } from './body.js';
 import { parseQuery } from './query.js';
 import { sendError, sendJson, sendReply } from './respond.js';
 import { Router } from './router.js';
+import { serveGraphql } from './graphql.js';
 import { FaultInjector, faultRoutes, sendFault } from './faults.js';
 import { clientGone, DEFAULT_CONNECTION_LIMITS, serverOptions, type ConnectionLimits } from './connection.js';
 
@@ -301,6 +302,9 @@ export class ForgeletServer {
     if (path === '/-/readiness') {
       const healthy = await this.forge.health();
       return sendJson(res, healthy ? 200 : 503, { status: healthy ? 'ok' : 'failed', master_check: [{ status: healthy ? 'ok' : 'failed' }] });
+    }
+    if (path === '/api/graphql') {
+      return serveGraphql(this.forge, req, res, queryText, (query) => credentialsOf(req, query), seen, (err) => this.logger.error(`GraphQL resolver error on ${path}`, err));
     }
     if (!path.startsWith(`${API_PREFIX}/`) && matchGitHttpPath(path)) return this.gitHttp(req, res, method, path, queryText, seen);
     if (!path.startsWith(`${API_PREFIX}/`) || !METHODS.has(method)) return sendJson(res, 404, { error: '404 Not Found' });

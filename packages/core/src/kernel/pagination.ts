@@ -27,6 +27,8 @@ export const paginationParams = {
 export interface PageRequest {
   page: number;
   per_page: number;
+  /** A row offset instead of `page` (GraphQL connections' windows). */
+  offset?: number;
 }
 
 export interface Page<T> {
@@ -37,6 +39,8 @@ export interface Page<T> {
   total: number | null;
   /** Whether a next page exists (known without the count). */
   hasNext: boolean;
+  /** The row offset the page starts at. */
+  offset?: number;
 }
 
 export function clampPerPage(perPage: number): number {
@@ -56,10 +60,11 @@ export async function paginate<O, T>(
 ): Promise<Page<T>> {
   const perPage = clampPerPage(req.per_page);
   const page = Math.max(1, req.page);
+  const offset = req.offset ?? (page - 1) * perPage;
   // One extra row tells whether a next page exists even when the count is skipped.
   const fetched = await query
     .limit(perPage + 1)
-    .offset((page - 1) * perPage)
+    .offset(offset)
     .execute();
   const hasNext = fetched.length > perPage;
   const rows = hasNext ? fetched.slice(0, perPage) : fetched;
@@ -77,5 +82,5 @@ export async function paginate<O, T>(
     const n = Number(row!.n);
     total = n > COUNT_LIMIT ? null : n;
   }
-  return { items: await map(rows), page, perPage, total, hasNext };
+  return { items: await map(rows), page, perPage, total, hasNext, offset };
 }

@@ -50,3 +50,5 @@ export { ROOT_TOKEN_SCOPES, bootstrapRoot } from './bootstrap.js';
 export type { BootstrapResult } from './bootstrap.js';
 /** For the wiring: reactions to members, groups, projects and users written (webhooks' system, member, subgroup and project events). */
 export { registerAccountHooks, type AccountHooks, type MemberChange, type MemberSource, type GroupChange, type ProjectChange, type UserChange } from './account-hooks.js';
+/** GraphQL: currentUser, project(fullPath:), group(fullPath:) and the types other domains extend. */
+export { accountsGraphql, projectByPath, groupByPath } from './accounts.graphql.js';

@@ -1,0 +1,185 @@
+/**
+ * GitLab's GraphQL for accounts: `currentUser`, `project(fullPath:)`, `group(fullPath:)` and
+ * the `UserCore`, `CurrentUser`, `Project`, `Group` and `Namespace` types other domains extend
+ * (app/graphql/types/{user_type,project_type,group_type,namespace_type}.rb). Answered from the
+ * REST use cases' entities, so both contracts read the same records through the same policy.
+ */
+import { GraphQLEnumType } from 'graphql';
+import { gql, orNull, type GraphqlBuilder, type GraphqlModule, type GqlFields } from '../../kernel/graphql.js';
+import { isDomainError } from '../../kernel/errors.js';
+import type { Ctx } from '../../access/context.js';
+import type { UserDetailEntity, UserEntity } from '../../access/user.entity.js';
+import { currentUser } from './users.js';
+import { getProject } from './projects.js';
+import { getGroup } from './groups.js';
+import { listGroupProjects, ListGroupProjectsInput } from './projects.js';
+import { connectionArgs, resolveConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
+import { parseParams } from '../../kernel/params.js';
+import type { ProjectEntity } from './project.entity.js';
+import type { GroupEntity, NamespaceEntity } from './group.entity.js';
+
+const { nn, string, int, boolean, from, gid } = gql;
+const webPath = (src: { web_url: string }) => new URL(src.web_url).pathname;
+
+/** `project(fullPath:)`'s answer for a path (null when missing or hidden); other domains resolve a record's project with it. */
+export function projectByPath(ctx: Ctx, fullPath: string): Promise<ProjectEntity | null> {
+  return orNull(getProject(ctx, fullPath));
+}
+
+export function groupByPath(ctx: Ctx, fullPath: string): Promise<GroupEntity | null> {
+  return orNull(getGroup(ctx, fullPath));
+}
+
+function userFields(g: GraphqlBuilder): GqlFields {
+  return {
+    id: gid('User', 'Global ID of the user.'),
+    username: from(nn(string), 'username', 'Username of the user. Unique within the instance of GitLab.'),
+    name: from(nn(string), 'name', 'Human-readable name of the user. Returns `****` if the user is a project bot and the requester does not have permission to view the project.'),
+    state: from(nn(g.type('UserState')), 'state', 'State of the user.'),
+    webUrl: from(nn(string), 'web_url', 'Web URL of the user.'),
+    webPath: { type: nn(string), description: 'Web path of the user.', resolve: webPath },
+    avatarUrl: from(string, 'avatar_url', "URL of the user's avatar."),
+    publicEmail: from(string, 'public_email', "User's public email."),
+    bot: from(nn(boolean), 'bot', 'Indicates if the user is a bot.'),
+    location: from(string, 'location', 'Location of the user.'),
+    bio: from(string, 'bio', 'Bio of the user.'),
+    jobTitle: from(string, 'job_title', 'Job title of the user.'),
+    organization: from(string, 'organization', 'Who the user represents or works for.'),
+    createdAt: from(g.type('Time'), 'created_at', 'Timestamp of when the user was created.'),
+  };
+}
+
+const USER_STATES = ['active', 'blocked', 'deactivated', 'banned', 'ldap_blocked', 'blocked_pending_approval'];
+
+export const accountsGraphql: GraphqlModule = (g) => {
+  g.add(
+    new GraphQLEnumType({
+      name: 'UserState',
+      description: 'Possible states of a user',
+      values: Object.fromEntries(USER_STATES.map((s) => [s, { value: s, description: `User is ${s.replace(/_/g, ' ')}.` }])),
+    }),
+  );
+  g.defineObject('UserCore', { description: 'Core represention of a GitLab user.', fields: () => userFields(g) });
+  g.defineObject('CurrentUser', {
+    description: 'The currently authenticated GitLab user.',
+    fields: () => ({
+      ...userFields(g),
+      lastActivityOn: from(g.type('Date'), 'last_activity_on', 'Date the user last performed any actions.'),
+    }),
+  });
+  g.defineObject('Namespace', {
+    description: 'A namespace: a group or a personal namespace.',
+    fields: () => ({
+      id: gid('Namespace', 'ID of the namespace.'),
+      name: from(nn(string), 'name', 'Name of the namespace.'),
+      path: from(nn(string), 'path', 'Path of the namespace.'),
+      fullName: { type: nn(string), description: 'Full name of the namespace.', resolve: (ns: NamespaceEntity) => ns.name },
+      fullPath: from(nn(string), 'full_path', 'Full path of the namespace.'),
+      webUrl: from(string, 'web_url', 'URL of the namespace.'),
+    }),
+  });
+  g.defineObject('Group', {
+    description: 'A group.',
+    fields: () => ({
+      id: gid('Group', 'ID of the namespace.'),
+      name: from(nn(string), 'name', 'Name of the namespace.'),
+      path: from(nn(string), 'path', 'Path of the namespace.'),
+      fullName: from(nn(string), 'full_name', 'Full name of the namespace.'),
+      fullPath: from(nn(string), 'full_path', 'Full path of the namespace.'),
+      description: from(string, 'description', 'Description of the namespace.'),
+      visibility: from(string, 'visibility', 'Visibility of the namespace.'),
+      webUrl: from(nn(string), 'web_url', 'Web URL of the group.'),
+      avatarUrl: from(string, 'avatar_url', 'Avatar URL of the group.'),
+      createdAt: from(g.type('Time'), 'created_at', 'Timestamp of the group creation.'),
+      lfsEnabled: from(boolean, 'lfs_enabled', 'Indicates if Large File Storage (LFS) is enabled for namespace.'),
+      requestAccessEnabled: from(boolean, 'request_access_enabled', 'Indicates if users can request access to namespace.'),
+      shareWithGroupLock: from(boolean, 'share_with_group_lock', 'Indicates if sharing a project with another group within this group is prevented.'),
+      requireTwoFactorAuthentication: from(boolean, 'require_two_factor_authentication', 'Indicates if all users in this group are required to set up two-factor authentication.'),
+      twoFactorGracePeriod: from(int, 'two_factor_grace_period', 'Time before two-factor authentication is enforced.'),
+      projectCreationLevel: from(string, 'project_creation_level', 'Permission level required to create projects in the group.'),
+      subgroupCreationLevel: from(string, 'subgroup_creation_level', 'Permission level required to create subgroups within the group.'),
+      autoDevopsEnabled: from(boolean, 'auto_devops_enabled', 'Indicates whether Auto DevOps is enabled for all projects within this group.'),
+      emailsDisabled: from(boolean, 'emails_disabled', 'Indicates if a group has email notifications disabled.'),
+      mentionsDisabled: from(boolean, 'mentions_disabled', 'Indicates if a group is disabled from getting mentioned.'),
+      projects: {
+        type: g.connection('Project'),
+        description: 'Projects within this namespace.',
+        args: {
+          ...connectionArgs,
+          includeSubgroups: { type: boolean, defaultValue: false, description: 'Include also subgroup projects.' },
+          search: { type: string, description: 'Search project with most similar names or paths.' },
+        },
+        resolve: (group: GroupEntity, args: ConnectionArgs & { includeSubgroups: boolean; search?: string | null }, ctx: Ctx) => {
+          const input = parseParams(ListGroupProjectsInput, { id: String(group.id), include_subgroups: args.includeSubgroups, ...(args.search ? { search: args.search } : {}) });
+          return resolveConnection(args, (page) => listGroupProjects(ctx, { ...input, ...page }));
+        },
+      },
+      parent: {
+        type: g.object('Group'),
+        description: 'Parent group.',
+        resolve: (group: GroupEntity, _args: unknown, ctx: Ctx) => (group.parent_id === null ? null : orNull(getGroup(ctx, String(group.parent_id)))),
+      },
+    }),
+  });
+  g.defineObject('Project', {
+    description: 'A project.',
+    fields: () => ({
+      id: gid('Project', 'ID of the project.'),
+      name: from(nn(string), 'name', 'Name of the project without the namespace.'),
+      path: from(nn(string), 'path', 'Path of the project.'),
+      fullPath: from(nn(string), 'path_with_namespace', 'Full path of the project.'),
+      nameWithNamespace: from(nn(string), 'name_with_namespace', 'Name of the project including the namespace.'),
+      description: from(string, 'description', 'Short description of the project.'),
+      visibility: from(string, 'visibility', 'Visibility of the project.'),
+      archived: from(boolean, 'archived', 'Indicates the archived status of the project.'),
+      webUrl: from(string, 'web_url', 'Web URL of the project.'),
+      httpUrlToRepo: from(string, 'http_url_to_repo', 'URL to connect to the project via HTTPS.'),
+      sshUrlToRepo: from(string, 'ssh_url_to_repo', 'URL to connect to the project via SSH.'),
+      avatarUrl: from(string, 'avatar_url', 'URL to avatar image file of the project.'),
+      createdAt: from(g.type('Time'), 'created_at', 'Timestamp of the project creation.'),
+      lastActivityAt: from(g.type('Time'), 'last_activity_at', 'Timestamp of the project last activity.'),
+      starCount: from(nn(int), 'star_count', 'Number of times the project has been starred.'),
+      forksCount: from(nn(int), 'forks_count', 'Number of times the project has been forked.'),
+      openIssuesCount: from(int, 'open_issues_count', 'Number of open issues for the project.'),
+      topics: from(gql.list(string), 'topics', 'List of project topics.'),
+      issuesEnabled: from(boolean, 'issues_enabled', '(Deprecated) Indicates if Issues are enabled for the current user.'),
+      mergeRequestsEnabled: from(boolean, 'merge_requests_enabled', '(Deprecated) Indicates if Merge requests are enabled for the current user.'),
+      jobsEnabled: from(boolean, 'jobs_enabled', '(Deprecated) Indicates if CI/CD pipeline jobs are enabled for the current user.'),
+      wikiEnabled: from(boolean, 'wiki_enabled', '(Deprecated) Indicates if Wikis are enabled for the current user.'),
+      snippetsEnabled: from(boolean, 'snippets_enabled', '(Deprecated) Indicates if Snippets are enabled for the current user.'),
+      namespace: from(g.object('Namespace'), 'namespace', 'Namespace of the project.'),
+      group: {
+        type: g.object('Group'),
+        description: 'Group of the project.',
+        resolve: (project: ProjectEntity, _args: unknown, ctx: Ctx) => (project.namespace.kind === 'group' ? groupByPath(ctx, project.namespace.full_path) : null),
+      },
+    }),
+  });
+  g.extend('Query', () => ({
+    currentUser: {
+      type: g.object('CurrentUser'),
+      description: 'Get information about current user.',
+      resolve: async (_src: unknown, _args: unknown, ctx: Ctx): Promise<UserDetailEntity | UserEntity | null> => {
+        if (!ctx.actor.user) return null;
+        try {
+          return await currentUser(ctx);
+        } catch (err) {
+          if (isDomainError(err)) return null;
+          throw err;
+        }
+      },
+    },
+    project: {
+      type: g.object('Project'),
+      description: 'Find a project.',
+      args: { fullPath: { type: nn(gql.id), description: 'Full path of the project. For example, `gitlab-org/gitlab-foss`.' } },
+      resolve: (_src: unknown, args: { fullPath: string }, ctx: Ctx) => projectByPath(ctx, args.fullPath),
+    },
+    group: {
+      type: g.object('Group'),
+      description: 'Find a group.',
+      args: { fullPath: { type: nn(gql.id), description: 'Full path of the project, group, or namespace. For example, `gitlab-org/gitlab-foss`.' } },
+      resolve: (_src: unknown, args: { fullPath: string }, ctx: Ctx) => groupByPath(ctx, args.fullPath),
+    },
+  }));
+};
