@@ -21,6 +21,8 @@ import {
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus } from './http.js';
+import { commitFiles } from '../support/repository.js';
+import { createRunner, requestJob } from './ci-support.js';
 
 type User = { id: number; username: string; token: string };
 const ALL = { offset: 0, limit: 100 };
@@ -215,6 +217,23 @@ for (const dialect of DIALECTS) {
         assert.deepEqual([r.body.ai_catalog_item_version_id, r.body.workflow_definition], [latestVersionId, 'software_development']);
         const missing = await trigger({ project_id: String(project.id), ai_catalog_item_version_id: 999_999 });
         assert.deepEqual([missing.status, missing.body], [400, { message: '400 Bad request - ai_catalog_item_version_id: AI Catalog Item Version not found' }]);
+      });
+
+      it('the workload hands the executor the consumed version as its flow config', async () => {
+        await commitFiles(f, project.id, 'main', { 'README.md': 'hi' });
+        const runner = await createRunner(f, owner.token, { runner_type: 'project_type', project_id: project.id });
+        const r = await trigger({ project_id: String(project.id), ai_catalog_item_consumer_id: consumer.id, start_workflow: true });
+        expectStatus(r, 201);
+        assert.deepEqual([r.body.status, r.body.workload.message], ['running', 'Workload started']);
+        const job = await requestJob(f, runner.token);
+        assert.equal(String(job.id), r.body.workload.id);
+        const vars = Object.fromEntries(job.variables.map((v: { key: string; value: string }) => [v.key, v.value]));
+        // The latest release (2.0.0, from the pinned-version test above).
+        assert.deepEqual(JSON.parse(vars.DUO_WORKFLOW_FLOW_CONFIG), { ...FLOW_DEFINITION, environment: 'chat' });
+        assert.deepEqual(
+          [vars.DUO_WORKFLOW_FLOW_CONFIG_SCHEMA_VERSION, vars.DUO_WORKFLOW_DEFINITION, vars.DUO_WORKFLOW_GOAL, vars.DUO_WORKFLOW_ENVIRONMENT],
+          ['v1', 'ai_catalog_agent', 'Write the release notes', 'web'],
+        );
       });
 
       it('a Reporter cannot trigger (403); the consumer is checked for Developers of the project', async () => {
