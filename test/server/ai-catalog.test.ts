@@ -12,6 +12,7 @@ import {
   deleteItem,
   getItem,
   listConsumers,
+  listFlows,
   listItems,
   listVersions,
   updateConsumer,
@@ -25,7 +26,7 @@ import { commitFiles } from '../support/repository.js';
 import { createRunner, requestJob } from './ci-support.js';
 
 type User = { id: number; username: string; token: string };
-const ALL = { offset: 0, limit: 100 };
+const ALL = { page: 1, per_page: 100 };
 const FLOW_DEFINITION = { version: 'v1', environment: 'ambient', components: [{ name: 'fixer', type: 'AgentComponent', prompt_id: 'fix' }] };
 
 /** The body of a kernel error a use case threw. */
@@ -92,8 +93,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await names(f.forge.context(ANONYMOUS)), ['Open flow']);
       assert.equal(await getItem(await as(outsider), secret.id), null);
       assert.equal((await getItem(await as(outsider), open.id))?.name, 'Open flow');
-      assert.equal((await listItems(await as(dev), { search: 'flow' }, { offset: 0, limit: 1 })).hasNext, true);
-      assert.equal(await (await listItems(await as(dev), { search: 'flow' }, { offset: 0, limit: 1 })).count(), 2);
+      const first = await listItems(await as(dev), { search: 'flow' }, { page: 1, per_page: 1 });
+      assert.deepEqual([first.items.length, first.hasNext, first.total], [1, true, 2]);
     });
 
     it('a new definition makes a new (patch) version once the latest is released; drafts change in place', async () => {
@@ -234,6 +235,31 @@ for (const dialect of DIALECTS) {
           [vars.DUO_WORKFLOW_FLOW_CONFIG_SCHEMA_VERSION, vars.DUO_WORKFLOW_DEFINITION, vars.DUO_WORKFLOW_GOAL, vars.DUO_WORKFLOW_ENVIRONMENT],
           ['v1', 'ai_catalog_agent', 'Write the release notes', 'web'],
         );
+      });
+
+      it('listFlows (duoWorkflowWorkflows): your own flows, filtered and sorted in the database', async () => {
+        const ctx = await as(dev);
+        const all = await listFlows(ctx, {}, ALL);
+        assert.ok(all.items.length >= 5);
+        assert.equal(all.total, all.items.length);
+        assert.ok(all.items.every((f) => f.user_id === dev.id));
+        const ids = all.items.map((f) => f.id);
+        assert.deepEqual(ids, [...ids].sort((a, b) => b - a), 'newest first');
+        assert.deepEqual((await listFlows(ctx, { sort: 'created_asc' }, ALL)).items.map((f) => f.id), [...ids].reverse());
+        const catalog = await listFlows(ctx, { type: 'ai_catalog_agent' }, ALL);
+        assert.ok(catalog.items.length >= 3 && catalog.items.every((f) => f.workflow_definition === 'ai_catalog_agent' && f.ai_catalog_item_consumer_id !== null));
+        const others = await listFlows(ctx, { excludeTypes: ['ai_catalog_agent'] }, ALL);
+        assert.equal(others.items.length + catalog.items.length, all.items.length);
+        assert.deepEqual((await listFlows(ctx, { type: 'x', excludeTypes: ['x'] }, ALL)).items, []);
+        assert.deepEqual((await listFlows(ctx, { search: 'only 1.x' }, ALL)).items.map((f) => f.title), ['Only 1.x']);
+        assert.equal((await listFlows(ctx, { projectPath: otherProject.path_with_namespace }, ALL)).items.every((f) => f.project_id === otherProject.id), true);
+        assert.deepEqual((await listFlows(ctx, { projectPath: 'no/such' }, ALL)).items, []);
+        assert.deepEqual((await listFlows(ctx, { ids: [ids[0]!] }, ALL)).items.map((f) => f.id), [ids[0]]);
+        assert.equal((await listFlows(ctx, { statusGroup: 'active' }, ALL)).items.length, all.items.length);
+        assert.deepEqual((await listFlows(ctx, { statusGroup: 'completed' }, ALL)).items, []);
+        const page = await listFlows(ctx, {}, { page: 2, per_page: 2 });
+        assert.deepEqual([page.items.map((f) => f.id), page.hasNext], [ids.slice(2, 4), ids.length > 4]);
+        assert.deepEqual((await listFlows(await as(owner), {}, ALL)).items.filter((f) => f.user_id !== owner.id), []);
       });
 
       it('a Reporter cannot trigger (403); the consumer is checked for Developers of the project', async () => {

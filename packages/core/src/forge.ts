@@ -60,7 +60,8 @@ import { packagesRoutes } from './domains/packages/index.js';
 import { deliveryIssueHooks, deliveryPipelineHooks, deliveryRoutes, registerDelivery, registerDeploymentHooks } from './domains/delivery/index.js';
 import { memberRolesRoutes } from './domains/member-roles/index.js';
 import { bulkImportsRoutes, registerBulkImportJobs } from './domains/bulk-imports/index.js';
-import { flowsPipelineHooks, flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
+import { flowsGraphql, flowsPipelineHooks, flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
+import { aiCatalogGraphql } from './domains/ai-catalog/index.js';
 import { serveGitHttp, type GitHttpAnswer, type GitHttpRequest } from './domains/git-http/index.js';
 import { sql } from 'kysely';
 import type { GraphQLSchema } from 'graphql';
@@ -252,7 +253,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   // The OpenAPI document of every route above (built on first request, cached).
   routes.push(...createOpenApiRoutes(() => routes));
   // GitLab's GraphQL API: each domain's types, queries and mutations, beside its routes.
-  const graphqlModules: GraphqlModule[] = [accountsGraphql];
+  const graphqlModules: GraphqlModule[] = [accountsGraphql, aiCatalogGraphql, flowsGraphql];
   let schema: GraphQLSchema | undefined;
   const forge: Forge = {
     deps,

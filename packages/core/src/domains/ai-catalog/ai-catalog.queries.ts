@@ -10,29 +10,6 @@ import type { Insertable, Updateable } from 'kysely';
 
 type Db = Kysely<Database>;
 
-/** A window of a list, for offset pages and for cursor connections alike. */
-export interface ListWindow {
-  offset: number;
-  limit: number;
-}
-export interface ListSlice<T> {
-  items: T[];
-  hasNext: boolean;
-  /** The whole list's size, counted on demand (GitLab's CountableConnectionType `count`). */
-  count: () => Promise<number>;
-}
-
-/** One window of `query` (which carries its order), one extra row telling whether more follow. */
-export async function selectSlice<R, T>(query: SelectQueryBuilder<Database, any, R>, window: ListWindow, map: (rows: R[]) => T[]): Promise<ListSlice<T>> {
-  const rows = await query.limit(window.limit + 1).offset(window.offset).execute();
-  const hasNext = rows.length > window.limit;
-  const count = async () => {
-    const row = await query.clearSelect().clearOrderBy().select(sql<number | string>`count(*)`.as('n')).executeTakeFirstOrThrow();
-    return Number((row as { n: number | string }).n);
-  };
-  return { items: map(hasNext ? rows.slice(0, window.limit) : rows), hasNext, count };
-}
-
 export async function insertItem(db: Db, row: Insertable<AiCatalogItemTable>): Promise<AiCatalogItemRow> {
   return db.insertInto('ai_catalog_items').values(row).returningAll().executeTakeFirstOrThrow();
 }

@@ -18,11 +18,9 @@ import {
   insertConsumer,
   selectConsumerById,
   selectItemById,
-  selectSlice,
   updateConsumerById,
-  type ListSlice,
-  type ListWindow,
 } from './ai-catalog.queries.js';
+import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
 import { toConsumerEntity, toVersionEntity, type AiCatalogItemConsumerEntity, type AiCatalogItemType, type AiCatalogItemVersionEntity } from './ai-catalog.entity.js';
 import type { AiCatalogItemConsumerRow, AiCatalogItemRow } from './ai-catalog.table.js';
 import { canReadItem, loadReadableItem, resolveVersion } from './items.js';
@@ -163,8 +161,8 @@ export interface ConsumerFilters {
  * first; empty when the caller may not read the container's consumers (GitLab's finder answers
  * none rather than an error).
  */
-export async function listConsumers(ctx: Ctx, filters: ConsumerFilters, window: ListWindow): Promise<ListSlice<AiCatalogItemConsumerEntity>> {
-  const empty: ListSlice<AiCatalogItemConsumerEntity> = { items: [], hasNext: false, count: async () => 0 };
+export async function listConsumers(ctx: Ctx, filters: ConsumerFilters, page: PageRequest): Promise<Page<AiCatalogItemConsumerEntity>> {
+  const empty: Page<AiCatalogItemConsumerEntity> = { items: [], page: page.page, perPage: page.per_page, total: 0, hasNext: false, ...(page.offset !== undefined && { offset: page.offset }) };
   if ((filters.projectId === undefined) === (filters.groupId === undefined)) throw new BadRequestError('exactly one of projectId, groupId must be given');
   let container: Container;
   try {
@@ -184,7 +182,7 @@ export async function listConsumers(ctx: Ctx, filters: ConsumerFilters, window: 
     groupIds = ns.kind === 'group' ? (inherited ? traversalIds(ns.traversal) : [namespaceId]) : [];
   }
   const query = consumersQuery(ctx.db, { projectId: container.kind === 'project' ? container.project.id : null, groupIds }, filters);
-  return selectSlice(query, window, (rows) => rows.map(toConsumerEntity));
+  return paginate(ctx.db, query, page, (rows) => rows.map(toConsumerEntity));
 }
 
 /** What a flow started from a consumer runs: the consumer, its flow item and the resolved, released version. */

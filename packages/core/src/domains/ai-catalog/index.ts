@@ -29,6 +29,6 @@ export {
   type ConsumerFilters,
   type ConsumedFlow,
 } from './consumers.js';
-export type { ListWindow, ListSlice } from './ai-catalog.queries.js';
+export { aiCatalogGraphql } from './ai-catalog.graphql.js';
 export type { AiCatalogItemEntity, AiCatalogItemVersionEntity, AiCatalogItemConsumerEntity, AiCatalogItemType } from './ai-catalog.entity.js';
 export type { AiCatalogItemRow, AiCatalogItemVersionRow, AiCatalogItemConsumerRow } from './ai-catalog.table.js';

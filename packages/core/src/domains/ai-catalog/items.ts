@@ -16,7 +16,6 @@ import {
   insertItem,
   insertVersion,
   itemHasConsumers,
-  selectSlice,
   selectItemById,
   selectNewestVersionWithPrefix,
   selectVersionById,
@@ -26,9 +25,8 @@ import {
   updateVersionById,
   versionsOfItemQuery,
   visibleItemsQuery,
-  type ListSlice,
-  type ListWindow,
 } from './ai-catalog.queries.js';
+import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
 import { toItemEntity, toVersionEntity, type AiCatalogItemEntity, type AiCatalogItemType, type AiCatalogItemVersionEntity } from './ai-catalog.entity.js';
 import type { AiCatalogItemRow, AiCatalogItemVersionRow } from './ai-catalog.table.js';
 
@@ -48,8 +46,8 @@ export interface ItemFilters {
 }
 
 /** The items the caller may read, newest first (GitLab's `aiCatalogItems`). */
-export async function listItems(ctx: Ctx, filters: ItemFilters, window: ListWindow): Promise<ListSlice<AiCatalogItemEntity>> {
-  return selectSlice(visibleItemsQuery(ctx.db, ctx.actor, nowIso(ctx).slice(0, 10), filters), window, (rows) => rows.map(toItemEntity));
+export async function listItems(ctx: Ctx, filters: ItemFilters, page: PageRequest): Promise<Page<AiCatalogItemEntity>> {
+  return paginate(ctx.db, visibleItemsQuery(ctx.db, ctx.actor, nowIso(ctx).slice(0, 10), filters), page, (rows) => rows.map(toItemEntity));
 }
 
 async function projectOf(ctx: Ctx, item: AiCatalogItemRow): Promise<ProjectRow | undefined> {
@@ -256,9 +254,9 @@ export async function deleteItem(ctx: Ctx, id: number, type: AiCatalogItemType):
 }
 
 /** The versions of a readable item, newest first. */
-export async function listVersions(ctx: Ctx, itemId: number, window: ListWindow): Promise<ListSlice<AiCatalogItemVersionEntity>> {
+export async function listVersions(ctx: Ctx, itemId: number, page: PageRequest): Promise<Page<AiCatalogItemVersionEntity>> {
   const item = await loadReadableItem(ctx, itemId);
-  return selectSlice(versionsOfItemQuery(ctx.db, item.id), window, (rows) => rows.map((r) => toVersionEntity(r, item.item_type)));
+  return paginate(ctx.db, versionsOfItemQuery(ctx.db, item.id), page, (rows) => rows.map((r) => toVersionEntity(r, item.item_type)));
 }
 
 /** Versions by id (for a page of items' `latestVersion`), with their item's type. */

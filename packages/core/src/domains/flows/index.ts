@@ -39,3 +39,5 @@ export {
 } from './callbacks.js';
 export type { AiFlowRow, AiFlowCheckpointRow, AiFlowCallbackRow } from './flows.table.js';
 export { flowsPipelineHooks } from './workload-sync.js';
+export { flowsGraphql } from './flows.graphql.js';
+export { listFlows, FLOW_STATUS_GROUPS, FLOW_SORTS, type FlowFilters, type FlowSort, type FlowRecord } from './list-flows.js';
