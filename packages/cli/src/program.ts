@@ -35,6 +35,7 @@ const OTHER_COMMANDS: (() => Promise<Register>)[] = [
   () => import('./commands/artifacts.js').then((m) => m.registerArtifactCommands),
   () => import('./commands/packages.js').then((m) => m.registerPackageCommands),
   () => import('./commands/flows.js').then((m) => m.registerFlowCommands),
+  () => import('./commands/catalog.js').then((m) => m.registerCatalogCommands),
   () => import('./commands/hooks.js').then((m) => m.registerHookCommands),
 ];
 

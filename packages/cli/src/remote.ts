@@ -5,7 +5,7 @@
  * CliErrors with the server's message, or a message naming the unreachable server.
  */
 import type { Command } from 'commander';
-import { ApiError, Forgelet } from '@forgelet/client';
+import { ApiError, CatalogMutationError, Forgelet, GraphqlFieldError } from '@forgelet/client';
 import { CliError, UsageError } from './errors.js';
 import { checkProfileName, readConfig, selectProfile } from './profiles.js';
 
@@ -87,6 +87,8 @@ export function networkFailure(err: unknown): string | null {
 /** The failure of a request as a CliError: the server's message, or that it cannot be reached. */
 export function remoteError(remote: Pick<Remote, 'url'>, err: unknown): unknown {
   if (err instanceof CliError) return err;
+  // GraphQL answers: field errors (GitLab's messages) and mutation payload errors.
+  if (err instanceof GraphqlFieldError || err instanceof CatalogMutationError) return new CliError(err.message);
   if (err instanceof ApiError) {
     const text = err.message;
     return new CliError(text.startsWith(String(err.status)) ? text : `${err.status} ${text}`);

@@ -63,6 +63,7 @@ import { Deployments } from './resources/deployments.js';
 import { GroupProtectedEnvironments } from './resources/group-protected-environments.js';
 import { DoraMetrics } from './resources/dora.js';
 import { AgentFlows } from './resources/flows.js';
+import { AiCatalog, GraphqlFieldError } from './resources/ai-catalog.js';
 import { GroupHooks } from './resources/group-hooks.js';
 import { ProjectHooks } from './resources/project-hooks.js';
 import { SystemHooks } from './resources/system-hooks.js';
@@ -169,6 +170,8 @@ export class Forgelet {
   readonly groupProtectedEnvironments: GroupProtectedEnvironments;
   readonly doraMetrics: DoraMetrics;
   readonly agentFlows: AgentFlows;
+  /** The AI catalog (GraphQL only, as in GitLab): items, versions, consumers. */
+  readonly aiCatalog: AiCatalog;
   readonly projectHooks: ProjectHooks;
   readonly groupHooks: GroupHooks;
   readonly systemHooks: SystemHooks;
@@ -260,6 +263,11 @@ export class Forgelet {
     this.groupProtectedEnvironments = new GroupProtectedEnvironments(this.requester);
     this.doraMetrics = new DoraMetrics(this.requester);
     this.agentFlows = new AgentFlows(this.requester);
+    this.aiCatalog = new AiCatalog(async (query, variables) => {
+      const answer = await this.graphql(query, variables);
+      if (answer.errors?.length) throw new GraphqlFieldError(answer.errors);
+      return answer.data as never;
+    });
     this.projectHooks = new ProjectHooks(this.requester);
     this.groupHooks = new GroupHooks(this.requester);
     this.systemHooks = new SystemHooks(this.requester);

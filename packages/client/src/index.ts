@@ -282,6 +282,24 @@ export {
   type FlowStatusEvent,
 } from './resources/flows.js';
 export {
+  AiCatalog,
+  CatalogMutationError,
+  GraphqlFieldError,
+  idOfGid,
+  projectGid,
+  groupGid,
+  type GraphqlCall,
+  type AiCatalogItemType,
+  type AiCatalogItemNode,
+  type AiCatalogVersionNode,
+  type AiCatalogConsumerNode,
+  type Connection,
+  type PageInfo,
+  type CreateFlowItemParams,
+  type CreateAgentItemParams,
+  type UpdateItemParams,
+} from './resources/ai-catalog.js';
+export {
   ResourceHooks,
   type CreateProjectHookParams,
   type EditProjectHookParams,

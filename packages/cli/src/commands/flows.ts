@@ -3,6 +3,9 @@
  *   list <project>           the project's flow workloads (CI pipelines of source duo_workflow):
  *                            the flows API has no list endpoint (GitLab lists flows in GraphQL)
  *   show <flow_id>           one flow
+ *   trigger <project>        start a flow: a catalog flow enabled for the project (by item name,
+ *                            its consumer id looked up in GraphQL's aiCatalogConfiguredItems) or a
+ *                            workflow definition
  *   trace <project> <flow_id> the flow, its checkpoints and its chat log (trace.jsonl)
  *   callbacks list|create|delete|deliveries   flow callback endpoints (organization owners)
  */
@@ -16,6 +19,12 @@ import { isLive, withSpinner } from '../ui/live.js';
 
 interface Flags extends RemoteFlags {
   json?: boolean;
+}
+interface TriggerFlags extends Flags {
+  catalogItem?: string;
+  definition?: string;
+  goal?: string;
+  start?: boolean;
 }
 interface TraceFlags extends Flags {
   thread?: string;
@@ -44,6 +53,13 @@ export function registerFlowCommands(program: Command, io: CliIo): void {
   remoteOptions(flows.command('show <flow_id>'))
     .description('one of your flows')
     .action((id: string, flags: Flags) => show(idArg('flow id', id), flags, io));
+  remoteOptions(flows.command('trigger <project>'))
+    .description('start a flow in a project (Developers): a catalog flow enabled there, or a workflow definition')
+    .option('--catalog-item <name>', 'the name of a catalog flow enabled for the project')
+    .option('--definition <workflow_definition>', 'a workflow definition, e.g. software_development')
+    .option('--goal <text>', 'what the flow should do (a catalog flow defaults to its description)')
+    .option('--start', 'start its CI workload now')
+    .action((project: string, flags: TriggerFlags) => trigger(project, flags, io));
   remoteOptions(flows.command('trace <project> <flow_id>'))
     .description("a flow of the project: its status, checkpoints and chat log")
     .option('--thread <thread>', "only one checkpoint's chat log: a thread_ts, or latest")
@@ -97,6 +113,7 @@ function describeFlow(flow: FlowEntity): string {
     ['Project', flow.project_id === null ? '-' : String(flow.project_id)],
     ...(flow.namespace_id !== null ? ([['Namespace', String(flow.namespace_id)]] as [string, string][]) : []),
     ['Definition', flow.workflow_definition ?? '-'],
+    ...(flow.ai_catalog_item_version_id !== null ? ([['Catalog version', String(flow.ai_catalog_item_version_id)]] as [string, string][]) : []),
     ['Environment', flow.environment ?? '-'],
     ['Privileges', flow.agent_privileges_names.join(', ') || '-'],
     ['Title', flow.title || '-'],
@@ -109,6 +126,28 @@ async function show(id: number, flags: Flags, io: CliIo): Promise<void> {
   const flow = await call(remote, (api) => api.agentFlows.show(id));
   if (flags.json) return writeJson(io.stdout, flow);
   io.stdout.write(describeFlow(flow));
+}
+
+async function trigger(project: string, flags: TriggerFlags, io: CliIo): Promise<void> {
+  if ((flags.catalogItem === undefined) === (flags.definition === undefined)) throw new UsageError('give exactly one of --catalog-item, --definition');
+  const remote = resolveRemote(flags, io.env);
+  const flow = await call(remote, async (api) => {
+    const projectId = /^\d+$/.test(project) ? Number(project) : (await api.projects.show(project)).id;
+    let consumer: number | undefined;
+    if (flags.catalogItem !== undefined) {
+      consumer = (await api.aiCatalog.consumerIdFor(projectId, flags.catalogItem)) ?? undefined;
+      if (consumer === undefined) throw new CliError(`no catalog item named "${flags.catalogItem}" is enabled for ${project}`);
+    }
+    return api.agentFlows.create({
+      project_id: String(projectId),
+      ...(consumer !== undefined ? { ai_catalog_item_consumer_id: consumer } : { workflow_definition: flags.definition! }),
+      ...(flags.goal !== undefined && { goal: flags.goal }),
+      ...(flags.start && { start_workflow: true }),
+    });
+  });
+  if (flags.json) return writeJson(io.stdout, flow);
+  io.stdout.write(describeFlow(flow));
+  if (flow.workload?.message) io.stdout.write(formatFields([['Workload', flow.workload.id ? `${flow.workload.id} (${flow.workload.message})` : flow.workload.message]]));
 }
 
 /** One chat log entry for people: `time type: content`, else its JSON. */
