@@ -44,6 +44,7 @@ for (const dialect of DIALECTS) {
   describe(`${dialect}: AI catalog and catalog flows`, () => {
     let f: TestForgelet;
     let owner: User, dev: User, reporter: User, guest: User, outsider: User;
+    let group: any;
     let project: any;
     let otherProject: any;
     let as: (u: User) => Promise<Ctx>;
@@ -51,7 +52,7 @@ for (const dialect of DIALECTS) {
     before(async () => {
       f = await startTestServer(dialect, { workers: false });
       [owner, dev, reporter, guest, outsider] = await createUsers(f, ['cat-owner', 'cat-dev', 'cat-rep', 'cat-guest', 'cat-out']);
-      const group = await createGroup(f, owner.token, { name: 'catalog', path: 'catalog' });
+      group = await createGroup(f, owner.token, { name: 'catalog', path: 'catalog' });
       project = await createProject(f, owner.token, { name: 'agents', namespace_id: group.id, visibility: 'private' });
       otherProject = await createProject(f, owner.token, { name: 'elsewhere', namespace_id: group.id, visibility: 'private' });
       await addMember(f, 'projects', project.id, dev.id, 30);
@@ -127,6 +128,25 @@ for (const dialect of DIALECTS) {
       assert.ok(listed.items.some((c) => c.id === consumer.id));
       assert.deepEqual((await listConsumers(await as(reporter), { projectId: project.id }, ALL)).items, []);
       assert.deepEqual((await listConsumers(await as(outsider), { projectId: project.id }, ALL)).items, []);
+    });
+
+    it('enables items for a top-level group (its Owners); a project lists them as inherited; the trigger takes only its own consumers', async () => {
+      const shared = await newFlow('Group flow', { public: true });
+      const ctx = await as(owner);
+      const sub = await createGroup(f, owner.token, { name: 'sub', path: 'sub', parent_id: group.id });
+      assert.deepEqual(await failure(createConsumer(ctx, { itemId: shared.id, groupId: sub.id })), { code: 'unprocessable', body: { message: ['Group must be a top-level group'] } });
+      assert.deepEqual((await failure(createConsumer(await as(dev), { itemId: shared.id, groupId: group.id }))).code, 'forbidden');
+      const onGroup = await createConsumer(ctx, { itemId: shared.id, groupId: group.full_path });
+      assert.deepEqual([onGroup.group_id, onGroup.project_id], [group.id, null]);
+      const inherited = await listConsumers(await as(dev), { projectId: project.id }, ALL);
+      assert.ok(inherited.items.some((c) => c.id === onGroup.id));
+      const own = await listConsumers(await as(dev), { projectId: project.id, includeInherited: false }, ALL);
+      assert.ok(own.items.length > 0 && own.items.every((c) => c.project_id === project.id));
+      assert.deepEqual((await listConsumers(ctx, { groupId: group.id }, ALL)).items.map((c) => c.id), [onGroup.id]);
+      // A Developer of a project in the group does not read the group's configuration (GitLab: maintained projects).
+      assert.deepEqual((await listConsumers(await as(dev), { groupId: group.id }, ALL)).items, []);
+      const r = await f.api('POST', '/ai/duo_workflows/workflows', { token: dev.token, body: { project_id: String(project.id), ai_catalog_item_consumer_id: onGroup.id } });
+      assert.deepEqual([r.status, r.body], [400, { message: '400 Bad request - ai_catalog_item_consumer_id: Enabled agent or flow was not found for this project' }]);
     });
 
     describe('the flow trigger with ai_catalog_item_consumer_id', () => {
