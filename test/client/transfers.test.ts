@@ -157,6 +157,12 @@ for (const dialect of DIALECTS) {
       const labels = await api.projectRelationExports.download(project.id, 'labels');
       const records = gunzipSync(await bytesOf(labels.body)).toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { title: string });
       assert.deepEqual(records.map((r) => r.title), ['retried']);
+      // A package file of the `packages` relation, by its record's download_path (the NuGet test pushed Stream.Pkg).
+      const packages = gunzipSync(await bytesOf((await api.projectRelationExports.download(project.id, 'packages')).body)).toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { version: string; files: { download_path: string }[] });
+      const v1Record = packages.find((p) => p.version === '1.0.0')!;
+      const fileId = Number(v1Record.files[0]!.download_path.split('/').pop());
+      const viaExport = await bytesOf((await api.projectRelationExports.downloadPackageFile(project.id, fileId)).body);
+      assert.deepEqual(viaExport, await bytesOf((await api.nugetFeed.downloadPackageFile(project.id, 'Stream.Pkg', '1.0.0', 'stream.pkg.1.0.0.nupkg')).body));
       await api.groupRelationExports.create(group.id);
       assert.equal((await api.groupRelationExports.status(group.id, 'self')).status, 1);
 

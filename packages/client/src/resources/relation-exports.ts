@@ -59,7 +59,12 @@ export class GroupRelationExports extends RelationExports<GroupExportRelation> {
 
 /** gitbeaker's `ProjectRelationExports`. */
 export class ProjectRelationExports extends RelationExports<ProjectExportRelation> {
-  constructor(requester: Requester) {
-    super(requester, 'projects');
+  constructor(private readonly projectRequester: Requester) {
+    super(projectRequester, 'projects');
+  }
+
+  /** The bytes of one package file of the `packages` relation (its record's `download_path`), streamed (Forgelet's). */
+  downloadPackageFile(id: ResourceId, packageFileId: number): Promise<StreamResponse> {
+    return this.projectRequester.stream('GET', `projects/${endpoint`${id}`}/export_relations/package_files/${endpoint`${packageFileId}`}`);
   }
 }
