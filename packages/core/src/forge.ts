@@ -33,15 +33,15 @@ import {
 } from './domains/accounts/index.js';
 import { systemRoutes } from './domains/system/system.routes.js';
 import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
-import { issueNoteable, issuesRoutes, registerIssueHooks } from './domains/issues/index.js';
+import { issueNoteable, issuesGraphql, issuesRoutes, registerIssueHooks } from './domains/issues/index.js';
 import { webhookDeploymentHooks, webhookPipelineHooks } from './domains/webhooks/index.js';
 import { registerWebhookJobs, webhookAccountHooks, webhookAwardEmojiHooks, webhookIssueHooks, webhookMergeRequestHooks, webhookMilestoneHooks, webhookNoteHooks, webhookPushHooks, webhookReleaseHooks, webhooksRoutes } from './domains/webhooks/index.js';
-import { mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks } from './domains/merge-requests/index.js';
+import { mergeRequestsGraphql, mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks } from './domains/merge-requests/index.js';
 import { findAwardableNoteable, notesRoutes, registerNoteHooks, registerNoteable } from './domains/notes/index.js';
 import { snippetNoteable, snippetsRoutes } from './domains/snippets/index.js';
 import { awardEmojiRoutes, registerAwardableFinder, registerAwardEmojiHooks } from './domains/award-emoji/index.js';
-import { labelsRoutes } from './domains/labels/index.js';
-import { milestonesRoutes, registerMilestoneHooks } from './domains/milestones/index.js';
+import { labelsGraphql, labelsRoutes } from './domains/labels/index.js';
+import { milestonesGraphql, milestonesRoutes, registerMilestoneHooks } from './domains/milestones/index.js';
 import { iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
 import { epicsRoutes } from './domains/epics/index.js';
 import { ciPushHooks, ciRoutes, registerPipelineHooks, resolveJobToken } from './domains/ci/index.js';
@@ -49,7 +49,7 @@ import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index
 import { registerPushHooks, repositoryRoutes } from './domains/repository/index.js';
 import { registerReleaseHooks, releasesPushHooks, releasesRoutes } from './domains/releases/index.js';
 import { protectedBranchesRoutes } from './domains/protected-branches/index.js';
-import { approvalStatusesOf, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
+import { approvalsGraphql, approvalStatusesOf, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
 import { pipelineSchedulesRoutes, registerPipelineScheduleJobs } from './domains/pipeline-schedules/index.js';
 import { ciVariablesRoutes } from './domains/ci-variables/index.js';
 import { createTestHarnessRoutes } from './test-harness/index.js';
@@ -253,7 +253,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   // The OpenAPI document of every route above (built on first request, cached).
   routes.push(...createOpenApiRoutes(() => routes));
   // GitLab's GraphQL API: each domain's types, queries and mutations, beside its routes.
-  const graphqlModules: GraphqlModule[] = [accountsGraphql, aiCatalogGraphql, flowsGraphql];
+  const graphqlModules: GraphqlModule[] = [accountsGraphql, labelsGraphql, milestonesGraphql, issuesGraphql, mergeRequestsGraphql, approvalsGraphql, aiCatalogGraphql, flowsGraphql];
   let schema: GraphQLSchema | undefined;
   const forge: Forge = {
     deps,

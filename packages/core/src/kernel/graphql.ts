@@ -22,6 +22,7 @@ import {
   isInputType,
   isOutputType,
   type GraphQLInputType,
+  type GraphQLNullableType,
   type GraphQLFieldConfig,
   type GraphQLFieldConfigMap,
   type GraphQLInputFieldConfigMap,
@@ -134,7 +135,7 @@ function isoText(name: string) {
 
 // ---- The builder ---------------------------------------------------------------------------
 
-const nn = <T extends GraphQLOutputType>(t: T) => new GraphQLNonNull(t);
+const nn = <T extends GraphQLNullableType>(t: T) => new GraphQLNonNull(t);
 
 export function buildGraphqlSchema(modules: GraphqlModule[]): GraphQLSchema {
   const types = new Map<string, GraphQLNamedType>();
@@ -294,7 +295,7 @@ export function buildGraphqlSchema(modules: GraphqlModule[]): GraphQLSchema {
 /** Shorthands for field declarations. */
 export const gql = {
   nn,
-  list: <T extends GraphQLOutputType>(t: T) => new GraphQLList(nn(t)),
+  list: <T extends GraphQLNullableType>(t: T) => new GraphQLList(nn(t)),
   string: GraphQLString,
   int: GraphQLInt,
   boolean: GraphQLBoolean,
@@ -304,6 +305,15 @@ export const gql = {
     type,
     description,
     resolve: (src) => src[key] ?? null,
+  }),
+  /** The arguments given (null and undefined dropped), as REST parameters to parse. */
+  given: (raw: Record<string, unknown>): Record<string, unknown> => Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== null && v !== undefined)),
+  /** A list already loaded with its record (an issue's assignees) as a connection: all of it, one page. */
+  wholeList: <T>(items: T[]) => ({
+    nodes: items,
+    edges: items.map((node, i) => ({ node, cursor: Buffer.from(JSON.stringify({ offset: i })).toString('base64') })),
+    pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: items.length ? Buffer.from('{"offset":0}').toString('base64') : null, endCursor: items.length ? Buffer.from(JSON.stringify({ offset: items.length - 1 })).toString('base64') : null },
+    count: async () => items.length,
   }),
   /** The record's Global ID from its numeric `id` (or `key`). */
   gid: (model: string, description: string, key = 'id'): GqlField<Record<string, unknown>> => ({

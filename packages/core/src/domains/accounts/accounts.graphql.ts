@@ -4,12 +4,12 @@
  * (app/graphql/types/{user_type,project_type,group_type,namespace_type}.rb). Answered from the
  * REST use cases' entities, so both contracts read the same records through the same policy.
  */
-import { GraphQLEnumType } from 'graphql';
+import { GraphQLEnumType, type GraphQLOutputType } from 'graphql';
 import { gql, orNull, type GraphqlBuilder, type GraphqlModule, type GqlFields } from '../../kernel/graphql.js';
 import { isDomainError } from '../../kernel/errors.js';
 import type { Ctx } from '../../access/context.js';
 import type { UserDetailEntity, UserEntity } from '../../access/user.entity.js';
-import { currentUser } from './users.js';
+import { currentUser, getUser } from './users.js';
 import { getProject } from './projects.js';
 import { getGroup } from './groups.js';
 import { listGroupProjects, ListGroupProjectsInput } from './projects.js';
@@ -30,6 +30,21 @@ export function groupByPath(ctx: Ctx, fullPath: string): Promise<GroupEntity | n
   return orNull(getGroup(ctx, fullPath));
 }
 
+/** A user field that a UserBasic entity (an author, an assignee) lacks: read from the full user (GET /users/:id's answer), once per request. */
+function fullUserField(type: GraphQLOutputType, key: string, description: string): GqlFields[string] {
+  return {
+    type,
+    description,
+    resolve: async (src: Record<string, unknown>, _args: unknown, ctx: Ctx) => {
+      if (key in src) return src[key] ?? null;
+      const cacheKey = `graphql:user:${String(src.id)}`;
+      let full = ctx.cache.get(cacheKey) as Promise<Record<string, unknown> | null> | undefined;
+      if (!full) ctx.cache.set(cacheKey, (full = orNull(getUser(ctx, src.id as number)) as Promise<Record<string, unknown> | null>));
+      return (await full)?.[key] ?? null;
+    },
+  };
+}
+
 function userFields(g: GraphqlBuilder): GqlFields {
   return {
     id: gid('User', 'Global ID of the user.'),
@@ -39,13 +54,13 @@ function userFields(g: GraphqlBuilder): GqlFields {
     webUrl: from(nn(string), 'web_url', 'Web URL of the user.'),
     webPath: { type: nn(string), description: 'Web path of the user.', resolve: webPath },
     avatarUrl: from(string, 'avatar_url', "URL of the user's avatar."),
-    publicEmail: from(string, 'public_email', "User's public email."),
-    bot: from(nn(boolean), 'bot', 'Indicates if the user is a bot.'),
-    location: from(string, 'location', 'Location of the user.'),
-    bio: from(string, 'bio', 'Bio of the user.'),
-    jobTitle: from(string, 'job_title', 'Job title of the user.'),
-    organization: from(string, 'organization', 'Who the user represents or works for.'),
-    createdAt: from(g.type('Time'), 'created_at', 'Timestamp of when the user was created.'),
+    publicEmail: fullUserField(string, 'public_email', "User's public email."),
+    bot: fullUserField(nn(boolean), 'bot', 'Indicates if the user is a bot.'),
+    location: fullUserField(string, 'location', 'Location of the user.'),
+    bio: fullUserField(string, 'bio', 'Bio of the user.'),
+    jobTitle: fullUserField(string, 'job_title', 'Job title of the user.'),
+    organization: fullUserField(string, 'organization', 'Who the user represents or works for.'),
+    createdAt: fullUserField(g.type('Time'), 'created_at', 'Timestamp of when the user was created.'),
   };
 }
 

@@ -29,3 +29,5 @@ export type {
   UpdateMergeRequestRuleInput,
   UpdateProjectRuleInput,
 } from './approvals.schema.js';
+/** GraphQL: the approval fields of MergeRequest. */
+export { approvalsGraphql } from './approvals.graphql.js';

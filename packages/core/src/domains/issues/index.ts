@@ -22,3 +22,5 @@ export type {
   UpdateIssueInput,
   UserFilter,
 } from './issue.schema.js';
+/** GraphQL: Issue, Project.issues/issue, Group.issues. */
+export { issuesGraphql } from './issues.graphql.js';

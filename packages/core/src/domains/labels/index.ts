@@ -37,3 +37,5 @@ export type {
 // for other domains
 export { renderDescription } from './label-format.js';
 export { labelPriorityKey } from './label.queries.js';
+/** GraphQL: Label, Project.labels/label, Group.labels/label; a project's label by title for issues and merge requests. */
+export { labelsGraphql, projectLabelByTitle } from './labels.graphql.js';

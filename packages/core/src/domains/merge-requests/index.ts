@@ -38,3 +38,5 @@ export {
   type MergeRequestAction,
 } from './merge-request-hooks.js';
 export { selectMergeRequestUserIds } from './merge-request.queries.js';
+/** GraphQL: MergeRequest, Project.mergeRequests/mergeRequest, Group.mergeRequests. */
+export { mergeRequestsGraphql } from './merge-requests.graphql.js';

@@ -15,3 +15,5 @@ export type {
   ListProjectMilestonesInput,
   UpdateMilestoneInput,
 } from './milestone.schema.js';
+/** GraphQL: Milestone, Project.milestones, Group.milestones. */
+export { milestonesGraphql } from './milestones.graphql.js';
