@@ -7,41 +7,12 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DIALECTS } from '../support/databases.js';
 import { startServed, type ServedForgelet } from '../support/served.js';
-
-interface GitOutcome {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the `git` client as a user would, without any configuration of this machine. */
-function git(cwd: string, args: string[], env: Record<string, string> = {}): Promise<GitOutcome> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-c', 'credential.helper=', '-c', 'user.name=Tester', '-c', 'user.email=tester@example.com', '-c', 'init.defaultBranch=main', ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', LANG: 'C', LC_ALL: 'C', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
-async function gitOk(cwd: string, args: string[], env?: Record<string, string>): Promise<string> {
-  const r = await git(cwd, args, env);
-  assert.equal(r.code, 0, `git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-}
+import { git, gitOk } from '../support/git-client.js';
 
 function ok<T = any>(r: { status: number; text: string; body: T }, status = 200): T {
   assert.equal(r.status, status, r.text);
@@ -100,11 +71,21 @@ for (const dialect of DIALECTS) {
         assert.equal((await gitOk(join(work, dir), ['rev-parse', 'HEAD'])).trim(), head);
       }
 
-      // A second commit, fetched by the earlier clone (v0 and v2 fetch negotiation with haves).
+      // The API sees what was pushed: the branch (the first one, so the default, protected as on
+      // GitLab's first push), the tag, the commit with git's id.
+      assert.equal(ok(await f.api('GET', `/projects/${project.id}/repository/branches/main`)).commit.id, head);
+      assert.equal(ok(await f.api('GET', `/projects/${project.id}/repository/tags/v1.0.0`)).commit.id, head);
+      assert.equal(ok(await f.api('GET', `/projects/${project.id}/repository/commits/${head}`)).title, 'First');
+      assert.deepEqual(ok(await f.api('GET', `/projects/${project.id}/protected_branches`)).map((b: any) => b.name), ['main']);
+      // Now only Maintainers push to main.
       await writeFile(join(src, 'two.txt'), 'two\n');
       await gitOk(src, ['add', 'two.txt']);
       await gitOk(src, ['commit', '-q', '-m', 'Second']);
-      await gitOk(src, ['push', '-q', remote(dev.username, dev.token), 'main']);
+      const refused = await git(src, ['push', remote(dev.username, dev.token), 'main']);
+      assert.match(refused.stderr, /remote: GitLab: You are not allowed to push code to protected branches on this project\./);
+
+      // A second commit (by a Maintainer), fetched by the earlier clones (v0 and v2 negotiation with haves).
+      await gitOk(src, ['push', '-q', remote('root', f.rootToken), 'main']);
       const second = (await gitOk(src, ['rev-parse', 'HEAD'])).trim();
       for (const version of ['2', '0']) {
         const dir = join(work, `clone-v${version}`);
@@ -117,8 +98,10 @@ for (const dialect of DIALECTS) {
       assert.equal(topic.code, 0, topic.stderr);
       assert.match(topic.stderr, new RegExp(`remote: To create a merge request for topic, visit:\\s*\\nremote:   ${f.url}/team/apps/app/-/merge_requests/new\\?merge_request%5Bsource_branch%5D=topic`));
       assert.match(await gitOk(work, ['ls-remote', remote('x', f.rootToken)]), /refs\/heads\/topic/);
+      assert.equal(ok(await f.api('GET', `/projects/${project.id}/repository/branches/topic`)).commit.id, second);
       await gitOk(src, ['push', '-q', remote(dev.username, dev.token), ':topic']);
       assert.doesNotMatch(await gitOk(work, ['ls-remote', remote('x', f.rootToken)]), /refs\/heads\/topic/);
+      assert.equal((await f.api('GET', `/projects/${project.id}/repository/branches/topic`)).status, 404);
 
       // Gzipped request bodies (git gzips large negotiation requests; curl sends them as is).
       const gz = await fetch(`${f.url}/team/apps/app.git/git-upload-pack`, {
@@ -135,7 +118,8 @@ for (const dialect of DIALECTS) {
     it('refuses what GitLab refuses, with its messages printed by git', async () => {
       const dev = await f.createUser(`dev2-${dialect}`, { scopes: ['api'] });
       ok(await f.api('POST', `/projects/${project.id}/members`, { body: { user_id: dev.id, access_level: 40 } }), 201);
-      ok(await f.api('POST', `/projects/${project.id}/protected_branches`, { body: { name: 'main', push_access_level: 30, merge_access_level: 30 } }), 201);
+      const commits = ok(await f.api('GET', `/projects/${project.id}/repository/commits?ref_name=main`)).map((c: any) => c.title);
+      assert.deepEqual(commits, ['Second', 'First']);
       const dir = join(work, 'force');
       await gitOk(work, ['clone', '-q', remote('x', dev.token), dir]);
       await gitOk(dir, ['commit', '-q', '--amend', '-m', 'Rewritten']);

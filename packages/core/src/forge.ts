@@ -46,7 +46,7 @@ import { iterationsRoutes, registerIterationJobs } from './domains/iterations/in
 import { epicsRoutes } from './domains/epics/index.js';
 import { ciPushHooks, ciRoutes, registerPipelineHooks, resolveJobToken } from './domains/ci/index.js';
 import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index.js';
-import { registerPushHooks, repositoryRoutes } from './domains/repository/index.js';
+import { applyPushedRefUpdates, registerPushHooks, repositoryRoutes } from './domains/repository/index.js';
 import { registerReleaseHooks, releasesPushHooks, releasesRoutes } from './domains/releases/index.js';
 import { protectedBranchesRoutes } from './domains/protected-branches/index.js';
 import { approvalsGraphql, approvalStatusesOf, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
@@ -62,7 +62,7 @@ import { memberRolesRoutes } from './domains/member-roles/index.js';
 import { bulkImportsRoutes, registerBulkImportJobs } from './domains/bulk-imports/index.js';
 import { flowsGraphql, flowsPipelineHooks, flowsRoutes, registerFlowJobs } from './domains/flows/index.js';
 import { aiCatalogGraphql } from './domains/ai-catalog/index.js';
-import { serveGitHttp, type GitHttpAnswer, type GitHttpRequest } from './domains/git-http/index.js';
+import { serveGitHttp, toRefUpdates, type GitHttpAnswer, type GitHttpRequest } from './domains/git-http/index.js';
 import { sql } from 'kysely';
 import type { GraphQLSchema } from 'graphql';
 import { buildGraphqlSchema, type GraphqlModule } from './kernel/graphql.js';
@@ -275,7 +275,9 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     authenticate: (creds, route) =>
       authenticate(deps, creds, { allowJobToken: Boolean(route.jobToken), allowBasic: Boolean(route.basicAuth), jobTokenResolver: forge.jobTokenResolver }),
     checkScopes,
-    gitHttp: (request) => serveGitHttp(deps, { jobTokenResolver: forge.jobTokenResolver }, request),
+    // A push's moved refs go through the repository domain as API writes do (pipelines, webhooks, merge requests, approvals).
+    gitHttp: (request) =>
+      serveGitHttp(deps, { jobTokenResolver: forge.jobTokenResolver, pushed: (ctx, project, updates) => applyPushedRefUpdates(ctx, project, toRefUpdates(updates)) }, request),
     recordActivity: (actor) => recordActivity(deps, actor),
     context: (actor) => contextFor(deps, actor),
     async contextFor(username) {

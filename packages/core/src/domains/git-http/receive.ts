@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Ctx } from '../../access/context.js';
 import { can } from '../../access/policy.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { canOnBranch, protectionsOf } from '../repository/index.js';
+import { canOnBranch, protectionsOf, type RefUpdate } from '../repository/index.js';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
 
@@ -25,6 +25,22 @@ export interface PushedRefUpdate {
   oldSha: string;
   newSha: string;
   ref: string;
+}
+
+/** Branch and tag updates in the repository domain's terms (other refs, e.g. refs/merge-requests/*, are git's own business). */
+export function toRefUpdates(updates: PushedRefUpdate[]): RefUpdate[] {
+  const out: RefUpdate[] = [];
+  for (const u of updates) {
+    const kind = u.ref.startsWith('refs/heads/') ? 'branch' : u.ref.startsWith('refs/tags/') ? 'tag' : null;
+    if (!kind) continue;
+    out.push({
+      kind,
+      name: u.ref.slice(kind === 'branch' ? 'refs/heads/'.length : 'refs/tags/'.length),
+      before: u.oldSha === ZERO_SHA ? null : u.oldSha,
+      after: u.newSha === ZERO_SHA ? null : u.newSha,
+    });
+  }
+  return out;
 }
 
 /** GitLab's texts (lib/gitlab/checks/branch_check.rb). */
