@@ -5,19 +5,21 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ZipFile } from 'yazl';
 import { openPromise } from 'yauzl';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { run, type CliIo } from '@forgelet/cli';
 import { DIALECTS } from '../support/databases.js';
 import { BIN_CLI, cliEnv, ROOT } from './cli-process.js';
 
 const RUNNER_TOKEN = 'glrt-fake-runner-token-0001';
-const SHA = 'a'.repeat(40);
+/** The job's commit and repository: a bare repository made in `before` from `files` (git fetches it by a file URL). */
+let SHA = '';
+let REPO_URL = '';
 
 interface Recorded {
   method: string;
@@ -45,7 +47,7 @@ function job(id: number, extra: Record<string, unknown>) {
     token: `glcbt-job-token-${id}`,
     allow_git_fetch: true,
     job_info: { id, name: `job${id}`, stage: 'build', project_id: 7, project_name: 'demo' },
-    git_info: { repo_url: 'http://x/demo.git', ref: 'main', sha: SHA, before_sha: '0'.repeat(40), ref_type: 'branch', refspecs: [], depth: 20 },
+    git_info: { repo_url: REPO_URL, ref: 'main', sha: SHA, before_sha: '0'.repeat(40), ref_type: 'branch', refspecs: [], depth: 20 },
     runner_info: { timeout: 60 },
     variables: [
       { key: 'CI_JOB_TOKEN', value: `glcbt-job-token-${id}`, public: false, masked: true },
@@ -78,13 +80,6 @@ describe('forgelet runner against a fake GitLab runner API', { skip: DIALECTS.in
     'src/main.c': { content: 'int main(void) { return 0; }\n', mode: '100644' },
     'docs/read me.md': { content: '# docs\n', mode: '100644' },
   };
-  const tree = [
-    { id: '1', name: 'build.sh', type: 'blob', path: 'build.sh', mode: '100755' },
-    { id: '2', name: 'docs', type: 'tree', path: 'docs', mode: '040000' },
-    { id: '3', name: 'read me.md', type: 'blob', path: 'docs/read me.md', mode: '100644' },
-    { id: '4', name: 'src', type: 'tree', path: 'src', mode: '040000' },
-    { id: '5', name: 'main.c', type: 'blob', path: 'src/main.c', mode: '100644' },
-  ];
 
   function reply(res: import('node:http').ServerResponse, status: number, body?: unknown, headers: Record<string, string> = {}) {
     const text = body === undefined ? '' : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
@@ -112,6 +107,20 @@ describe('forgelet runner against a fake GitLab runner API', { skip: DIALECTS.in
   }
 
   before(async () => {
+    const src = join(work, 'src');
+    for (const [path, file] of Object.entries(files)) {
+      mkdirSync(dirname(join(src, path)), { recursive: true });
+      writeFileSync(join(src, path), file.content, { mode: file.mode === '100755' ? 0o755 : 0o644 });
+    }
+    const gitIn = (cwd: string, ...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@example.com', '-c', 'init.defaultBranch=main', ...args], { cwd, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } }).toString().trim();
+    gitIn(work, 'init', '-q', src);
+    gitIn(src, 'add', '.');
+    gitIn(src, 'commit', '-q', '-m', 'Sources');
+    SHA = gitIn(src, 'rev-parse', 'HEAD');
+    gitIn(work, 'clone', '-q', '--bare', src, join(work, 'demo.git'));
+    REPO_URL = `file://${join(work, 'demo.git')}`;
+
     const dep = new ZipFile();
     dep.addBuffer(Buffer.from('from an earlier stage\n'), 'dep/input.txt');
     dep.end();
@@ -172,18 +181,6 @@ describe('forgelet runner against a fake GitLab runner API', { skip: DIALECTS.in
         if ((m = /^\/api\/v4\/jobs\/(\d+)\/artifacts$/.exec(r.path)) && r.method === 'GET') {
           if (m[1] !== '50' || jobToken !== 'glcbt-job-token-101') return reply(res, 404, { message: '404 Not Found' });
           return reply(res, 200, dependencyZip, { 'content-type': 'application/octet-stream' });
-        }
-        if (r.method === 'GET' && r.path === '/api/v4/projects/7/repository/tree') {
-          if (!String(jobToken).startsWith('glcbt-job-token-') || r.query.get('ref') !== SHA || r.query.get('recursive') !== 'true') return reply(res, 404, { message: '404 Tree Not Found' });
-          // two entries a page, whatever per_page says, to exercise X-Next-Page
-          const page = Number(r.query.get('page') ?? '1');
-          const slice = tree.slice((page - 1) * 2, page * 2);
-          return reply(res, 200, slice, { 'X-Next-Page': page * 2 < tree.length ? String(page + 1) : '' });
-        }
-        if ((m = /^\/api\/v4\/projects\/7\/repository\/files\/([^/]+)\/raw$/.exec(r.path)) && r.method === 'GET') {
-          const f = files[decodeURIComponent(m[1]!)];
-          if (!f || r.query.get('ref') !== SHA) return reply(res, 404, { message: '404 File Not Found' });
-          return reply(res, 200, f.content, { 'content-type': 'text/plain' });
         }
         reply(res, 404, { message: `404 ${r.method} ${r.path} Not Found` });
       });
@@ -291,7 +288,7 @@ describe('forgelet runner against a fake GitLab runner API', { skip: DIALECTS.in
     assert.equal(patches[1]!.headers['content-range'], `10-${10 + patches[1]!.body.length}`);
     const log101 = plain(traces.get(101)!.toString());
     assert.match(log101, /^Running with forgelet-runner \S+\n/);
-    assert.match(log101, /\nFetched 3 files\n/);
+    assert.match(log101, new RegExp(`\\nChecking out ${SHA.slice(0, 8)} as detached HEAD \\(ref is main\\)\\.\\.\\.\\n`));
     assert.match(log101, /\nDownloading artifacts for prep \(50\)\.\.\.\n/);
     assert.match(log101, /\n\$ \.\/build\.sh\nbuilding\n\$ echo "secret is \$SECRET"\nsecret is \[MASKED\]\n\$ echo "\$GREETING"\nhi from job101\n\$ cat "\$CONFIG_FILE"\nkey=value\n\$ cat dep\/input\.txt\nfrom an earlier stage\n\$ test -x build\.sh\n\$ cat "docs\/read me\.md"\n# docs\n/);
     assert.match(log101, /\n\$ echo "after: \$CI_JOB_STATUS"\nafter: success\n/);

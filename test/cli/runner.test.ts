@@ -147,7 +147,9 @@ describe('forgelet runner end to end', { skip: DIALECTS.includes('sqlite') ? fal
     assert.equal(buildLog.status, 200);
     const buildText = plain(buildLog.text);
     assert.match(buildText, /^Running with forgelet-runner /);
-    assert.match(buildText, /\nFetched 3 files\n/);
+    // the sources come with git (the job token in git_info.repo_url), at the pipeline's sha
+    assert.match(buildText, /\nFetching changes with git depth set to 20\.\.\.\n/);
+    assert.match(buildText, new RegExp(`\\nChecking out ${pipeline.body.sha.slice(0, 8)} as detached HEAD \\(ref is main\\)\\.\\.\\.\\n`));
     assert.match(buildText, /\n\$ \.\/scripts\/build\.sh\nbuilding runner-demo\n\$ echo "built \$CI_COMMIT_REF_NAME at \$CI_COMMIT_SHORT_SHA"\nbuilt main at [0-9a-f]{8}\n/);
     assert.match(buildText, /\nUploading artifacts as "archive" to coordinator\.\.\. 201 Created/);
     assert.match(buildText, /\nJob succeeded\n$/);
@@ -209,7 +211,7 @@ describe('forgelet runner end to end', { skip: DIALECTS.includes('sqlite') ? fal
     assert.match(log, /\nERROR: Job failed: exit code 3\n$/);
   });
 
-  it("a commit the branch has moved past runs on the branch's current files, with a warning", async () => {
+  it('a commit the branch has moved past runs on its own files (git fetches the sha)', async () => {
     const sha = await commit('moved', [{ action: 'update', file_path: 'src/input.txt', content: 'first' }], 'main');
     const created = await f.api('POST', `/projects/${projectId}/pipeline`, { body: { ref: 'moved' } });
     assert.equal(created.status, 201, created.text);
@@ -221,10 +223,7 @@ describe('forgelet runner end to end', { skip: DIALECTS.includes('sqlite') ? fal
     assert.deepEqual(result.outcomes.map((o) => [o.name, o.status]), [['build-job', 'success'], ['test-job', 'success']]);
     const [build, test] = await jobsOf(created.body.id);
     const buildLog = plain((await f.api('GET', `/projects/${projectId}/jobs/${build.id}/trace`)).text);
-    // Forgelet lists trees at branch and tag heads only (domains/repository/tree.ts): nothing at `sha` now
-    const tree = await f.api('GET', `/projects/${projectId}/repository/tree?ref=${sha}&recursive=true`);
-    assert.deepEqual(tree.body, []);
-    assert.match(buildLog, new RegExp(`\\nWARNING: no files listed at ${sha.slice(0, 8)}; using moved as it is now\\n`));
-    assert.match(plain((await f.api('GET', `/projects/${projectId}/jobs/${test.id}/trace`)).text), /\ntested second\n/);
+    assert.match(buildLog, new RegExp(`\\nChecking out ${sha.slice(0, 8)} as detached HEAD \\(ref is moved\\)`));
+    assert.match(plain((await f.api('GET', `/projects/${projectId}/jobs/${test.id}/trace`)).text), /\ntested first\n/);
   });
 });

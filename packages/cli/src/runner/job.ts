@@ -4,14 +4,15 @@
  * The log streams to the server all along.
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm, symlink } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ApiError, type Forgelet, type JobPayload, type JobPayloadArtifacts, type JobPayloadStep, type UpdateJobParams } from '@forgelet/client';
 import { extractZip, writeGzip, writeRaw, writeZip } from './archive.js';
+import { fetchWithGit, gitStrategy } from './git-sources.js';
 import { RUNNER_NAME, isNetworkFailure, type RunnerConnection } from './connection.js';
-import { collectArtifacts, relativePattern } from './paths.js';
+import { collectArtifacts } from './paths.js';
 import { runScript, type Shell } from './shell.js';
 import { JobTrace, TraceSender, type CancelReason } from './trace.js';
 import { buildEnvironment, expand } from './variables.js';
@@ -108,7 +109,7 @@ export async function runJob(ctx: JobContext, job: JobPayload): Promise<JobOutco
     await mkdir(jobDir, { recursive: true });
     await mkdir(tmpDir, { recursive: true, mode: 0o700 });
 
-    const tracked = await fetchSources(ctx, api, job, jobDir, trace);
+    const tracked = await fetchSources(job, jobDir, trace, control.controller.signal);
     if (control.reason) throw new JobFailure('canceled', 'canceled');
     await downloadDependencies(ctx, api, job, jobDir, trace);
     if (control.reason) throw new JobFailure('canceled', 'canceled');
@@ -266,82 +267,26 @@ function artifactWanted(spec: JobPayloadArtifacts, status: JobOutcome['status'])
   return status === 'success';
 }
 
-/** Writes the ref's files into `dir`; returns their paths (for `artifacts:untracked`). */
-async function fetchSources(ctx: JobContext, api: Forgelet, job: JobPayload, dir: string, trace: JobTrace): Promise<Set<string>> {
-  const tracked = new Set<string>();
-  const projectId = job.job_info?.project_id;
-  let ref = job.git_info?.sha || job.git_info?.ref;
+/**
+ * The job's sources in `dir`, fetched with git as GitLab's runner does (git-sources.ts); returns
+ * the tracked files' paths (for `artifacts:untracked`).
+ */
+async function fetchSources(job: JobPayload, dir: string, trace: JobTrace, signal: AbortSignal): Promise<Set<string>> {
   trace.line('Getting source from the repository', 'cyan');
-  if (projectId === undefined || !ref) {
-    trace.line('WARNING: the job names no project or revision; starting from an empty directory', 'yellow');
-    return tracked;
+  if (gitStrategy(job) === 'none') {
+    trace.line('Skipping Git repository setup');
+    return new Set();
   }
-  trace.line(`Fetching files of ${job.git_info?.ref ?? ref} at ${(job.git_info?.sha ?? ref).slice(0, 8)}...`);
-  let files: { path: string; mode: string }[] = [];
-  /** Every blob of the tree at `revision` (all pages). */
-  const list = async (revision: string) => {
-    const out: { path: string; mode: string }[] = [];
-    for await (const page of api.repositoryTree.all(projectId, { ref: revision, recursive: true, per_page: 100 }).pages()) {
-      if (!Array.isArray(page.items)) throw new Error(`the repository tree is not a list: ${JSON.stringify(page.items).slice(0, 200)}`);
-      for (const entry of page.items) if (entry.type === 'blob') out.push({ path: entry.path, mode: entry.mode });
-      if (page.items.length === 0) break;
-    }
-    return out;
-  };
-  const treeFailure = (err: unknown) => new JobFailure(`fetching the repository tree failed: ${ctx.connection.describe(err)}`, 'runner_system_failure');
+  if (!job.git_info?.repo_url || !job.git_info.sha) {
+    trace.line('WARNING: the job names no repository or revision; starting from an empty directory', 'yellow');
+    return new Set();
+  }
   try {
-    files = await list(ref);
+    return await fetchWithGit(job, dir, trace, signal);
   } catch (err) {
-    if (!ApiError.is(err, 404)) throw treeFailure(err);
+    if (signal.aborted) throw new JobFailure('canceled', 'canceled');
+    throw new JobFailure(`getting the sources failed: ${(err as Error).message}`, 'runner_system_failure');
   }
-  // A server that lists trees only at branch and tag heads (Forgelet) lists nothing at a
-  // commit the branch has moved past: take the branch as it is now, and say so.
-  const branch = job.git_info?.ref;
-  if (files.length === 0 && branch && branch !== ref) {
-    try {
-      files = await list(branch);
-    } catch (err) {
-      throw treeFailure(err);
-    }
-    if (files.length > 0) {
-      trace.line(`WARNING: no files listed at ${ref.slice(0, 8)}; using ${branch} as it is now`, 'yellow');
-      ref = branch;
-    }
-  }
-  const revision = ref;
-  let count = 0;
-  const queue = [...files];
-  const worker = async () => {
-    for (let item = queue.shift(); item; item = queue.shift()) {
-      let rel: string;
-      try {
-        rel = relativePattern(dir, item.path);
-      } catch {
-        trace.line(`WARNING: ${item.path}: outside the project directory; skipped`, 'yellow');
-        continue;
-      }
-      if (rel === '') continue;
-      const dest = path.join(dir, ...rel.split('/'));
-      await mkdir(path.dirname(dest), { recursive: true });
-      try {
-        const file = await api.repositoryFiles.streamRaw(projectId, item.path, { ref: revision });
-        if (item.mode === '120000') {
-          const target: Buffer[] = [];
-          for await (const chunk of file.body) target.push(Buffer.from(chunk as Uint8Array));
-          await symlink(Buffer.concat(target).toString(), dest);
-        } else {
-          await pipeline(file.body, createWriteStream(dest, { mode: item.mode === '100755' ? 0o755 : 0o644 }));
-        }
-      } catch (err) {
-        throw new JobFailure(`fetching ${item.path} failed: ${ctx.connection.describe(err)}`, 'runner_system_failure');
-      }
-      tracked.add(rel);
-      count++;
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(8, files.length) }, worker));
-  trace.line(`Fetched ${count} file${count === 1 ? '' : 's'}`);
-  return tracked;
 }
 
 /** Artifacts of the jobs this one depends on, extracted into the project directory. */
