@@ -173,6 +173,8 @@ for (const dialect of DIALECTS) {
       const hidden = await git(work, ['ls-remote', remote(outsider.username, outsider.token)]);
       assert.notEqual(hidden.code, 0);
       assert.match(hidden.stderr, /not found/);
+      // A bare project id is no git path (GitLab's are <namespace>/<project>).
+      assert.equal((await fetch(`${f.url}/${project.id}.git/info/refs?service=git-upload-pack`, { headers: { Authorization: `Basic ${Buffer.from(`x:${f.rootToken}`).toString('base64')}` } })).status, 404);
       // Wrong credentials: 401.
       const wrong = await fetch(`${f.url}/team/apps/app.git/info/refs?service=git-upload-pack`, { headers: { Authorization: `Basic ${Buffer.from('x:nope').toString('base64')}` } });
       assert.equal(wrong.status, 401);

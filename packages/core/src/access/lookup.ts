@@ -31,7 +31,8 @@ export async function selectProjectByRef(ctx: Pick<Ctx, 'db'>, ref: string | num
   return rows[0] as ProjectRow | undefined;
 }
 
-async function selectRedirectedProject(ctx: Pick<Ctx, 'db'>, path: string): Promise<ProjectRow | undefined> {
+/** The project a renamed or transferred project's old path now names (its redirect route). */
+export async function selectRedirectedProject(ctx: Pick<Ctx, 'db'>, path: string): Promise<ProjectRow | undefined> {
   const redirect = await ctx.db
     .selectFrom('redirect_routes')
     .select('source_id')

@@ -19,7 +19,7 @@ import { ANONYMOUS } from '../../access/context.js';
 import { actorFromAccessToken, actorFromDeployToken, type JobTokenResolver } from '../../access/authenticate.js';
 import { verifyUserPassword } from '../../access/passwords.js';
 import { can, canRead } from '../../access/policy.js';
-import { selectProjectByRef } from '../../access/lookup.js';
+import { selectProjectByRef, selectRedirectedProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { isDomainError } from '../../kernel/errors.js';
 
@@ -75,15 +75,7 @@ export async function gitActor(deps: Deps, basic: { username: string; password: 
 
 /** A project by its full path, or by a path it had before a rename or transfer (GitLab follows redirects for git). */
 export async function projectAtPath(deps: Deps, path: string): Promise<ProjectRow | undefined> {
-  const found = await selectProjectByRef(deps, path);
-  if (found) return found;
-  const redirect = await deps.db
-    .selectFrom('redirect_routes')
-    .select('source_id')
-    .where('path_lower', '=', path.toLowerCase())
-    .where('source_kind', '=', 'project')
-    .executeTakeFirst();
-  return redirect ? deps.db.selectFrom('projects').selectAll().where('id', '=', redirect.source_id).executeTakeFirst() : undefined;
+  return (await selectProjectByRef(deps, path)) ?? selectRedirectedProject(deps, path);
 }
 
 const FETCH_SCOPES = ['api', 'read_repository', 'write_repository'];

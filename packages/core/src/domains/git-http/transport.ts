@@ -61,7 +61,9 @@ export function matchGitHttpPath(path: string): { projectPath: string; action: G
   } catch {
     return null;
   }
-  if (projectPath.split('/').some((s) => s === '' || s === '.' || s === '..')) return null;
+  // A project is always <namespace>/<project> (a bare number would otherwise name a project id).
+  const segments = projectPath.split('/');
+  if (segments.length < 2 || segments.some((s) => s === '' || s === '.' || s === '..')) return null;
   return { projectPath, action: m[2] as GitAction };
 }
 
