@@ -182,11 +182,12 @@ function newestMtime(dir) {
 function buildIfStale() {
   const sources = Math.max(
     ...['core', 'server', 'client', 'cli'].map((pkg) => newestMtime(path.join(ROOT, 'packages', pkg, 'src'))),
+    newestMtime(path.join(ROOT, 'packages/server/console')),
     statSync(path.join(ROOT, 'packages/cli/tsup.config.ts')).mtimeMs,
     statSync(path.join(ROOT, 'packages/cli/tsup.serve.config.ts')).mtimeMs,
   );
-  const built = ['main.js', 'serve/serve-runtime.cjs']
-    .map((f) => path.join(ROOT, 'packages/cli/dist', f))
+  const built = ['cli/dist/main.js', 'cli/dist/serve/serve-runtime.cjs', 'server/dist/console/index.html']
+    .map((f) => path.join(ROOT, 'packages', f))
     .reduce((min, f) => Math.min(min, existsSync(f) ? statSync(f).mtimeMs : 0), Infinity);
   if (built >= sources) return;
   console.log('forgelet tests: packages/*/src is newer than packages/cli/dist: npm run build');

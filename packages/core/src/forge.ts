@@ -1,4 +1,5 @@
 /** Wires the domains to the injected dependencies. */
+import { currentConsoleSession, signInConsole, signOutConsole, type ConsoleSession } from './access/console-sessions.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -124,6 +125,12 @@ export interface Forge {
   jobTokenResolver?: JobTokenResolver;
   /** Git smart HTTP (a path `matchGitHttpPath` matched): the reply streams git's output. */
   gitHttp(request: GitHttpRequest): Promise<GitHttpAnswer>;
+  /** The web console's sign-in, current session and sign-out (access/console-sessions.ts). */
+  console: {
+    signIn(input: Partial<{ token: string; login: string; password: string }>): Promise<ConsoleSession>;
+    current(secret: string): Promise<Omit<ConsoleSession, 'secret'>>;
+    signOut(secret: string): Promise<void>;
+  };
 }
 
 export const DEFAULT_LIMITS: ForgeConfig['limits'] = { bodyBytes: 10 * 1024 * 1024, uploadBytes: 5 * 1024 * 1024 * 1024 };
@@ -279,6 +286,11 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     gitHttp: (request) =>
       serveGitHttp(deps, { jobTokenResolver: forge.jobTokenResolver, pushed: (ctx, project, updates) => applyPushedRefUpdates(ctx, project, toRefUpdates(updates)) }, request),
     recordActivity: (actor) => recordActivity(deps, actor),
+    console: {
+      signIn: (input) => signInConsole(deps, input),
+      current: (secret) => currentConsoleSession(deps, secret),
+      signOut: (secret) => signOutConsole(deps, secret),
+    },
     context: (actor) => contextFor(deps, actor),
     async contextFor(username) {
       const user = await deps.db.selectFrom('users').selectAll().where(sql`lower(username)`, '=', username.toLowerCase()).executeTakeFirst();

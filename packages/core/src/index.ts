@@ -178,6 +178,7 @@ export { CUSTOM_ROLE_ABILITIES, CUSTOM_PERMISSIONS, type CustomPermission } from
 // job token scope and instance settings
 export { type JobTokenScopeEntity } from './domains/job-token-scope/index.js';
 export { jobTokenAllowed } from './access/job-token-scope.js';
+export { CONSOLE_SESSION_TTL_MS, type ConsoleSession, type SessionCredentials } from './access/console-sessions.js';
 export { applicationSetting, readApplicationSettings, type ApplicationSettings } from './access/application-settings.js';
 
 // error tracking

@@ -27,6 +27,7 @@ import { sendError, sendJson, sendReply } from './respond.js';
 import { Router } from './router.js';
 import { serveGraphql } from './graphql.js';
 import { FaultInjector, faultRoutes, sendFault } from './faults.js';
+import { ConsoleHandler, sessionCredentialsOf } from './console.js';
 import { clientGone, DEFAULT_CONNECTION_LIMITS, serverOptions, type ConnectionLimits } from './connection.js';
 
 export interface Logger {
@@ -80,6 +81,8 @@ export interface ServerOptions {
   allowFaults?: boolean;
   /** Timeouts and the connection cap (default DEFAULT_CONNECTION_LIMITS). */
   connections?: Partial<ConnectionLimits>;
+  /** The built web console (index.html and assets/), served at `/` and `/-/console`; null or absent: none. */
+  consoleDir?: string | null;
 }
 
 const API_PREFIX = '/api/v4';
@@ -107,6 +110,10 @@ function credentialsOf(req: IncomingMessage, query: Record<string, unknown>): Cr
   const apiKey = str(h['x-nuget-apikey']);
   if (apiKey && !creds.privateToken && !creds.jobToken && !creds.bearer) creds.privateToken = apiKey;
   creds.sudo = str(h.sudo) ?? str(query.sudo);
+  // The console's cookie counts only when the request names no other credentials.
+  if (!creds.privateToken && !creds.jobToken && !creds.bearer && !creds.basic && !creds.deployToken) {
+    creds.session = sessionCredentialsOf(req, (req.method ?? 'GET').toUpperCase());
+  }
   return creds;
 }
 
@@ -169,6 +176,7 @@ export class ForgeletServer {
   readonly faults: FaultInjector | null;
   private readonly logger: Logger;
   private readonly linksFromHost: boolean;
+  private readonly console: ConsoleHandler;
   private inFlight = 0;
   private closing = false;
   private idleWaiters: (() => void)[] = [];
@@ -181,6 +189,7 @@ export class ForgeletServer {
     this.router = new Router(this.faults ? [...forge.routes, ...faultRoutes(this.faults)] : forge.routes);
     this.logger = options.logger ?? consoleLogger;
     this.linksFromHost = options.linksFromHost ?? false;
+    this.console = new ConsoleHandler(forge, options.consoleDir ?? null);
     const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connections };
     this.http = createServer(serverOptions(limits), (req, res) => void this.handle(req, res));
     if (limits.maxConnections > 0) {
@@ -307,6 +316,7 @@ export class ForgeletServer {
       return serveGraphql(this.forge, req, res, queryText, (query) => credentialsOf(req, query), seen, (err) => this.logger.error(`GraphQL resolver error on ${path}`, err));
     }
     if (!path.startsWith(`${API_PREFIX}/`) && matchGitHttpPath(path)) return this.gitHttp(req, res, method, path, queryText, seen);
+    if (await this.console.handle(req, res, path, method)) return;
     if (!path.startsWith(`${API_PREFIX}/`) || !METHODS.has(method)) return sendJson(res, 404, { error: '404 Not Found' });
     const apiPath = path.slice(API_PREFIX.length);
     const match = this.router.match(method as Method, apiPath);

@@ -83,6 +83,8 @@ export interface StartOptions {
   connections?: Partial<ConnectionLimits>;
   /** When pipeline schedules run: `exact` (default, the cron's instant) or `gitlab` (GitLab's 10-minute worker ticks). */
   scheduleTiming?: 'exact' | 'gitlab';
+  /** The built web console to serve at `/` and `/-/console` (`forgelet serve` passes its own). */
+  consoleDir?: string | null;
 }
 
 export interface RunningForgelet {
@@ -204,6 +206,7 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
       linksFromHost: !options.externalUrl,
       allowFaults: options.allowFaults,
       connections: options.connections,
+      consoleDir: options.consoleDir,
     });
     url = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (err) {

@@ -1,5 +1,7 @@
 /** `forgelet serve`: the server on a data directory (SQLite by default) or PostgreSQL. */
 import cluster, { type Worker } from 'node:cluster';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 import type { StartOptions } from '@forgelet/server';
 import type { Tier } from '@forgelet/core';
@@ -117,6 +119,18 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .action((flags: ServeFlags) => serve(flags, io));
 }
 
+/**
+ * The built web console (packages/server/dist/console, made by `npm run build`) beside this
+ * package: from dist/ (the built CLI) or src/commands/ (run from source). Null when not built.
+ */
+function consoleDir(): string | null {
+  for (const rel of ['../../server/dist/console', '../../../server/dist/console']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(`${dir}/index.html`)) return dir;
+  }
+  return null;
+}
+
 /** What a worker process tells the primary once it listens. */
 interface WorkerReady {
   forgelet: 'ready';
@@ -159,7 +173,7 @@ async function serve(flags: ServeFlags, io: CliIo): Promise<void> {
     const loaded = await loadServeRuntime();
     const { startForgelet, consoleLogger, TIERS } = loaded.runtime;
     const options = resolveServeOptions(flags, io.env, TIERS);
-    const running = await startForgelet({ ...options, logger: consoleLogger, workers: true }).catch((err: unknown) => {
+    const running = await startForgelet({ ...options, consoleDir: consoleDir(), logger: consoleLogger, workers: true }).catch((err: unknown) => {
       throw listenError(err, options.host, options.port) ?? blobUrlError(err, flags, io.env) ?? configError(err) ?? err;
     });
     setImmediate(() => loaded.saveCache());

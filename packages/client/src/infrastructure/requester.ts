@@ -54,6 +54,8 @@ export interface RequesterOptions {
   /** Sent as `User-Agent` (e.g. a runner's `name version (platform)`); default: the fetch's own. */
   userAgent?: string;
   fetch?: FetchLike;
+  /** Headers sent with every request (the web console's `X-CSRF-Token`). */
+  headers?: Record<string, string>;
   /** Times a request answered 429 or 503 is sent again (default 3; 0 turns retries off). */
   retries?: number;
   /** Base of the exponential backoff in ms (default 500). */
@@ -171,6 +173,7 @@ export class Requester {
     if (options.jobToken) this.headers['JOB-TOKEN'] = options.jobToken;
     if (options.sudo !== undefined && options.sudo !== '') this.headers.Sudo = String(options.sudo);
     if (options.userAgent) this.headers['User-Agent'] = options.userAgent;
+    Object.assign(this.headers, options.headers);
     this.fetch = options.fetch ?? (undiciFetch as unknown as FetchLike);
     this.retries = Math.max(0, Math.floor(options.retries ?? 3));
     this.retryDelayMs = Math.max(0, options.retryDelayMs ?? 500);

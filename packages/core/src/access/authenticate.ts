@@ -13,6 +13,7 @@ import { preparedQuery } from '../storage/prepared.js';
 import type { Method } from '../kernel/route.js';
 import type { UserRow } from './user.table.js';
 import { deployTokenUsername } from './deploy-token.table.js';
+import { actorFromConsoleSession, type SessionCredentials } from './console-session-auth.js';
 
 export interface Credentials {
   privateToken?: string;
@@ -22,6 +23,8 @@ export interface Credentials {
   /** The `Deploy-Token` header (package routes). */
   deployToken?: string;
   sudo?: string;
+  /** The web console's session cookie (used only when no token came with the request). */
+  session?: SessionCredentials;
 }
 
 /** Resolves a CI job token to an actor; installed by the CI domain. */
@@ -156,6 +159,8 @@ export async function authenticate(deps: Deps, creds: Credentials, options: Auth
   } else if (creds.basic && options.allowBasic) {
     const { username, password } = creds.basic;
     actor = username === 'gitlab-ci-token' ? await resolveJob(deps, options, password) : await actorFromAnyToken(deps, options, password, username);
+  } else if (creds.session) {
+    actor = await actorFromConsoleSession(deps, creds.session);
   }
   if (creds.sudo !== undefined && creds.sudo !== '' && actor.kind === 'user') actor = await applySudo(deps, actor, creds.sudo);
   return actor;

@@ -28,7 +28,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "024-webhooks",
     "026-cache-writes",
     "027-project-counters",
-    "031-ai-catalog"
+    "031-ai-catalog",
+    "032-console-sessions"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -307,6 +308,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"ai_catalog_items_project\" on \"ai_catalog_items\" (\"project_id\", \"id\")",
     "CREATE TABLE \"ai_catalog_item_versions\" (\"id\" integer primary key autoincrement, \"item_id\" integer not null references \"ai_catalog_items\" (\"id\") on delete cascade, \"version\" text not null, \"schema_version\" integer not null, \"definition\" text not null, \"release_date\" text, \"created_at\" text not null, \"updated_at\" text not null, constraint \"ai_catalog_item_versions_item_version\" unique (\"item_id\", \"version\"))",
     "CREATE TABLE \"ai_catalog_item_consumers\" (\"id\" integer primary key autoincrement, \"item_id\" integer not null references \"ai_catalog_items\" (\"id\") on delete cascade, \"project_id\" integer references \"projects\" (\"id\") on delete cascade, \"group_id\" integer references \"namespaces\" (\"id\") on delete cascade, \"enabled\" integer not null, \"locked\" integer not null, \"pinned_version_prefix\" text, \"created_at\" text not null, \"updated_at\" text not null, constraint \"ai_catalog_item_consumers_project_item\" unique (\"project_id\", \"item_id\"), constraint \"ai_catalog_item_consumers_group_item\" unique (\"group_id\", \"item_id\"))",
-    "CREATE INDEX \"ai_catalog_item_consumers_item\" on \"ai_catalog_item_consumers\" (\"item_id\")"
+    "CREATE INDEX \"ai_catalog_item_consumers_item\" on \"ai_catalog_item_consumers\" (\"item_id\")",
+    "CREATE TABLE \"console_sessions\" (\"id\" integer primary key autoincrement, \"user_id\" integer not null references \"users\" (\"id\") on delete cascade, \"session_digest\" text not null unique, \"access_token_id\" integer references \"access_tokens\" (\"id\") on delete cascade, \"scopes\" text, \"created_at\" text not null, \"expires_at\" text not null)",
+    "CREATE INDEX \"console_sessions_user_id\" on \"console_sessions\" (\"user_id\")"
   ]
 };
