@@ -1,7 +1,7 @@
 /**
  * The web console in a real browser (Debian's chromium driven by playwright-core; nothing
  * downloads a browser) against the served binary: sign in, search, an issue's notes, emoji and
- * state events, a pipeline's stages and a running job whose log streams in as the runner appends
+ * state events, releases with links, environments and deployments, a pipeline's stages and a running job whose log streams in as the runner appends
  * it, a schedule run now, an error resolved after its frequency chart, a DORA chart with the
  * deployment the pipeline made, the admin page, and a Developer refused it. One browser and one
  * server per dialect. Screenshots of each view go to a git-ignored folder printed at the end;
@@ -79,6 +79,7 @@ for (const dialect of missing ? [] : DIALECTS) {
       assert.equal(requested.status, 201, requested.text);
       world.compile = { id: requested.body.id, token: requested.body.token };
       world.pipelineId = requested.body.pipeline_id ?? (await ok('GET', `/projects/${project.id}/jobs/${requested.body.id}`)).pipeline.id;
+      await ok('POST', `/projects/${project.id}/releases`, { tag_name: 'v1.0.0', name: 'First release', ref: 'main', description: 'Checkout works.', assets: { links: [{ name: 'Changelog', url: 'https://example.com/changelog', link_type: 'other' }] } });
       const schedule = await ok('POST', `/projects/${project.id}/pipeline_schedules`, { description: 'nightly', ref: 'main', cron: '0 3 * * *' });
       world.scheduleId = schedule.id;
       const settings = await ok('PUT', `/projects/${project.id}/error_tracking/settings`, { active: true, integrated: true });
@@ -220,10 +221,20 @@ for (const dialect of missing ? [] : DIALECTS) {
       await page.locator('#pipeline-durations').count();
     });
 
+    it('lists releases with their links, environments and deployments', async () => {
+      await page.goto(`${s.url}/-/console/projects/${world.projectId}/releases`);
+      await page.getByRole('heading', { name: /First release/ }).waitFor();
+      assert.equal(await page.getByRole('list', { name: 'Links of First release' }).getByRole('link', { name: 'Changelog' }).getAttribute('href'), 'https://example.com/changelog');
+      await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Environments' }).click();
+      await page.getByRole('cell', { name: 'production', exact: true }).first().waitFor();
+      await page.getByRole('link', { name: 'ship', exact: true }).first().waitFor();
+      await shot('09-environments');
+    });
+
     it('shows the admin page to an admin and refuses it to a Developer', async () => {
       await page.getByRole('link', { name: 'Admin' }).click();
       await page.getByRole('cell', { name: 'console-dev', exact: true }).waitFor();
-      await shot('09-admin');
+      await shot('10-admin');
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.getByRole('heading', { name: 'Sign in to Forgelet' }).waitFor();
       await page.getByLabel('Username and password').check();
@@ -234,7 +245,7 @@ for (const dialect of missing ? [] : DIALECTS) {
       await page.getByRole('link', { name: 'Admin' }).click();
       await page.getByRole('alert').getByText('403 Forbidden').waitFor();
       assert.equal(await page.getByRole('cell', { name: 'console-dev', exact: true }).count(), 0);
-      await shot('10-admin-refused');
+      await shot('11-admin-refused');
     });
   });
 }

@@ -156,6 +156,8 @@ const TABS = [
   ['pipelines', 'Pipelines'],
   ['schedules', 'Schedules'],
   ['errors', 'Errors'],
+  ['releases', 'Releases'],
+  ['environments', 'Environments'],
   ['dora', 'DORA'],
 ] as const;
 
@@ -194,6 +196,10 @@ function ProjectTab(props: { id: string; tab: string }) {
       return <Schedules id={props.id} />;
     case 'errors':
       return <Errors id={props.id} />;
+    case 'releases':
+      return <Releases id={props.id} />;
+    case 'environments':
+      return <Environments id={props.id} />;
     case 'dora':
       return <Dora scope={{ project: props.id }} />;
     default:
@@ -654,6 +660,76 @@ export function ErrorDetail(props: { id: string; errorId: number }) {
         );
       }}
     </Show>
+  );
+}
+
+// ---- releases, environments and deployments ----
+
+function Releases(props: { id: string }) {
+  const client = useClient();
+  const releases = useLoad(() => client.releases.all(props.id, { per_page: 50 }).page(1), [props.id]);
+  return (
+    <section aria-label="Releases">
+      <Show loaded={releases}>
+        {(page) =>
+          page.items.length === 0 ? (
+            <p class="muted">No releases.</p>
+          ) : (
+            page.items.map((r) => (
+              <article key={r.tag_name} class="release" aria-labelledby={`release-${r.tag_name}`}>
+                <h2 id={`release-${r.tag_name}`}>{r.name} <span class="muted">{r.tag_name} · released {when(r.released_at)}</span></h2>
+                {r.description && <p class="body">{r.description}</p>}
+                {r.assets.links.length > 0 && (
+                  <ul class="list" aria-label={`Links of ${r.name}`}>
+                    {r.assets.links.map((l) => (
+                      <li key={l.id}><a href={l.url} rel="noreferrer">{l.name}</a> <span class="muted">{l.link_type}</span></li>
+                    ))}
+                  </ul>
+                )}
+              </article>
+            ))
+          )
+        }
+      </Show>
+    </section>
+  );
+}
+
+function Environments(props: { id: string }) {
+  const client = useClient();
+  const environments = useLoad(() => client.environments.all(props.id, { per_page: 50 }).page(1), [props.id]);
+  const deployments = useLoad(() => client.deployments.all(props.id, { per_page: 50, order_by: 'id', sort: 'desc' }).page(1), [props.id]);
+  return (
+    <section aria-label="Environments">
+      <Show loaded={environments}>
+        {(page) => (page.items.length === 0 ? <p class="muted">No environments.</p> : (
+          <table>
+            <thead><tr><th scope="col">Environment</th><th scope="col">Tier</th><th scope="col">State</th></tr></thead>
+            <tbody>{page.items.map((e) => <tr key={e.id}><td>{e.name}</td><td>{e.tier}</td><td>{e.state}</td></tr>)}</tbody>
+          </table>
+        ))}
+      </Show>
+      <h2>Deployments</h2>
+      <Show loaded={deployments}>
+        {(page) => (page.items.length === 0 ? <p class="muted">No deployments.</p> : (
+          <table>
+            <thead><tr><th scope="col">Deployment</th><th scope="col">Environment</th><th scope="col">Status</th><th scope="col">Ref</th><th scope="col">Job</th><th scope="col">Created</th></tr></thead>
+            <tbody>
+              {page.items.map((d) => (
+                <tr key={d.id}>
+                  <td>#{d.iid}</td>
+                  <td>{d.environment.name}</td>
+                  <td><Status status={d.status} /></td>
+                  <td>{d.ref} <span class="muted">{d.sha.slice(0, 8)}</span></td>
+                  <td>{d.deployable ? <Link to={`${p(props.id)}/jobs/${d.deployable.id}`}>{d.deployable.name}</Link> : '—'}</td>
+                  <td>{when(d.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+      </Show>
+    </section>
   );
 }
 
