@@ -6,6 +6,7 @@
  * rest imports, and cancel.
  */
 import { after, before, describe, it } from 'node:test';
+import { execFileSync } from 'node:child_process';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { DIALECTS } from '../support/databases.js';
@@ -338,6 +339,18 @@ for (const dialect of DIALECTS) {
       const file = await fetch(`${dst.url}/api/v4/projects/${appPath}/repository/files/README.md/raw?ref=main`, { headers: { 'PRIVATE-TOKEN': dst.rootToken } });
       assert.equal(file.status, 200);
       assert.equal(await file.text(), 'hello');
+      // The imported repository is replayed into git by its first write, which lands on top of the imported head.
+      const dstApp = (await dst.api('GET', `/projects/${appPath}`)).body;
+      const headBefore = (await dst.api('GET', `/projects/${appPath}/repository/branches/main`)).body.commit.id;
+      const written = await dst.api('POST', `/projects/${appPath}/repository/commits`, { body: { branch: 'main', commit_message: 'After import', actions: [{ action: 'create', file_path: 'after.txt', content: 'x' }] } });
+      expectStatus(written, 201);
+      const dstRepo = dst.forge.deps.git.dir(dstApp.id);
+      const gitOut = (args: string[]) => execFileSync('git', args, { cwd: dstRepo, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' } });
+      const headAfterReplay = (await dst.api('GET', `/projects/${appPath}/repository/commits/${written.body.id}`)).body.parent_ids[0];
+      assert.equal(gitOut(['rev-parse', 'main^']).trim(), headAfterReplay);
+      assert.equal(gitOut(['log', '-1', '--format=%s', 'main^']).trim(), (await src.api('GET', `/projects/${srcApp}/repository/commits/${headBefore}`)).body.title);
+      assert.equal(gitOut(['show', 'main:README.md']), 'hello');
+      assert.equal(gitOut(['fsck', '--no-dangling']).trim(), '');
       const dRelease = await dst.api('GET', `/projects/${appPath}/releases/v1.0`);
       expectStatus(dRelease, 200);
       const sRelease = await src.api('GET', `/projects/${srcApp}/releases/v1.0`);

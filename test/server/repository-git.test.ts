@@ -181,5 +181,25 @@ for (const dialect of DIALECTS) {
       assert.equal(git(repo, ['rev-parse', 'main^']).trim(), after);
       assert.equal(git(repo, ['rev-parse', 'main']).trim(), next.id);
     });
+    it('replay (the upgrade step): a repository rebuilt from the tables alone keeps messages, parents and head files; ids are remapped', async () => {
+      const { replayPendingRepositories } = await import('@forgelet/core');
+      const db = f.forge.deps.db;
+      const mr = await db.selectFrom('merge_requests').select(['merge_commit_sha']).where('project_id', '=', project.id).executeTakeFirstOrThrow();
+      const mainFiles = git(repo, ['ls-tree', '-r', 'main']);
+      const messages = git(repo, ['log', '--format=%s|%an', '--topo-order', 'main']);
+      rmSync(repo, { recursive: true, force: true });
+      f.forge.deps.git.forget();
+      await db.insertInto('repository_replays').values({ project_id: project.id, created_at: T0 }).execute();
+      assert.equal(await replayPendingRepositories(f.forge.deps), 1);
+      assert.equal(git(repo, ['ls-tree', '-r', 'main']), mainFiles);
+      assert.equal(git(repo, ['log', '--format=%s|%an', '--topo-order', 'main']), messages);
+      const list = await f.api('GET', `/projects/${project.id}/repository/commits?ref_name=main&per_page=100`);
+      assert.deepEqual(list.body.map((c: any) => c.id).sort(), git(repo, ['rev-list', 'main']).trim().split('\n').sort());
+      const after = await db.selectFrom('merge_requests').select(['merge_commit_sha']).where('project_id', '=', project.id).executeTakeFirstOrThrow();
+      assert.equal(git(repo, ['cat-file', '-t', after.merge_commit_sha!]).trim(), 'commit');
+      assert.ok(mr.merge_commit_sha);
+      assert.equal((await db.selectFrom('repository_replays').selectAll().execute()).length, 0);
+      assert.equal(git(repo, ['fsck', '--no-dangling']).trim(), '');
+    });
   });
 }

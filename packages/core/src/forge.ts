@@ -47,7 +47,7 @@ import { iterationsRoutes, registerIterationJobs } from './domains/iterations/in
 import { epicsRoutes } from './domains/epics/index.js';
 import { ciPushHooks, ciRoutes, registerPipelineHooks, resolveJobToken } from './domains/ci/index.js';
 import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index.js';
-import { applyPushedRefUpdates, registerPushHooks, repositoryRoutes } from './domains/repository/index.js';
+import { applyPushedRefUpdates, registerPushHooks, replayPendingRepositories, repositoryRoutes } from './domains/repository/index.js';
 import { registerReleaseHooks, releasesPushHooks, releasesRoutes } from './domains/releases/index.js';
 import { protectedBranchesRoutes } from './domains/protected-branches/index.js';
 import { approvalsGraphql, approvalStatusesOf, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
@@ -187,6 +187,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   try {
     root = await withStartupLock(database, async () => {
       await migrateToLatest(database.db);
+      // Repositories kept only in tables by an older version become git repositories (migration 028).
+      await replayPendingRepositories(deps);
       if (givenKey) await checkSecretKey(database.db, deps.secrets, clock.now().toISOString());
       return options.root ? bootstrapRoot(deps, options.root) : null;
     });

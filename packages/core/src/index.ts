@@ -143,6 +143,7 @@ export { listGroupLabels, listProjectLabels, getGroupLabel, getProjectLabel, cre
 export {
   recordCommit,
   applyPushedRefUpdates,
+  replayPendingRepositories,
   repositoryTransaction,
   resolveRevision,
   readFileAtRevision,

@@ -28,6 +28,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "024-webhooks",
     "026-cache-writes",
     "027-project-counters",
+    "028-repository-replays",
     "031-ai-catalog",
     "032-console-sessions"
   ],
@@ -304,6 +305,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"web_hook_logs_hook_created\" on \"web_hook_logs\" (\"web_hook_id\", \"created_at\")",
     "CREATE TABLE \"cache_writes\" (\"txid\" bigint primary key, \"tables\" text not null, \"at\" bigint not null)",
     "CREATE TABLE \"project_counters\" (\"project_id\" integer primary key references \"projects\" (\"id\") on delete cascade, \"open_issues_count\" integer default 0 not null)",
+    "CREATE TABLE \"repository_replays\" (\"project_id\" integer primary key references \"projects\" (\"id\") on delete cascade, \"created_at\" text not null)",
     "CREATE TABLE \"ai_catalog_items\" (\"id\" integer primary key autoincrement, \"item_type\" text not null, \"name\" text not null, \"description\" text not null, \"public\" integer not null, \"project_id\" integer references \"projects\" (\"id\") on delete cascade, \"latest_version_id\" integer, \"created_by_id\" integer references \"users\" (\"id\") on delete set null, \"deleted_at\" text, \"created_at\" text not null, \"updated_at\" text not null)",
     "CREATE INDEX \"ai_catalog_items_project\" on \"ai_catalog_items\" (\"project_id\", \"id\")",
     "CREATE TABLE \"ai_catalog_item_versions\" (\"id\" integer primary key autoincrement, \"item_id\" integer not null references \"ai_catalog_items\" (\"id\") on delete cascade, \"version\" text not null, \"schema_version\" integer not null, \"definition\" text not null, \"release_date\" text, \"created_at\" text not null, \"updated_at\" text not null, constraint \"ai_catalog_item_versions_item_version\" unique (\"item_id\", \"version\"))",

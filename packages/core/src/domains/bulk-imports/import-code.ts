@@ -17,6 +17,8 @@ export const str = (v: unknown, fallback: string | null = null) => (typeof v ===
 /** Repository records of a Forgelet source (`forgelet_repository`: blobs, commits, refs with their files) copied as they are: shas are kept. */
 export async function importRepositoryRecord(trx: Kysely<Database>, entity: BulkImportEntityRow, r: any, users: SourceUsers, now: string): Promise<number> {
   const projectId = entity.project_id!;
+  // The records land in the repository's tables; the first write (or the next start) replays them into git.
+  await trx.insertInto('repository_replays').values({ project_id: projectId, created_at: now }).onConflict((oc) => oc.column('project_id').doNothing()).execute();
   if (r.type === 'blob') {
     const existing = await trx.selectFrom('repository_blobs').select('id').where('project_id', '=', projectId).where('sha', '=', r.sha).executeTakeFirst();
     if (existing) return existing.id;

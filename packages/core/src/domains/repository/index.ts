@@ -46,6 +46,7 @@ export {
 } from './write-commit.js';
 export { repositoryTransaction } from './git-write.js';
 export { applyPushedRefUpdates } from './git-index.js';
+export { replayPendingRepositories, replayRepositoryIn, replayIfPending } from './git-replay.js';
 export { canOnBranch, canUpdateBranch, protectionsOf, isProtectedBranch, loadBranchRules, type ProtectedAction, type BranchRules } from './protection.js';
 export {
   presentCommit,

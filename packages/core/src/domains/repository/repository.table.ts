@@ -100,6 +100,12 @@ export interface ProtectedBranchAccessLevelTable {
 }
 export type ProtectedBranchAccessLevelRow = Selectable<ProtectedBranchAccessLevelTable>;
 
+/** Projects whose repository tables predate git storage, to replay into git at start (migration 028). */
+export interface RepositoryReplayTable {
+  project_id: number;
+  created_at: string;
+}
+
 // This domain's tables in the database schema (storage/database.ts).
 declare module '../../storage/database.js' {
   interface Database {
@@ -109,6 +115,7 @@ declare module '../../storage/database.js' {
     repository_refs: RepositoryRefTable;
     repository_blobs: RepositoryBlobTable;
     repository_files: RepositoryFileTable;
+    repository_replays: RepositoryReplayTable;
     protected_branches: ProtectedBranchTable;
     protected_branch_access_levels: ProtectedBranchAccessLevelTable;
   }

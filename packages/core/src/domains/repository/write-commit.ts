@@ -13,11 +13,12 @@ import { MAINTAINER } from '../../access/levels.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { canOnBranch } from './protection.js';
-import { repositoryIsEmpty, resolveRevision, selectBranch, selectCommit, selectTag, type ResolvedRef } from './refs.js';
+import { repositoryIsEmpty, resolveRevision, selectBranch, selectCommit, selectRef, selectTag, type ResolvedRef } from './refs.js';
 import { applyActions, type CommitAction } from './commit-actions.js';
 import type { CommitStats } from './commit.entity.js';
 import type { RepositoryCommitRow, RepositoryRefRow } from './repository.table.js';
 import { runMergeRequestHeadsMoved, runRefUpdated } from './push-hooks.js';
+import { replayIfPending } from './git-replay.js';
 import { repositoryTransaction, queueHead, queueRefMove, writeCommit, writeCommitWithTree, writeTagObject, type Ident } from './git-write.js';
 
 export { validFilePath, type CommitAction, type CommitActionName } from './commit-actions.js';
@@ -169,6 +170,7 @@ export async function authorizePush(ctx: Ctx, project: ProjectRow, branch: strin
  */
 export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, input: CommitInput): Promise<RecordedCommit> {
   if (!input.commit_message.trim()) throw new BadRequestError('commit_message is empty');
+  await replayIfPending(trx, ctx.git, project.id);
   const now = nowIso(ctx);
   const empty = await repositoryIsEmpty(trx, project.id);
   const startBranch = input.start_sha ? input.start_branch : (input.start_branch ?? input.branch);
@@ -281,6 +283,7 @@ export async function createBranchIn(
   options: { refusal?: string } = {},
 ): Promise<RepositoryRefRow> {
   if (!validRefName(name)) fail('Branch name is invalid');
+  await replayIfPending(trx, ctx.git, project.id);
   if (await selectBranch(trx, project.id, name)) fail('Branch already exists');
   const start = await resolveRevision(trx, project.id, revision);
   if (!start) fail(`Failed to create branch '${name}': invalid reference name '${revision}'`);
@@ -306,6 +309,7 @@ export async function createTagIn(
 ): Promise<{ tag: RepositoryRefRow; target: ResolvedRef }> {
   if (!revision.trim()) fail('Target is empty');
   if (!validRefName(name)) fail('Tag name invalid');
+  await replayIfPending(trx, ctx.git, project.id);
   if (await selectTag(trx, project.id, name)) fail(`Tag ${name} already exists`);
   const start = await resolveRevision(trx, project.id, revision);
   if (!start) fail(`Target ${revision} is invalid`);
@@ -331,7 +335,9 @@ export async function createTagIn(
 }
 
 /** Deletes a branch or tag (its files go with it) inside `trx`: a push whose `after` is blank. The caller checked the right to. */
-export async function deleteRefIn(trx: Trx, ctx: Ctx, project: ProjectRow, ref: RepositoryRefRow): Promise<void> {
+export async function deleteRefIn(trx: Trx, ctx: Ctx, project: ProjectRow, given: RepositoryRefRow): Promise<void> {
+  await replayIfPending(trx, ctx.git, project.id);
+  const ref = (await selectRef(trx, project.id, given.kind, given.name)) ?? given; // its head as of this transaction (ids may have been remapped)
   await trx.deleteFrom('repository_refs').where('id', '=', ref.id).execute();
   await queueRefMove(trx, ctx.git, project.id, {
     ref: `refs/${ref.kind === 'branch' ? 'heads' : 'tags'}/${ref.name}`,

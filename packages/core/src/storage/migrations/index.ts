@@ -27,6 +27,7 @@ import * as m023nt from './023-namespaces-tokens.js';
 import * as m024wh from './024-webhooks.js';
 import * as m026cw from './026-cache-writes.js';
 import * as m027pc from './027-project-counters.js';
+import * as m028rr from './028-repository-replays.js';
 import * as m031ac from './031-ai-catalog.js';
 import * as m032cs from './032-console-sessions.js';
 
@@ -58,6 +59,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '024-webhooks': m024wh,
   '026-cache-writes': m026cw,
   '027-project-counters': m027pc,
+  '028-repository-replays': m028rr,
   '031-ai-catalog': m031ac,
   '032-console-sessions': m032cs,
 };
