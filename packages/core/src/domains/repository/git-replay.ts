@@ -11,12 +11,10 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { Deps } from '../../access/context.js';
 import type { GitRepositories } from '../../storage/git.js';
-import { gitIdent } from './git-write.js';
+import { data, gitIdent, quotePath as quote } from './git-write.js';
 
 type Trx = Kysely<Database>;
 
-const quote = (path: string) => `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t')}"`;
-const data = (buf: Buffer): Buffer[] => [Buffer.from(`data ${buf.length}\n`), buf, Buffer.from('\n')];
 
 /** Writes the project's database repository into a fresh git repository; returns old id -> git id. */
 export async function replayRepositoryIn(trx: Trx, git: GitRepositories, projectId: number): Promise<Map<string, string>> {

@@ -120,11 +120,11 @@ export function gitIdent(ident: Ident): string {
 }
 
 /** A path as fast-import reads it: C-style quoted. */
-function quotePath(path: string): string {
+export function quotePath(path: string): string {
   return `"${path.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n').replace(/\t/g, '\\t')}"`;
 }
 
-function data(buf: Buffer): Buffer[] {
+export function data(buf: Buffer): Buffer[] {
   return [Buffer.from(`data ${buf.length}\n`), buf, Buffer.from('\n')];
 }
 
