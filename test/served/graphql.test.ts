@@ -129,6 +129,17 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(Object.keys((schema.getType('PageInfo') as any).getFields()).sort(), ['endCursor', 'hasNextPage', 'hasPreviousPage', 'startCursor']);
     });
 
+    it('serves the explorer page at /-/graphql-explorer, self-contained (no outside URL)', async () => {
+      const r = await fetch(`${s.url}/-/graphql-explorer`);
+      assert.equal(r.status, 200);
+      assert.match(r.headers.get('content-type') ?? '', /^text\/html/);
+      assert.match(r.headers.get('content-security-policy') ?? '', /connect-src 'self'/);
+      const html = await r.text();
+      assert.match(html, /fetch\('\/api\/graphql'/);
+      assert.doesNotMatch(html, /https?:\/\//, 'no outside URL (CDN, fonts)');
+      assert.doesNotMatch(html, /<script[^>]+src=/, 'no script loaded from elsewhere');
+    });
+
     it('paginates connections in the database: first/after, last/before, the page size cap', async () => {
       const page = async (args: string) =>
         (await gql(`{ group(fullPath: "gql-group") { projects(${args}) { count nodes { name } edges { cursor node { name } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } } }`, { token: null })).body.data.group.projects;

@@ -26,6 +26,7 @@ import { parseQuery } from './query.js';
 import { sendError, sendJson, sendReply } from './respond.js';
 import { Router } from './router.js';
 import { serveGraphql } from './graphql.js';
+import { GRAPHQL_EXPLORER_HTML } from './graphql-explorer.js';
 import { FaultInjector, faultRoutes, sendFault } from './faults.js';
 import { ConsoleHandler, sessionCredentialsOf } from './console.js';
 import { clientGone, DEFAULT_CONNECTION_LIMITS, serverOptions, type ConnectionLimits } from './connection.js';
@@ -311,6 +312,10 @@ export class ForgeletServer {
     if (path === '/-/readiness') {
       const healthy = await this.forge.health();
       return sendJson(res, healthy ? 200 : 503, { status: healthy ? 'ok' : 'failed', master_check: [{ status: healthy ? 'ok' : 'failed' }] });
+    }
+    if (path === '/-/graphql-explorer' && (method === 'GET' || method === 'HEAD')) {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'" });
+      return void res.end(method === 'HEAD' ? undefined : GRAPHQL_EXPLORER_HTML);
     }
     if (path === '/api/graphql') {
       return serveGraphql(this.forge, req, res, queryText, (query) => credentialsOf(req, query), seen, (err) => this.logger.error(`GraphQL resolver error on ${path}`, err));
