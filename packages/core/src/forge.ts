@@ -43,7 +43,7 @@ import { snippetNoteable, snippetsRoutes } from './domains/snippets/index.js';
 import { awardEmojiRoutes, registerAwardableFinder, registerAwardEmojiHooks } from './domains/award-emoji/index.js';
 import { labelsGraphql, labelsRoutes } from './domains/labels/index.js';
 import { milestonesGraphql, milestonesRoutes, registerMilestoneHooks } from './domains/milestones/index.js';
-import { iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
+import { iterationsGraphql, iterationsRoutes, registerIterationJobs } from './domains/iterations/index.js';
 import { epicsRoutes } from './domains/epics/index.js';
 import { ciPushHooks, ciRoutes, registerPipelineHooks, resolveJobToken } from './domains/ci/index.js';
 import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index.js';
@@ -262,7 +262,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   // The OpenAPI document of every route above (built on first request, cached).
   routes.push(...createOpenApiRoutes(() => routes));
   // GitLab's GraphQL API: each domain's types, queries and mutations, beside its routes.
-  const graphqlModules: GraphqlModule[] = [accountsGraphql, labelsGraphql, milestonesGraphql, issuesGraphql, mergeRequestsGraphql, approvalsGraphql, aiCatalogGraphql, flowsGraphql];
+  const graphqlModules: GraphqlModule[] = [accountsGraphql, labelsGraphql, milestonesGraphql, issuesGraphql, mergeRequestsGraphql, approvalsGraphql, iterationsGraphql, aiCatalogGraphql, flowsGraphql];
   let schema: GraphQLSchema | undefined;
   const forge: Forge = {
     deps,

@@ -15,3 +15,5 @@ export type {
   UpdateIterationCadenceInput,
 } from './iteration.schema.js';
 export type { IterationCadenceRow, IterationRow } from './iteration.table.js';
+/** GraphQL: Iteration, IterationCadence, Group.iterations/iterationCadences, iterationCadenceCreate/Update/Destroy. */
+export { iterationsGraphql } from './iterations.graphql.js';

@@ -194,3 +194,9 @@ export async function deleteIterationCadence(ctx: Ctx, input: IterationCadencePa
     await deletePendingSchedule(trx, cadence.id);
   });
 }
+
+/** The group a cadence belongs to (GraphQL names a cadence by its Global ID alone); null when there is no such cadence. The use cases then check access. */
+export async function selectCadenceGroupId(db: Kysely<Database>, cadenceId: number): Promise<number | null> {
+  const row = await db.selectFrom('iteration_cadences').select('group_id').where('id', '=', cadenceId).executeTakeFirst();
+  return row?.group_id ?? null;
+}
