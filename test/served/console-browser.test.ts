@@ -172,6 +172,13 @@ for (const dialect of missing ? [] : DIALECTS) {
       assert.equal(ship.status, 201, ship.text);
       await ok('PUT', `/jobs/${ship.body.id}`, { token: ship.body.token, state: 'success' }, null);
       await s.runDue();
+      // The finished pipeline's duration in the durations chart, as the API answers it.
+      const finished = await ok('GET', `/projects/${world.projectId}/pipelines/${world.pipelineId}`);
+      assert.equal(typeof finished.duration, 'number');
+      await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Pipelines' }).click();
+      const bar = page.locator(`#pipeline-durations rect.bar[data-label="#${world.pipelineId}"]`);
+      await bar.waitFor({ state: 'attached' }); // (the clock is frozen: a duration of 0 draws a bar of no height)
+      assert.equal(await bar.getAttribute('data-value'), String(finished.duration));
     });
 
     it('runs a schedule now', async () => {
@@ -218,7 +225,6 @@ for (const dialect of missing ? [] : DIALECTS) {
       await page.locator('#dora-deployment_frequency rect.bar[data-label="2026-03-01"][data-value="1"]').waitFor();
       await page.goto(`${s.url}/-/console/groups/${world.groupId}`);
       await page.locator('#dora-deployment_frequency rect.bar[data-label="2026-03-10"][data-value="1"]').waitFor();
-      await page.locator('#pipeline-durations').count();
     });
 
     it('lists releases with their links, environments and deployments', async () => {
