@@ -201,5 +201,24 @@ for (const dialect of DIALECTS) {
       assert.equal((await db.selectFrom('repository_replays').selectAll().execute()).length, 0);
       assert.equal(git(repo, ['fsck', '--no-dangling']).trim(), '');
     });
+
+    it("git's HEAD follows the default branch; deleting a project or its group removes its repository", async () => {
+      const p = await createProject(f, f.rootToken, { name: 'Heady', path: 'heady' });
+      const dir = f.forge.deps.git.dir(p.id);
+      await commit({ branch: 'main', commit_message: 'one', actions: [{ action: 'create', file_path: 'x', content: 'x' }] }, p.id);
+      expectStatus(await f.api('POST', `/projects/${p.id}/repository/branches`, { body: { branch: 'trunk', ref: 'main' } }), 201);
+      assert.equal(git(dir, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/main');
+      expectStatus(await f.api('PUT', `/projects/${p.id}`, { body: { default_branch: 'trunk' } }), 200);
+      assert.equal(git(dir, ['symbolic-ref', 'HEAD']).trim(), 'refs/heads/trunk');
+      expectStatus(await f.api('DELETE', `/projects/${p.id}`), 202);
+      assert.equal(await f.forge.deps.git.exists(p.id), false);
+      const g = await f.api('POST', '/groups', { body: { name: 'Gone', path: 'gone' } });
+      expectStatus(g, 201);
+      const inGroup = await createProject(f, f.rootToken, { name: 'Inside', path: 'inside', namespace_id: g.body.id });
+      await commit({ branch: 'main', commit_message: 'one', actions: [{ action: 'create', file_path: 'x', content: 'x' }] }, inGroup.id);
+      assert.equal(await f.forge.deps.git.exists(inGroup.id), true);
+      expectStatus(await f.api('DELETE', `/groups/${g.body.id}`), 202);
+      assert.equal(await f.forge.deps.git.exists(inGroup.id), false);
+    });
   });
 }

@@ -259,12 +259,14 @@ export async function deleteGroup(ctx: Ctx, ref: string): Promise<void> {
   if (!ctx.actor.user) throw new UnauthorizedError();
   await authorize(ctx, 'remove_group', { kind: 'group', group });
   const prefix = `${group.traversal}%`;
+  const removed: number[] = [];
   await ctx.db.transaction().execute(async (trx) => {
     const inTree = trx.selectFrom('namespaces').select('id').where('traversal', 'like', prefix);
     const projectsInTree = trx.selectFrom('projects').select('id').where('namespace_id', 'in', inTree);
     // As GitLab's Groups::DestroyService: the projects go, then the groups, the deepest first.
     for (const project of await trx.selectFrom('projects').selectAll().where('namespace_id', 'in', inTree).orderBy('id').execute()) {
       await runProjectChanged(trx, { action: 'destroy', by: ctx, project });
+      removed.push(project.id);
     }
     const groups = await trx.selectFrom('namespaces').selectAll().where('traversal', 'like', prefix).orderBy(sql`length(traversal)`, 'desc').orderBy('id').execute();
     for (const g of groups) await runGroupChanged(trx, { action: 'destroy', by: ctx, group: g });
@@ -275,4 +277,6 @@ export async function deleteGroup(ctx: Ctx, ref: string): Promise<void> {
     await trx.deleteFrom('members').where('source_kind', '=', 'namespace').where('source_id', 'in', inTree).execute();
     await trx.deleteFrom('namespaces').where('traversal', 'like', prefix).execute();
   });
+  // The projects' git repositories go once the rows are gone.
+  for (const id of removed) await ctx.git.remove(id).catch(() => {});
 }

@@ -346,6 +346,10 @@ export async function updateProject(ctx: Ctx, input: UpdateProjectInput): Promis
       return updated;
     }),
   );
+  // git's HEAD follows the default branch (what a clone checks out), once the change is committed.
+  if (row.default_branch !== project.default_branch && row.default_branch && (await ctx.git.exists(row.id))) {
+    await ctx.git.run(row.id, ['symbolic-ref', 'HEAD', `refs/heads/${row.default_branch}`]);
+  }
   const [entity] = (await presentProjects(ctx, [row])) as ProjectEntity[];
   return entity!;
 }
@@ -361,4 +365,6 @@ export async function deleteProject(ctx: Ctx, ref: string): Promise<void> {
     await trx.deleteFrom('redirect_routes').where('source_kind', '=', 'project').where('source_id', '=', project.id).execute();
     await trx.deleteFrom('projects').where('id', '=', project.id).execute();
   });
+  // Its git repository goes once the rows are gone (a failure leaves an unreferenced directory, never a project without one).
+  await ctx.git.remove(project.id).catch(() => {});
 }
