@@ -46,6 +46,21 @@ export {
 } from './write-commit.js';
 export { repositoryTransaction } from './git-write.js';
 export { applyPushedRefUpdates } from './git-index.js';
+export {
+  diffCommits,
+  diffCommit,
+  rawDiff,
+  parseRawDiff,
+  diffLimits,
+  presentDiff,
+  unidiff,
+  EMPTY_TREE_SHA,
+  type DiffEntity,
+  type DiffLimits,
+  type DiffRequest,
+  type DiffCollection,
+  type RawDiffEntry,
+} from './diffs.js';
 export { replayPendingRepositories, replayRepositoryIn, replayIfPending } from './git-replay.js';
 export { canOnBranch, canUpdateBranch, protectionsOf, isProtectedBranch, loadBranchRules, type ProtectedAction, type BranchRules } from './protection.js';
 export {
