@@ -69,6 +69,13 @@ import type { GraphQLSchema } from 'graphql';
 import { buildGraphqlSchema, type GraphqlModule } from './kernel/graphql.js';
 import { executeGraphqlRequest, type GraphqlAnswer } from './kernel/graphql-execute.js';
 import { accountsGraphql } from './domains/accounts/index.js';
+import { ciGraphql } from './domains/ci/index.js';
+import { releasesGraphql } from './domains/releases/index.js';
+import { pipelineSchedulesGraphql } from './domains/pipeline-schedules/index.js';
+import { deliveryGraphql } from './domains/delivery/index.js';
+import { epicsGraphql } from './domains/epics/index.js';
+import { errorTrackingGraphql } from './domains/error-tracking/index.js';
+import { repositoryGraphql } from './domains/repository/index.js';
 
 export interface ForgeOptions {
   /** `postgres://…`, a SQLite file path, or `:memory:` (default). */
@@ -262,7 +269,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   // The OpenAPI document of every route above (built on first request, cached).
   routes.push(...createOpenApiRoutes(() => routes));
   // GitLab's GraphQL API: each domain's types, queries and mutations, beside its routes.
-  const graphqlModules: GraphqlModule[] = [accountsGraphql, labelsGraphql, milestonesGraphql, issuesGraphql, mergeRequestsGraphql, approvalsGraphql, iterationsGraphql, aiCatalogGraphql, flowsGraphql];
+  const graphqlModules: GraphqlModule[] = [accountsGraphql, labelsGraphql, milestonesGraphql, issuesGraphql, mergeRequestsGraphql, approvalsGraphql, iterationsGraphql, aiCatalogGraphql, flowsGraphql,
+    repositoryGraphql, releasesGraphql, ciGraphql, pipelineSchedulesGraphql, deliveryGraphql, epicsGraphql, errorTrackingGraphql];
   let schema: GraphQLSchema | undefined;
   const forge: Forge = {
     deps,
@@ -275,7 +283,10 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
       // A personal, project or group token reads with `api` or `read_api` and writes with `api` only (as REST).
       const scopes = actor.token && actor.token.kind !== 'job' ? actor.token.scopes : null;
       if (scopes && !scopes.some((s) => s === 'api' || s === 'read_api')) return { status: 403, body: { errors: [{ message: 'API not accessible for user' }] } };
-      const mayMutate = !scopes || scopes.includes('api');
+      // A CI job token queries as its job's user within the inbound job token scopes (as REST
+      // reads), and changes nothing: GitLab lets job tokens write only through the REST
+      // endpoints its job token documentation lists.
+      const mayMutate = actor.token?.kind !== 'job' && (!scopes || scopes.includes('api'));
       const answer = await executeGraphqlRequest(body, { schema: forge.graphqlSchema(), ctx: contextFor(deps, actor), method, who, mayMutate, onInternalError });
       if (answer.status === 200) await recordActivity(deps, actor);
       return answer;

@@ -6,6 +6,8 @@
  */
 import { GraphQLError, GraphQLInt, GraphQLString, type GraphQLFieldConfigArgumentMap } from 'graphql';
 import { MAX_PER_PAGE, type Page, type PageRequest } from './pagination.js';
+import { isDomainError } from './errors.js';
+import { toGraphqlError } from './graphql.js';
 
 /** GitLab's `default_max_page_size 100`: the page size when neither `first` nor `last` is given, and the cap on both. */
 export const GRAPHQL_MAX_PAGE_SIZE = MAX_PER_PAGE;
@@ -104,4 +106,22 @@ export async function resolveConnection<T>(args: ConnectionArgs, fetch: FetchWin
     },
     count: countAll,
   };
+}
+
+/** An empty connection (no nodes, no pages). */
+export function emptyConnection<T>(): Connection<T> {
+  return { nodes: [], edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null }, count: async () => 0 };
+}
+
+/**
+ * A connection the caller may not read answered as GitLab's authorization answers it: no
+ * nodes (the records are filtered out), not an error; other domain errors with the REST message.
+ */
+export async function visibleConnection<T>(work: Promise<Connection<T>>): Promise<Connection<T>> {
+  try {
+    return await work;
+  } catch (err) {
+    if (isDomainError(err) && (err.code === 'not_found' || err.code === 'forbidden' || err.code === 'unauthorized')) return emptyConnection();
+    throw toGraphqlError(err);
+  }
 }

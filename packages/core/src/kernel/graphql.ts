@@ -64,7 +64,7 @@ export interface GraphqlBuilder {
   /** GitLab's `<Node>Connection` (nodes, edges, pageInfo, count) of an object type, made once. */
   connection(nodeTypeName: string): GraphQLObjectType;
   /** GitLab's `<Model>ID` scalar for Global IDs of one model (`gid://gitlab/<Model>/<id>`), made once. */
-  globalId(model: string, options?: { aliases?: string[] }): GraphQLScalarType;
+  globalId(model: string, options?: { aliases?: string[]; name?: string }): GraphQLScalarType;
   /** A GitLab mutation: `name(input: <Name>Input!): <Name>Payload`. */
   mutation<Input>(name: string, decl: MutationDecl<Input>): void;
 }
@@ -88,6 +88,22 @@ export function parseGlobalId(value: unknown, models: string[]): number {
   if (!m) throw new GraphQLError(`${text} is not a valid GitLab ID.`);
   if (!models.includes(m[1]!)) throw new GraphQLError(`${text} is not a valid ID for ${models[0]}.`);
   return Number(m[2]);
+}
+
+const RECORD_ID = Symbol('recordId');
+
+/**
+ * Marks a REST entity that has no `id` in its JSON (a release) with its record's id, for its
+ * Global ID. Not enumerable and keyed by a symbol: no JSON answer ever carries it.
+ */
+export function withRecordId<T extends object>(entity: T, id: number): T {
+  Object.defineProperty(entity, RECORD_ID, { value: id, enumerable: false });
+  return entity;
+}
+
+/** The id `withRecordId` set (undefined when none). */
+export function recordIdOf(entity: object): number | undefined {
+  return (entity as { [RECORD_ID]?: number })[RECORD_ID];
 }
 
 // ---- Errors --------------------------------------------------------------------------------
@@ -120,7 +136,8 @@ export function toGraphqlError(err: unknown): unknown {
 /** The messages of a validation-like domain error, without REST's status prefix. */
 function validationMessages(err: { body: Record<string, unknown>; message: string }): string[] {
   const body = err.body.message ?? err.body.error ?? err.message;
-  if (typeof body === 'string') return [body.replace(/^\d{3} /, '')];
+  // REST's status line ("400 Bad request - ", "409 ", "422 Unprocessable Entity - ") is no part of GitLab's mutation errors.
+  if (typeof body === 'string') return [body.replace(/^\d{3} (?:[A-Z][A-Za-z ]*? - )?/, '')];
   if (Array.isArray(body)) return body.map(String);
   if (body && typeof body === 'object') return Object.entries(body).flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((m) => `${k} ${String(m)}`));
   return [err.message];
@@ -207,7 +224,7 @@ export function buildGraphqlSchema(modules: GraphqlModule[]): GraphQLSchema {
       );
     },
     globalId(model, options = {}) {
-      const name = `${model.replace(/::/g, '')}ID`;
+      const name = options.name ?? `${model.replace(/::/g, '')}ID`;
       const existing = types.get(name);
       if (existing instanceof GraphQLScalarType) return existing;
       const models = [model, ...(options.aliases ?? [])];

@@ -8,6 +8,8 @@ import { GraphQLEnumType, type GraphQLOutputType } from 'graphql';
 import { gql, orNull, type GraphqlBuilder, type GraphqlModule, type GqlFields } from '../../kernel/graphql.js';
 import { isDomainError } from '../../kernel/errors.js';
 import type { Ctx } from '../../access/context.js';
+import { can } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
 import type { UserDetailEntity, UserEntity } from '../../access/user.entity.js';
 import { currentUser, getUser } from './users.js';
 import { getProject } from './projects.js';
@@ -22,8 +24,14 @@ const { nn, string, int, boolean, from, gid } = gql;
 const webPath = (src: { web_url: string }) => new URL(src.web_url).pathname;
 
 /** `project(fullPath:)`'s answer for a path (null when missing or hidden); other domains resolve a record's project with it. */
-export function projectByPath(ctx: Ctx, fullPath: string): Promise<ProjectEntity | null> {
-  return orNull(getProject(ctx, fullPath));
+export async function projectByPath(ctx: Ctx, fullPath: string): Promise<ProjectEntity | null> {
+  const project = await orNull(getProject(ctx, fullPath));
+  // A CI job token reaches another project only through that project's inbound job token scope.
+  if (project && ctx.actor.job && ctx.actor.job.projectId !== project.id) {
+    const row = await findProject(ctx, String(project.id));
+    if (!(await can(ctx, 'read_project', { kind: 'project', project: row }))) return null;
+  }
+  return project;
 }
 
 export function groupByPath(ctx: Ctx, fullPath: string): Promise<GroupEntity | null> {

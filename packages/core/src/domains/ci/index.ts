@@ -42,7 +42,10 @@ export {
   listPipelineVariables,
   listPipelineJobs,
   pipelineVariablesOf,
+  getPipelineByIid,
+  listPipelineStages,
   type PipelineVariableEntity,
+  type PipelineStageEntity,
 } from './pipelines.js';
 export { listProjectJobs, getJob, cancelJob, retryJob, playJob, getJobTrace, currentJob } from './jobs.js';
 export { createUserRunner, registerRunner, verifyRunner, unregisterRunner, getRunner, listRunnerManagers, listProjectRunners } from './runners.js';
@@ -92,3 +95,4 @@ export { createPushPipeline, ciPushHooks } from './push-pipelines.js';
 export { applyPipelineScope } from './pipeline-scope.js';
 export type { CiArtifactEntryRow, CiArtifactEntryTable } from './ci.table.js';
 export type { RequestJobInput, UpdateJobInput } from './ci.schema.js';
+export { ciGraphql } from './ci.graphql.js';

@@ -6,8 +6,8 @@ import type { SecretBox } from '../../kernel/secrets.js';
 import type { CiPipelineRow } from './ci.table.js';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
-import { ForbiddenError, ValidationError } from '../../kernel/errors.js';
-import { paginate, type Page } from '../../kernel/pagination.js';
+import { ForbiddenError, NotFoundError, ValidationError } from '../../kernel/errors.js';
+import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
 import { authorize, can } from '../../access/policy.js';
 import { findProject } from '../../access/lookup.js';
 import { resolveRevision } from '../repository/index.js';
@@ -25,7 +25,7 @@ import { retryJobsIn } from './job-actions.js';
 import { presentPipeline, presentPipelineListItem, type PipelineEntity, type PipelineListEntity } from './pipeline.entity.js';
 import { noteJob, pipelineChange } from './pipeline-hooks.js';
 import { lockPipeline, processPipeline } from './process-pipeline.js';
-import { CANCELABLE_STATUSES } from './status.js';
+import { CANCELABLE_STATUSES, compositeStatus } from './status.js';
 import { applyPipelineScope } from './pipeline-scope.js';
 
 /** GET /projects/:id/pipelines (Ci::PipelinesFinder), filtered, ordered and paginated in SQL. */
@@ -195,3 +195,49 @@ export async function listPipelineJobs(ctx: Ctx, input: ListPipelineJobsInput): 
   return paginate(ctx.db, q, input, (rows) => presentJobs(ctx, project, rows));
 }
 
+
+/** A pipeline by its project-scoped iid (GraphQL's `project.pipeline(iid:)`), under GET …/pipelines/:id's policy. */
+export async function getPipelineByIid(ctx: Ctx, input: { id: string; iid: number }): Promise<PipelineEntity> {
+  const project = await findCiProject(ctx, input.id, 'read_pipeline');
+  const row = await ctx.db.selectFrom('ci_pipelines').selectAll().where('project_id', '=', project.id).where('iid', '=', input.iid).executeTakeFirst();
+  if (!row) throw new NotFoundError(null, { exact: '404 Not found' });
+  return presentPipeline(ctx, project, row);
+}
+
+/** A stage of a pipeline: its name, position and the composite status of its current (not retried) jobs. */
+export interface PipelineStageEntity {
+  pipeline_id: number;
+  name: string;
+  position: number;
+  status: string;
+}
+
+/** The stages of a pipeline by position (GraphQL's `Pipeline.stages`), one page of the grouped jobs. */
+export async function listPipelineStages(ctx: Ctx, input: { id: string; pipeline_id: number } & PageRequest): Promise<Page<PipelineStageEntity>> {
+  const project = await findCiProject(ctx, input.id, 'read_pipeline');
+  const pipeline = await findPipeline(ctx, project, input.pipeline_id);
+  const q = ctx.db
+    .selectFrom('ci_jobs')
+    .select(['stage', (eb) => eb.fn.min<number>('stage_idx').as('position')])
+    .where('pipeline_id', '=', pipeline.id)
+    .where('retried', '=', 0)
+    .groupBy('stage')
+    .orderBy('position')
+    .orderBy('stage');
+  return paginate(ctx.db, q, input, async (rows) => {
+    if (!rows.length) return [];
+    const jobs = await ctx.db
+      .selectFrom('ci_jobs')
+      .select(['stage', 'status', 'allow_failure'])
+      .where('pipeline_id', '=', pipeline.id)
+      .where('retried', '=', 0)
+      .where('stage', 'in', rows.map((r) => r.stage))
+      .execute();
+    return rows.map((r) => ({
+      pipeline_id: pipeline.id,
+      name: r.stage,
+      position: Number(r.position),
+      status: compositeStatus(jobs.filter((j) => j.stage === r.stage)) ?? 'created',
+    }));
+  });
+}

@@ -53,3 +53,4 @@ export type {
 } from './delivery.schema.js';
 export type { EnvironmentRow, DeploymentRow, ProtectedEnvironmentRow, EnvironmentTier, DeploymentStatus } from './delivery.table.js';
 export { ENVIRONMENT_TIERS, DEPLOYMENT_STATUSES } from './delivery.table.js';
+export { deliveryGraphql } from './delivery.graphql.js';

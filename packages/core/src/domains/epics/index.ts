@@ -15,3 +15,4 @@ export type {
   ListEpicIssuesInput, AssignEpicIssueInput, EpicIssuePathInput, ReorderEpicIssueInput,
 } from './epic.schema.js';
 export type { EpicRow, NewEpicRow, EpicIssueRow } from './epic.table.js';
+export { epicsGraphql } from './epics.graphql.js';

@@ -200,6 +200,12 @@ export async function listErrorEvents(ctx: Ctx, input: ListErrorEventsInput): Pr
   return paginate(ctx.db, query, input, (rows) => rows.map(presentEvent));
 }
 
+/** The project of an error (GraphQL names errors by Global ID alone); the use cases then apply the project's policy. */
+export async function projectIdOfError(ctx: Ctx, errorId: number): Promise<number | null> {
+  const row = await ctx.db.selectFrom('error_tracking_errors').select('project_id').where('id', '=', errorId).executeTakeFirst();
+  return row?.project_id ?? null;
+}
+
 /** PUT /forgelet/projects/:id/error_tracking/errors/:error_id: `status` unresolved, resolved or ignored. */
 export async function updateError(ctx: Ctx, input: UpdateErrorInput): Promise<ErrorTrackingErrorEntity> {
   const project = await projectFor(ctx, input.id, 'update_sentry_issue');

@@ -43,3 +43,4 @@ export {
   type UpdateErrorInput,
 } from './error-tracking.schema.js';
 export type { ErrorTrackingErrorRow, ErrorTrackingClientKeyRow, ErrorTrackingSettingRow } from './error-tracking.table.js';
+export { errorTrackingGraphql } from './error-tracking.graphql.js';

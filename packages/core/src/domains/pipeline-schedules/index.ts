@@ -34,3 +34,4 @@ export type {
   UpdateScheduleVariableInput,
 } from './pipeline-schedule.schema.js';
 export type { CiPipelineScheduleRow, CiPipelineScheduleVariableRow, CiPipelineScheduleInputRow } from './pipeline-schedule.table.js';
+export { pipelineSchedulesGraphql } from './pipeline-schedules.graphql.js';

@@ -23,3 +23,4 @@ export {
   type UpdateReleaseInput,
   type UpdateReleaseLinkInput,
 } from './release.schema.js';
+export { releasesGraphql } from './releases.graphql.js';

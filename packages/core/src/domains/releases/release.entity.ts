@@ -12,6 +12,7 @@ import type { ProjectRow } from '../../access/project.table.js';
 import { presentCommit, type CommitEntity } from '../repository/index.js';
 import { renderDescription } from '../labels/index.js';
 import { presentMilestones } from '../milestones/index.js';
+import { withRecordId } from '../../kernel/graphql.js';
 import type { MilestoneEntity } from '../milestones/index.js';
 import type { ReleaseLinkRow, ReleaseRow } from './release.table.js';
 
@@ -248,7 +249,8 @@ export async function presentReleases(ctx: Ctx, rows: ReleaseRow[], options: Pre
         self: `${webUrl}/-/releases/${tag}`,
       },
     };
-    return entity;
+    // The record's id for GraphQL's `gid://gitlab/Release/<id>` (not in the REST JSON, as in GitLab's).
+    return withRecordId(entity, row.id);
   });
 }
 

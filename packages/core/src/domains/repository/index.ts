@@ -89,3 +89,4 @@ export type { RepositoryCommitRow, RepositoryRefRow, RepositoryFileRow, Protecte
 export { readmePathOf, readmePathsOf } from './readme.js';
 export { canUnprotectRule } from './protection.js';
 export type { ProtectedBranchAccessLevelRow } from './repository.table.js';
+export { repositoryGraphql } from './repository.graphql.js';
