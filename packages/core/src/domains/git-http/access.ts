@@ -19,7 +19,6 @@ import { ANONYMOUS } from '../../access/context.js';
 import { actorFromAccessToken, actorFromDeployToken, type JobTokenResolver } from '../../access/authenticate.js';
 import { verifyUserPassword } from '../../access/passwords.js';
 import { can, canRead } from '../../access/policy.js';
-import { selectProjectByRef, selectRedirectedProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { isDomainError } from '../../kernel/errors.js';
 
@@ -71,11 +70,6 @@ export async function gitActor(deps: Deps, basic: { username: string; password: 
     if (isDomainError(err)) return null;
     throw err;
   }
-}
-
-/** A project by its full path, or by a path it had before a rename or transfer (GitLab follows redirects for git). */
-export async function projectAtPath(deps: Deps, path: string): Promise<ProjectRow | undefined> {
-  return (await selectProjectByRef(deps, path)) ?? selectRedirectedProject(deps, path);
 }
 
 const FETCH_SCOPES = ['api', 'read_repository', 'write_repository'];

@@ -4,12 +4,14 @@
  * /internal/allowed API while the pushed objects sit in quarantine), and the post-receive
  * step that hands the moved refs to the repository domain.
  *
- * Git runs both hooks; each is a few lines of JavaScript (run by this process's node) that
- * sends its standard input and the quarantine environment over a Unix socket that exists for
- * the one push, and prints the answer. So the decisions are made here, with the request's
- * actor, and a hook can never act for another push.
+ * Git runs both hooks; each is a small POSIX shell script that sends its standard input, the
+ * quarantine environment and the push options over FIFOs that exist for the one push, and
+ * prints the answer. So the decisions are made here, with the request's actor, and a hook can
+ * never act for another push.
  */
-import { createServer, type Server } from 'node:net';
+import { execFile } from 'node:child_process';
+import { closeSync, constants as fsConstants, openSync, writeSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { chmod, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,11 +95,12 @@ export async function refUpdateRefusal(ctx: Ctx, project: ProjectRow, update: Pu
   return mayPush ? null : PUSH_MESSAGES.pushProtectedBranch;
 }
 
-/** What the hooks ask: which hook, its standard input, its quarantine environment. */
+/** What a hook asks: which hook, its standard input, its quarantine environment, the push options (`git push -o`). */
 interface HookRequest {
   hook: 'pre-receive' | 'post-receive';
-  stdin: string;
+  updates: PushedRefUpdate[];
   env: QuarantineEnv;
+  pushOptions: string[];
 }
 interface HookAnswer {
   ok: boolean;
@@ -107,34 +110,69 @@ interface HookAnswer {
 }
 
 /**
- * The hooks' program (run as `node -e`): reads the hook's standard input, asks the push's
- * socket, prints the message and exits with the verdict. Without a socket (a push that did not
- * come through Forgelet, e.g. an administrator on the server) it accepts.
+ * Both hooks' program: a POSIX shell script (no node start per hook: a push used to start
+ * node twice, ~50 ms each). It talks to the server over two FIFOs of the push's own
+ * directory (FORGELET_HOOK_DIR, mode 0700), which the server holds open for the push:
+ * it writes its request to `in` as lines (`hook <name>`, `env K=V`, `option <push option>`,
+ * `ref <old> <new> <ref>`, ending with `.`) and reads the answer from `out` (`ok` or `no`,
+ * then message lines, ending with `.`). Git refuses newlines in push options and ref names,
+ * so no line can break the framing. Without FORGELET_HOOK_DIR (a push that did not come
+ * through Forgelet, e.g. an administrator on the server) it accepts.
  */
-const HOOK_JS = `
-const net = require('net');
-const sock = process.env.FORGELET_HOOK_SOCKET;
-if (!sock) process.exit(0);
-const input = [];
-process.stdin.on('data', (c) => input.push(c));
-process.stdin.on('end', () => {
-  const env = {};
-  for (const k of ['GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_QUARANTINE_PATH']) if (process.env[k]) env[k] = process.env[k];
-  const out = [];
-  const s = net.connect({ path: sock, allowHalfOpen: true });
-  s.on('data', (c) => out.push(c));
-  s.on('error', () => { process.stderr.write('GitLab: Internal API unreachable\\n'); process.exit(1); });
-  s.on('end', () => {
-    let answer;
-    try { answer = JSON.parse(Buffer.concat(out).toString('utf8')); } catch { answer = { ok: false, message: 'Internal API error' }; }
-    if (answer.message) process.stderr.write(answer.message.split('\\n').map((l) => (answer.plain ? '' : 'GitLab: ') + l + '\\n').join(''));
-    process.exit(answer.ok ? 0 : 1);
-  });
-  s.end(JSON.stringify({ hook: process.argv[1], stdin: Buffer.concat(input).toString('utf8'), env }));
-});
+const HOOK_SH = `#!/bin/sh
+# Forgelet: asks the server that runs this push (see domains/git-http/receive.ts).
+[ -n "$FORGELET_HOOK_DIR" ] || exit 0
+exec 3<"$FORGELET_HOOK_DIR/out" || exit 1
+{
+  printf 'hook %s\\n' "\${0##*/}"
+  for k in GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_QUARANTINE_PATH; do
+    eval "v=\\"\\\${$k-}\\""
+    [ -n "$v" ] && printf 'env %s=%s\\n' "$k" "$v"
+  done
+  i=0
+  while [ "$i" -lt "\${GIT_PUSH_OPTION_COUNT:-0}" ]; do
+    eval "v=\\"\\\${GIT_PUSH_OPTION_$i-}\\""
+    printf 'option %s\\n' "$v"
+    i=$((i + 1))
+  done
+  while read -r old new ref; do printf 'ref %s %s %s\\n' "$old" "$new" "$ref"; done
+  printf '.\\n'
+} >"$FORGELET_HOOK_DIR/in" || exit 1
+IFS= read -r verdict <&3
+while IFS= read -r line <&3; do
+  [ "$line" = . ] && break
+  printf '%s\\n' "$line" >&2
+done
+[ "$verdict" = ok ]
 `;
 
-const HOOK_SH = (name: string) => `#!/bin/sh\n# Forgelet: asks the server that runs this push (see domains/git-http/receive.ts).\n[ -n "$FORGELET_HOOK_SOCKET" ] || exit 0\nexec "$FORGELET_NODE" -e "$FORGELET_HOOK_JS" ${name}\n`;
+/** Parses one hook request (the lines before `.`). */
+export function parseHookRequest(text: string): HookRequest | null {
+  const request: HookRequest = { hook: 'pre-receive', updates: [], env: {}, pushOptions: [] };
+  let named = false;
+  for (const line of text.split('\n')) {
+    const space = line.indexOf(' ');
+    const word = space < 0 ? line : line.slice(0, space);
+    const rest = space < 0 ? '' : line.slice(space + 1);
+    if (word === 'hook' && (rest === 'pre-receive' || rest === 'post-receive')) {
+      request.hook = rest;
+      named = true;
+    } else if (word === 'env') {
+      const eq = rest.indexOf('=');
+      const key = rest.slice(0, eq);
+      if (eq > 0 && ['GIT_OBJECT_DIRECTORY', 'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_QUARANTINE_PATH'].includes(key)) request.env[key] = rest.slice(eq + 1);
+    } else if (word === 'option') request.pushOptions.push(rest);
+    else if (word === 'ref') request.updates.push(...parseRefUpdates(rest));
+  }
+  return named ? request : null;
+}
+
+/** The answer's lines: the verdict, the message (GitLab's `GitLab: ` prefix on refusals), the end mark. */
+function answerText(answer: HookAnswer): string {
+  const lines = answer.message ? answer.message.split('\n').map((l) => (answer.plain ? l : `GitLab: ${l}`)) : [];
+  // A message line that is exactly `.` would end the answer early.
+  return [answer.ok ? 'ok' : 'no', ...lines.map((l) => (l === '.' ? ' .' : l)), '.', ''].join('\n');
+}
 
 /** The hooks directory (`core.hooksPath` of every receive-pack), written once per process when missing or different. */
 const hooksDirs = new Map<string, Promise<string>>();
@@ -142,16 +180,16 @@ export function ensureHooksDir(root: string): Promise<string> {
   let pending = hooksDirs.get(root);
   if (!pending) {
     pending = (async () => {
-      const dir = join(root, '.forgelet-hooks');
+      // Versioned: processes of an older Forgelet sharing the root keep their own hooks.
+      const dir = join(root, '.forgelet-hooks', 'v2');
       await mkdir(dir, { recursive: true });
       for (const name of ['pre-receive', 'post-receive']) {
         const file = join(dir, name);
-        const content = HOOK_SH(name);
         const current = await readFile(file, 'utf8').catch(() => null);
-        if (current === content) continue;
+        if (current === HOOK_SH) continue;
         // Written aside and renamed: another process may be running the hook right now.
         const temporary = `${file}.${process.pid}.tmp`;
-        await writeFile(temporary, content);
+        await writeFile(temporary, HOOK_SH);
         await chmod(temporary, 0o755);
         await rename(temporary, file);
       }
@@ -173,65 +211,94 @@ export interface PushSession {
   close(): Promise<void>;
 }
 
+/** An answer larger than a pipe's atomic write would need a blocking write: messages are capped well below. */
+const MAX_ANSWER = 32 * 1024;
+
 /**
- * Opens the socket one push's hooks call. `check` decides pre-receive (a message refuses the
+ * Opens the FIFOs one push's hooks talk to. `check` decides pre-receive (a message refuses the
  * whole push, as GitLab's hook does); `received` runs at post-receive, before git answers the
- * client, so a client that sees its push done sees the database updated too.
+ * client, so a client that sees its push done sees the database updated too. Both get the
+ * push options (`git push -o`, GIT_PUSH_OPTION_n), as GitLab's /internal/allowed and
+ * /internal/post_receive do.
  */
 export async function openPushSession(
   ctx: Ctx,
   handlers: {
-    check: (updates: PushedRefUpdate[], env: QuarantineEnv) => Promise<string | null>;
+    check: (updates: PushedRefUpdate[], env: QuarantineEnv, pushOptions: string[]) => Promise<string | null>;
     /** May return lines for git to print (GitLab's "To create a merge request" note). */
-    received: (updates: PushedRefUpdate[]) => Promise<string | null>;
+    received: (updates: PushedRefUpdate[], pushOptions: string[]) => Promise<string | null>;
   },
 ): Promise<PushSession> {
   const hooksDir = await ensureHooksDir(ctx.git.root);
   const dir = await mkdtemp(join(tmpdir(), 'forgelet-push-'));
-  const socketPath = join(dir, 's');
+  const inPath = join(dir, 'in');
+  const outPath = join(dir, 'out');
+  await runGitFree('mkfifo', ['-m', '600', inPath, outPath]);
+  // Read-write and non-blocking: opening never waits for the hook, reading never sees an end
+  // of file between the two hooks, and the hook's own opens never block (this end is there).
+  const inFd = openSync(inPath, fsConstants.O_RDWR | fsConstants.O_NONBLOCK);
+  const outFd = openSync(outPath, fsConstants.O_RDWR | fsConstants.O_NONBLOCK);
   const accepted: PushedRefUpdate[] = [];
   const answer = async (request: HookRequest): Promise<HookAnswer> => {
-    const updates = parseRefUpdates(request.stdin);
     if (request.hook === 'pre-receive') {
-      const message = await handlers.check(updates, request.env ?? {});
+      const message = await handlers.check(request.updates, request.env, request.pushOptions);
       return message === null ? { ok: true } : { ok: false, message };
     }
-    accepted.push(...updates);
-    const note = await handlers.received(updates);
+    accepted.push(...request.updates);
+    const note = await handlers.received(request.updates, request.pushOptions);
     return note ? { ok: true, message: note, plain: true } : { ok: true };
   };
-  const server: Server = createServer({ allowHalfOpen: true }, (socket) => {
-    const chunks: Buffer[] = [];
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('error', () => {});
-    socket.on('end', () => {
-      let request: HookRequest;
-      try {
-        request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as HookRequest;
-      } catch {
-        socket.end(JSON.stringify({ ok: false, message: 'Internal API error' }));
-        return;
-      }
-      answer(request).then(
-        (a) => socket.end(JSON.stringify(a)),
-        (err: unknown) => {
+  const reply = (a: HookAnswer) => {
+    let text = answerText(a);
+    if (text.length > MAX_ANSWER) text = answerText({ ...a, message: a.message!.slice(0, MAX_ANSWER - 100) });
+    try {
+      writeSync(outFd, text);
+    } catch {
+      // the hook is gone (the push was interrupted)
+    }
+  };
+  const input = new Socket({ fd: inFd, readable: true, writable: false });
+  let pending = '';
+  let queue = Promise.resolve();
+  input.setEncoding('utf8');
+  input.on('error', () => {});
+  input.on('data', (chunk: string) => {
+    pending += chunk;
+    let end: number;
+    while ((end = pending.indexOf('\n.\n')) >= 0 || pending.startsWith('.\n')) {
+      const cut = pending.startsWith('.\n') ? 0 : end + 1;
+      const requestText = pending.slice(0, cut);
+      pending = pending.slice(cut + 2);
+      const request = parseHookRequest(requestText);
+      queue = queue.then(async () => {
+        if (!request) return reply({ ok: false, message: 'Internal API error' });
+        await answer(request).then(reply, (err: unknown) => {
           // The push's refs stay as git left them; the message says what failed, never a secret.
-          socket.end(JSON.stringify({ ok: false, message: `Internal error: ${err instanceof Error ? err.message.split('\n')[0] : 'unknown'}` }));
-        },
-      );
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socketPath, () => resolve());
+          reply({ ok: false, message: `Internal error: ${err instanceof Error ? err.message.split('\n')[0] : 'unknown'}` });
+        });
+      });
+    }
   });
   return {
-    env: { FORGELET_HOOK_SOCKET: socketPath, FORGELET_NODE: process.execPath, FORGELET_HOOK_JS: HOOK_JS },
+    env: { FORGELET_HOOK_DIR: dir },
     hooksDir,
     accepted,
     async close() {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await queue;
+      input.destroy();
+      try {
+        closeSync(outFd);
+      } catch {
+        // already closed
+      }
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** Runs a small program (mkfifo) to completion. */
+function runGitFree(command: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, (err) => (err ? reject(err) : resolve()));
+  });
 }

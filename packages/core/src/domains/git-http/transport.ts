@@ -13,12 +13,15 @@
  * Protocol v2 (the `Git-Protocol` header) reaches git as GIT_PROTOCOL, as http-backend does.
  */
 import { PassThrough, Readable } from 'node:stream';
-import type { Actor, Deps } from '../../access/context.js';
+import type { Actor, Ctx, Deps } from '../../access/context.js';
 import { contextFor } from '../../access/context.js';
 import type { JobTokenResolver } from '../../access/authenticate.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { text, type Reply, type StreamReply, type TextReply } from '../../kernel/route.js';
-import { BASIC_REALM, GIT_MESSAGES, gitAccessRefusal, gitActor, projectAtPath, type GitRefusal, type GitService } from './access.js';
+import { selectProjectByRef, selectRedirectedProject } from '../../access/lookup.js';
+import { parsePushOptions, type PushOptions } from '../repository/index.js';
+import { applyMergeRequestPushOptions, openMergeRequestIids } from '../merge-requests/index.js';
+import { BASIC_REALM, GIT_MESSAGES, gitAccessRefusal, gitActor, type GitRefusal, type GitService } from './access.js';
 import { openPushSession, refUpdateRefusal, ZERO_SHA, type PushedRefUpdate } from './receive.js';
 
 export interface GitHttpRequest {
@@ -40,7 +43,7 @@ export interface GitHttpAnswer {
 }
 
 /** Runs after a push moved refs, with the pusher's context (the repository domain's push processing). */
-export type PushedRefsHandler = (ctx: ReturnType<typeof contextFor>, project: ProjectRow, updates: PushedRefUpdate[]) => Promise<void>;
+export type PushedRefsHandler = (ctx: Ctx, project: ProjectRow, updates: PushedRefUpdate[], pushOptions: PushOptions) => Promise<void>;
 
 export interface GitHttpOptions {
   jobTokenResolver?: JobTokenResolver;
@@ -135,18 +138,38 @@ function gitStream(
 }
 
 /**
- * GitLab's post-receive note for a pushed new branch other than the default one:
- * where to open its merge request (git prints it as `remote:` lines).
+ * GitLab's post-receive notes (git prints them as `remote:` lines): for each pushed branch
+ * other than the default one, its open merge request ("View merge request for ...") or, for a
+ * new branch without one, where to open it (MergeRequests::GetUrlsService).
  */
-function mergeRequestNote(deps: Deps, project: ProjectRow, updates: PushedRefUpdate[]): string | null {
+async function mergeRequestNotes(ctx: Ctx, project: ProjectRow, updates: PushedRefUpdate[]): Promise<string[]> {
   const lines: string[] = [];
-  for (const u of updates) {
-    if (!u.ref.startsWith('refs/heads/') || u.oldSha !== ZERO_SHA || u.newSha === ZERO_SHA) continue;
-    const branch = u.ref.slice('refs/heads/'.length);
-    if (branch === project.default_branch) continue;
-    lines.push('', `To create a merge request for ${branch}, visit:`, `  ${deps.urls.web(`/${project.path_with_namespace}/-/merge_requests/new?merge_request%5Bsource_branch%5D=${encodeURIComponent(branch)}`)}`);
+  const branches = updates.filter((u) => u.ref.startsWith('refs/heads/') && u.newSha !== ZERO_SHA).map((u) => ({ branch: u.ref.slice('refs/heads/'.length), created: u.oldSha === ZERO_SHA }));
+  const pushed = branches.filter((b) => b.branch !== project.default_branch);
+  if (!pushed.length || !project.merge_requests_enabled) return lines;
+  const open = await openMergeRequestIids(ctx, project.id, pushed.map((b) => b.branch));
+  for (const { branch, created } of pushed) {
+    const iid = open.get(branch);
+    if (iid !== undefined) lines.push('', `View merge request for ${branch}:`, `  ${ctx.urls.web(`/${project.path_with_namespace}/-/merge_requests/${iid}`)}`);
+    else if (created) lines.push('', `To create a merge request for ${branch}, visit:`, `  ${ctx.urls.web(`/${project.path_with_namespace}/-/merge_requests/new?merge_request%5Bsource_branch%5D=${encodeURIComponent(branch)}`)}`);
   }
-  return lines.length ? [...lines, ''].join('\n') : null;
+  return lines;
+}
+
+/** GitLab's ContainerMoved message (lib/gitlab/checks/container_moved.rb) for a push at a project's old path. */
+export function projectMovedMessage(deps: Deps, oldPath: string, project: ProjectRow): string {
+  return [
+    `Project '${oldPath}' was moved to '${project.path_with_namespace}'.`,
+    '',
+    'Please update your Git remote:',
+    '',
+    `  git remote set-url origin ${deps.urls.web(`/${project.path_with_namespace}`)}.git`,
+  ].join('\n');
+}
+
+/** GitLab's warning for push options that could not be applied (API::Helpers::InternalHelpers#push_options_warning). */
+function pushOptionsWarning(raw: string[], errors: string[]): string {
+  return `WARNINGS:\nError encountered with push options ${raw.map((o) => `'${o}'`).join(' ')}: ${errors.join('\n\n')}`;
 }
 
 /** Serves one git smart HTTP request (after `matchGitHttpPath` matched its path). */
@@ -171,7 +194,10 @@ export async function serveGitHttp(deps: Deps, options: GitHttpOptions, req: Git
   }
 
   const ctx = contextFor(deps, actor);
-  const project = await projectAtPath(deps, matched.projectPath);
+  const current = await selectProjectByRef(deps, matched.projectPath);
+  const project = current ?? (await selectRedirectedProject(deps, matched.projectPath));
+  // Reached by a path the project had before a rename or transfer (GitLab's redirect routes).
+  const movedFrom = !current && project ? matched.projectPath : null;
   const refused = await gitAccessRefusal(ctx, project, service);
   if (refused) return answer(refusal(refused));
   const repo = project!;
@@ -201,9 +227,18 @@ export async function serveGitHttp(deps: Deps, options: GitHttpOptions, req: Git
       }
       return null;
     },
-    async received(updates) {
-      if (options.pushed && updates.length) await options.pushed(ctx, repo, updates);
-      return mergeRequestNote(deps, repo, updates);
+    async received(updates, rawOptions) {
+      const pushOptions = parsePushOptions(rawOptions);
+      if (options.pushed && updates.length) await options.pushed(ctx, repo, updates, pushOptions);
+      const lines: string[] = [];
+      if (pushOptions.merge_request) {
+        const branches = updates.filter((u) => u.ref.startsWith('refs/heads/') && u.newSha !== ZERO_SHA).map((u) => ({ branch: u.ref.slice('refs/heads/'.length), created: u.oldSha === ZERO_SHA }));
+        const errors = await applyMergeRequestPushOptions(ctx, repo, branches, pushOptions);
+        if (errors.length) lines.push('', pushOptionsWarning(rawOptions, errors));
+      }
+      lines.push(...(await mergeRequestNotes(ctx, repo, updates)));
+      if (movedFrom) lines.push('', projectMovedMessage(deps, movedFrom, repo));
+      return lines.length ? [...lines, ''].join('\n') : null;
     },
   });
   try {

@@ -40,3 +40,5 @@ export {
 export { selectMergeRequestUserIds } from './merge-request.queries.js';
 /** GraphQL: MergeRequest, Project.mergeRequests/mergeRequest, Group.mergeRequests. */
 export { mergeRequestsGraphql } from './merge-requests.graphql.js';
+/** For git-http: `git push -o merge_request.*`. */
+export { applyMergeRequestPushOptions, openMergeRequestIids, type PushedBranch } from './push-options.js';

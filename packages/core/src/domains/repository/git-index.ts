@@ -12,6 +12,7 @@ import { nowIso, type Ctx } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { GitRepositories } from '../../storage/git.js';
 import { recordProjectActivity } from '../../access/project-activity.js';
+import type { PushOptions } from './push-options.js';
 import { runRefPushed, runRefUpdated, type RefUpdate } from './push-hooks.js';
 import { selectRef } from './refs.js';
 import { moveMergeRequestHeads, protectDefaultBranch } from './write-commit.js';
@@ -249,7 +250,7 @@ async function indexRefFiles(trx: Trx, git: GitRepositories, projectId: number, 
  * after it committed. `before`/`after` are git's old and new values (null for a created or
  * deleted ref); `after` of a tag may be an annotated tag object.
  */
-export async function applyPushedRefUpdates(ctx: Ctx, project: ProjectRow, updates: RefUpdate[]): Promise<void> {
+export async function applyPushedRefUpdates(ctx: Ctx, project: ProjectRow, updates: RefUpdate[], pushOptions?: PushOptions): Promise<void> {
   if (!updates.length) return;
   const git = ctx.git;
   const now = nowIso(ctx);
@@ -311,5 +312,5 @@ export async function applyPushedRefUpdates(ctx: Ctx, project: ProjectRow, updat
     }
   });
   if (newHead) await git.run(project.id, ['symbolic-ref', 'HEAD', `refs/heads/${newHead}`]);
-  for (const p of pushed) await runRefPushed(ctx, project, { kind: p.update.kind, name: p.update.name, message: p.message, before: p.before });
+  for (const p of pushed) await runRefPushed(ctx, project, { kind: p.update.kind, name: p.update.name, message: p.message, before: p.before, pushOptions });
 }

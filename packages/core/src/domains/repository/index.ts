@@ -10,6 +10,7 @@ import { treeRoutes } from './tree.routes.js';
 export const repositoryRoutes: Route[] = [...branchesRoutes, ...tagsRoutes, ...commitsRoutes, ...filesRoutes, ...treeRoutes];
 
 export { registerPushHooks, type PushHooks, type PushedRef, type RefUpdate } from './push-hooks.js';
+export { parsePushOptions, pushOptionPairs, pushOptionSet, type PushOptions } from './push-options.js';
 export {
   resolveRevision,
   readFileAtRevision,

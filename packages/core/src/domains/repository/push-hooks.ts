@@ -11,6 +11,7 @@ import { HookList } from '../../kernel/hooks.js';
 import type { Ctx } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { Database } from '../../storage/database.js';
+import type { PushOptions } from './push-options.js';
 
 /** A ref just written. */
 export interface PushedRef {
@@ -20,6 +21,8 @@ export interface PushedRef {
   message?: string | null;
   /** The ref's head before the push (GitLab's oldrev, a push pipeline's `before_sha`); none for a new ref. */
   before?: string | null;
+  /** `git push -o` options (parsed; push-options.ts): `ci.skip`, `ci.variable`, `ci.input` reach the push pipeline. */
+  pushOptions?: PushOptions;
 }
 
 /**
