@@ -76,6 +76,8 @@ import { deliveryGraphql } from './domains/delivery/index.js';
 import { epicsGraphql } from './domains/epics/index.js';
 import { errorTrackingGraphql } from './domains/error-tracking/index.js';
 import { repositoryGraphql } from './domains/repository/index.js';
+import { notesGraphql } from './domains/notes/index.js';
+import { awardEmojiGraphql } from './domains/award-emoji/index.js';
 
 export interface ForgeOptions {
   /** `postgres://…`, a SQLite file path, or `:memory:` (default). */
@@ -270,7 +272,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   routes.push(...createOpenApiRoutes(() => routes));
   // GitLab's GraphQL API: each domain's types, queries and mutations, beside its routes.
   const graphqlModules: GraphqlModule[] = [accountsGraphql, labelsGraphql, milestonesGraphql, issuesGraphql, mergeRequestsGraphql, approvalsGraphql, iterationsGraphql, aiCatalogGraphql, flowsGraphql,
-    repositoryGraphql, releasesGraphql, ciGraphql, pipelineSchedulesGraphql, deliveryGraphql, epicsGraphql, errorTrackingGraphql];
+    repositoryGraphql, releasesGraphql, ciGraphql, pipelineSchedulesGraphql, deliveryGraphql, epicsGraphql, errorTrackingGraphql,
+    notesGraphql, awardEmojiGraphql];
   let schema: GraphQLSchema | undefined;
   const forge: Forge = {
     deps,

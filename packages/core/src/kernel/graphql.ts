@@ -332,6 +332,14 @@ export const gql = {
     pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: items.length ? Buffer.from('{"offset":0}').toString('base64') : null, endCursor: items.length ? Buffer.from(JSON.stringify({ offset: items.length - 1 })).toString('base64') : null },
     count: async () => items.length,
   }),
+  /**
+   * The fields of a GitLab `<Record>Permissions` type (`userPermissions`): one non-null Boolean
+   * per ability, each answered by a check of the policy (the one REST applies).
+   */
+  permissionFields: <Src>(checks: Record<string, [description: string, check: (src: Src, ctx: GqlContext) => Promise<boolean> | boolean]>): GqlFields<Src> =>
+    Object.fromEntries(
+      Object.entries(checks).map(([field, [description, check]]) => [field, { type: nn(GraphQLBoolean), description, resolve: (src: Src, _a: unknown, ctx: GqlContext) => check(src, ctx) }]),
+    ),
   /** The record's Global ID from its numeric `id` (or `key`). */
   gid: (model: string, description: string, key = 'id'): GqlField<Record<string, unknown>> => ({
     type: nn(GraphQLID),

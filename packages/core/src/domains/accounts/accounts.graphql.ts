@@ -8,14 +8,15 @@ import { GraphQLEnumType, type GraphQLOutputType } from 'graphql';
 import { gql, orNull, type GraphqlBuilder, type GraphqlModule, type GqlFields } from '../../kernel/graphql.js';
 import { isDomainError } from '../../kernel/errors.js';
 import type { Ctx } from '../../access/context.js';
-import { can } from '../../access/policy.js';
+import { can, type ProjectAbility } from '../../access/policy.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { findProject } from '../../access/lookup.js';
 import type { UserDetailEntity, UserEntity } from '../../access/user.entity.js';
 import { currentUser, getUser } from './users.js';
 import { getProject } from './projects.js';
-import { getGroup } from './groups.js';
+import { getGroup, listDescendantGroups, listSubgroups, ListSubgroupsInput } from './groups.js';
 import { listGroupProjects, ListGroupProjectsInput } from './projects.js';
-import { connectionArgs, resolveConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
+import { connectionArgs, resolveConnection, visibleConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
 import { parseParams } from '../../kernel/params.js';
 import type { ProjectEntity } from './project.entity.js';
 import type { GroupEntity, NamespaceEntity } from './group.entity.js';
@@ -74,7 +75,32 @@ function userFields(g: GraphqlBuilder): GqlFields {
 
 const USER_STATES = ['active', 'blocked', 'deactivated', 'banned', 'ldap_blocked', 'blocked_pending_approval'];
 
+/** ProjectPermissions fields (app/graphql/types/permission_types/project.rb) Forgelet has an ability for. */
+const PROJECT_PERMISSIONS: Record<string, [ProjectAbility, string]> = {
+  adminOperations: ['admin_operations', 'If `true`, the user can perform `admin_operations` on this resource'],
+  adminProject: ['admin_project', 'If `true`, the user can perform `admin_project` on this resource'],
+  archiveProject: ['archive_project', 'If `true`, the user can perform `archive_project` on this resource'],
+  createIssue: ['create_issue', 'If `true`, the user can perform `create_issue` on this resource'],
+  createLabel: ['admin_label', 'If `true`, the user can perform `create_label` on this resource'],
+  createMergeRequestIn: ['create_merge_request', 'If `true`, the user can perform `create_merge_request_in` on this resource'],
+  createPipeline: ['create_pipeline', 'If `true`, the user can perform `create_pipeline` on this resource'],
+  createPipelineSchedule: ['create_pipeline_schedule', 'If `true`, the user can perform `create_pipeline_schedule` on this resource'],
+  createSnippet: ['create_snippet', 'If `true`, the user can perform `create_snippet` on this resource'],
+  downloadCode: ['read_code', 'If `true`, the user can perform `download_code` on this resource'],
+  pushCode: ['push_code', 'If `true`, the user can perform `push_code` on this resource'],
+  readEnvironment: ['read_environment', 'If `true`, the user can perform `read_environment` on this resource'],
+  readMergeRequest: ['read_merge_request', 'If `true`, the user can perform `read_merge_request` on this resource'],
+  readProject: ['read_project', 'If `true`, the user can perform `read_project` on this resource'],
+  readProjectMember: ['read_project_member', 'If `true`, the user can perform `read_project_member` on this resource'],
+  removeProject: ['remove_project', 'If `true`, the user can perform `remove_project` on this resource'],
+};
+
 export const accountsGraphql: GraphqlModule = (g) => {
+  g.defineObject('ProjectPermissions', {
+    description: 'Check permissions for the current user on a project',
+    fields: () =>
+      gql.permissionFields<ProjectRow>(Object.fromEntries(Object.entries(PROJECT_PERMISSIONS).map(([field, [ability, description]]) => [field, [description, (project, ctx) => can(ctx, ability, { kind: 'project', project })]]))),
+  });
   g.add(
     new GraphQLEnumType({
       name: 'UserState',
@@ -137,6 +163,22 @@ export const accountsGraphql: GraphqlModule = (g) => {
           return resolveConnection(args, (page) => listGroupProjects(ctx, { ...input, ...page }));
         },
       },
+      descendantGroups: {
+        type: g.connection('Group'),
+        description: 'List of descendant groups of the group.',
+        args: {
+          ...connectionArgs,
+          includeParentDescendants: { type: boolean, defaultValue: true, description: 'List of descendant groups of the parent group.' },
+          owned: { type: boolean, defaultValue: false, description: 'Limit result to groups owned by authenticated user.' },
+          search: { type: string, description: 'Search query for group name or group full path.' },
+        },
+        resolve: (group: GroupEntity, args: ConnectionArgs & { includeParentDescendants: boolean; owned: boolean; search?: string | null }, ctx: Ctx) => {
+          // GitLab's `includeParentDescendants: false` lists the direct children only (GET /groups/:id/subgroups).
+          const input = parseParams(ListSubgroupsInput, { id: String(group.id), ...gql.given({ owned: args.owned || undefined, search: args.search }) });
+          const list = args.includeParentDescendants ? listDescendantGroups : listSubgroups;
+          return visibleConnection(resolveConnection(args, (page) => list(ctx, { ...input, ...page })));
+        },
+      },
       parent: {
         type: g.object('Group'),
         description: 'Parent group.',
@@ -171,6 +213,11 @@ export const accountsGraphql: GraphqlModule = (g) => {
       wikiEnabled: from(boolean, 'wiki_enabled', '(Deprecated) Indicates if Wikis are enabled for the current user.'),
       snippetsEnabled: from(boolean, 'snippets_enabled', '(Deprecated) Indicates if Snippets are enabled for the current user.'),
       namespace: from(g.object('Namespace'), 'namespace', 'Namespace of the project.'),
+      userPermissions: {
+        type: nn(g.object('ProjectPermissions')),
+        description: 'Permissions for the current user on the resource.',
+        resolve: (project: ProjectEntity, _args: unknown, ctx: Ctx) => findProject(ctx, String(project.id)),
+      },
       group: {
         type: g.object('Group'),
         description: 'Group of the project.',

@@ -25,3 +25,10 @@ export function normalizeEmojiName(name: string): string {
 export async function isValidEmojiName(name: string): Promise<boolean> {
   return (await emojiNames()).has(name);
 }
+
+/** The emoji of a reaction name (gemoji's character and description), null for an unknown name. */
+export async function emojiOf(name: string): Promise<{ emoji: string; description: string } | null> {
+  const { gemoji } = await import('gemoji');
+  const found = gemoji.find((e) => e.names.includes(normalizeEmojiName(name)));
+  return found ? { emoji: found.emoji, description: found.description } : null;
+}

@@ -10,3 +10,4 @@ export type { AwardEmojiRow } from './award-emoji.table.js';
 export { countVotesOf, deleteAwardEmojiOf, type Votes } from './award-emoji.queries.js';
 /** For the wiring: reactions to reactions added and removed (webhooks' emoji events). */
 export { registerAwardEmojiHooks, type AwardEmojiHooks, type AwardEmojiChange } from './award-emoji-hooks.js';
+export { awardEmojiGraphql } from './award-emoji.graphql.js';

@@ -52,6 +52,14 @@ function stagesOf(ctx: Ctx, projectId: number, pipelineId: number): Promise<Pipe
   return found;
 }
 
+/** What a merge request (of any shape REST answers) says about its source. */
+interface MergeRequestLike {
+  project_id: number;
+  source_project_id: number | null;
+  source_branch: string;
+  sha: string | null;
+}
+
 interface PipelineArgs extends ConnectionArgs {
   status?: string | null;
   scope?: string | null;
@@ -214,6 +222,29 @@ export const ciGraphql: GraphqlModule = (g) => {
       },
     }),
   });
+  // GitLab's MergeRequestPipelinesResolver: the pipelines of the source branch (newest first), and the head pipeline.
+  const mrPipelines = (ctx: Ctx, mr: MergeRequestLike, extra: Record<string, unknown>) =>
+    parseParams(ListPipelinesInput, { id: String(mr.source_project_id ?? mr.project_id), ref: mr.source_branch, ...extra });
+  g.extend('MergeRequest', () => ({
+    pipelines: {
+      type: g.connection('Pipeline'),
+      description: 'Pipelines for the merge request.',
+      args: { ...connectionArgs, status: { type: g.input('PipelineStatusEnum'), description: 'Filter pipelines by their status.' } },
+      resolve: (mr: MergeRequestLike, args: ConnectionArgs & { status?: string | null }, ctx: Ctx) => {
+        const input = mrPipelines(ctx, mr, gql.given({ status: args.status }));
+        return visibleConnection(resolveConnection(args, (page) => listPipelines(ctx, { ...input, ...page })));
+      },
+    },
+    headPipeline: {
+      type: g.object('Pipeline'),
+      description: 'Pipeline running on the branch HEAD of the merge request.',
+      resolve: async (mr: MergeRequestLike, _a: unknown, ctx: Ctx) => {
+        if (!mr.sha) return null;
+        const page = await orNull(listPipelines(ctx, { ...mrPipelines(ctx, mr, { sha: mr.sha }), page: 1, per_page: 1 }));
+        return page?.items[0] ?? null;
+      },
+    },
+  }));
   g.extend('Project', () => ({
     pipelines: {
       type: g.connection('Pipeline'),

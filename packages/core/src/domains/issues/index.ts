@@ -6,7 +6,7 @@ export { listIssueStateEvents, getIssueStateEvent } from './issue-state-events.j
 export { registerIssueHooks, type IssueHooks, type IssueChange } from './issue-hooks.js';
 export { listIssuesOfMilestone, listBurndownEvents, BurndownUnsupportedError, type BurndownEventEntity } from './milestone-issues.js';
 export { createIssue } from './create-issue.js';
-export { updateIssue } from './update-issue.js';
+export { updateIssue, mayUpdateIssue } from './update-issue.js';
 export { deleteIssue } from './delete-issue.js';
 export { presentIssues } from './present-issues.js';
 export { countOpenIssueChange, recountOpenIssues, selectIssueMilestoneDates, selectAssigneeIds as selectIssueAssigneeIds } from './issue.queries.js';

@@ -12,6 +12,9 @@ import { listGroupIssues, listProjectIssues } from './list-issues.js';
 import { getIssue } from './get-issue.js';
 import { ListGroupIssuesInput, ListProjectIssuesInput } from './issue.schema.js';
 import type { IssueEntity } from './issue.entity.js';
+import { mayUpdateIssue } from './update-issue.js';
+import { can, type ProjectAbility } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
 
 const { nn, string, int, boolean, from } = gql;
 
@@ -70,6 +73,21 @@ export const issuesGraphql: GraphqlModule = (g) => {
       fields: { count: from(nn(int), 'count', 'Number of total tasks.'), completedCount: from(nn(int), 'completed_count', 'Number of completed tasks.') },
     }),
   );
+  const project = (ctx: Ctx, issue: IssueEntity) => findProject(ctx, String(issue.project_id));
+  const onProject = (ability: ProjectAbility) => async (issue: IssueEntity, ctx: Ctx) => can(ctx, ability, { kind: 'project', project: await project(ctx, issue) });
+  const mayUpdate = (issue: IssueEntity, ctx: Ctx) => mayUpdateIssue(ctx, String(issue.project_id), issue.iid);
+  g.defineObject('IssuePermissions', {
+    description: 'Check permissions for the current user on a issue',
+    fields: () =>
+      gql.permissionFields<IssueEntity>({
+        readIssue: ['If `true`, the user can perform `read_issue` on this resource', onProject('read_issue')],
+        adminIssue: ['If `true`, the user can perform `admin_issue` on this resource', onProject('admin_issue')],
+        updateIssue: ['If `true`, the user can perform `update_issue` on this resource', mayUpdate],
+        reopenIssue: ['If `true`, the user can perform `reopen_issue` on this resource', mayUpdate],
+        createNote: ['If `true`, the user can perform `create_note` on this resource', onProject('create_note')],
+        adminIssueRelation: ['If `true`, the user can perform `admin_issue_relation` on this resource', onProject('admin_issue_relation')],
+      }),
+  });
   g.defineObject('Issue', {
     description: 'An issue.',
     fields: () => ({
@@ -114,6 +132,7 @@ export const issuesGraphql: GraphqlModule = (g) => {
       humanTimeEstimate: { type: string, description: 'Human-readable time estimate of the issue.', resolve: (i: IssueEntity) => i.time_stats.human_time_estimate },
       humanTotalTimeSpent: { type: string, description: 'Human-readable total time reported as spent on the issue.', resolve: (i: IssueEntity) => i.time_stats.human_total_time_spent },
       taskCompletionStatus: from(nn(g.object('TaskCompletionStatus')), 'task_completion_status', 'Task completion status of the issue.'),
+      userPermissions: { type: nn(g.object('IssuePermissions')), description: 'Permissions for the current user on the resource.', resolve: (issue: IssueEntity) => issue },
     }),
   });
   const listArgs = {

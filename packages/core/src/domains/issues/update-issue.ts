@@ -26,14 +26,24 @@ import { issueChanged } from './issue-hooks.js';
  * Others get 403. A close or reopen that changes the state records a state event in the
  * same transaction; one that doesn't (closing a closed issue) records nothing.
  */
+/** The author and the assignees may edit an issue's title and description, close and reopen it. */
+async function isOwnIssue(ctx: Ctx, userId: number, issue: { id: number; author_id: number }): Promise<boolean> {
+  return issue.author_id === userId || (await selectAssigneeIds(ctx.db, issue.id)).includes(userId);
+}
+
+/** May the actor update (and close or reopen) the issue? Reporters (`admin_issue`), its author and its assignees: updateIssue's rule. */
+export async function mayUpdateIssue(ctx: Ctx, projectRef: string, iid: number): Promise<boolean> {
+  const user = ctx.actor.user;
+  if (!user) return false;
+  const { project, issue } = await findIssue(ctx, projectRef, iid);
+  return (await can(ctx, 'admin_issue', { kind: 'project', project })) || isOwnIssue(ctx, user.id, issue);
+}
+
 export async function updateIssue(ctx: Ctx, input: UpdateIssueInput): Promise<IssueEntity> {
   const user = requireUser(ctx);
   const { project, issue } = await findIssue(ctx, input.id, input.issue_iid);
   const admin = await can(ctx, 'admin_issue', { kind: 'project', project });
-  if (!admin) {
-    const own = issue.author_id === user.id || (await selectAssigneeIds(ctx.db, issue.id)).includes(user.id);
-    if (!own) throw new ForbiddenError();
-  }
+  if (!admin && !(await isOwnIssue(ctx, user.id, issue))) throw new ForbiddenError();
   checkIssueText(input);
 
   const set: IssueUpdate = {};

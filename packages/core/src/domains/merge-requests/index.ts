@@ -7,7 +7,7 @@ export const mergeRequestsRoutes: Route[] = routes;
 export { findMergeRequest, mergeRequestNoteable } from './find-merge-request.js';
 export { createMergeRequest } from './create-merge-request.js';
 export { getMergeRequest, deleteMergeRequest } from './get-merge-request.js';
-export { updateMergeRequest } from './update-merge-request.js';
+export { updateMergeRequest, mayUpdateMergeRequest } from './update-merge-request.js';
 export { mergeMergeRequest } from './merge-merge-request.js';
 export { listMergeRequestStateEvents, getMergeRequestStateEvent } from './merge-request-state-events.js';
 export { listMergeRequestsOfMilestone } from './milestone-merge-requests.js';

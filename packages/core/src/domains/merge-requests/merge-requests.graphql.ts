@@ -12,7 +12,19 @@ import { projectLabelByTitle } from '../labels/index.js';
 import { listGroupMergeRequests, listProjectMergeRequests } from './list-merge-requests.js';
 import { getMergeRequest } from './get-merge-request.js';
 import { ListGroupMergeRequestsInput, ListProjectMergeRequestsInput } from './merge-request.schema.js';
-import type { MergeRequestEntity } from './merge-request.entity.js';
+import type { MergeRequestDetailEntity, MergeRequestEntity } from './merge-request.entity.js';
+import { mayUpdateMergeRequest } from './update-merge-request.js';
+import { can, type ProjectAbility } from '../../access/policy.js';
+import { findProject } from '../../access/lookup.js';
+
+/** GET …/merge_requests/:iid's answer for a merge request of a list, once per request. */
+function fullMergeRequest(ctx: Ctx, mr: MergeRequestEntity): Promise<MergeRequestDetailEntity> {
+  if ('user' in mr) return Promise.resolve(mr as MergeRequestDetailEntity);
+  const key = `graphql:mr:${mr.id}`;
+  let found = ctx.cache.get(key) as Promise<MergeRequestDetailEntity> | undefined;
+  if (!found) ctx.cache.set(key, (found = getMergeRequest(ctx, { id: String(mr.project_id), merge_request_iid: mr.iid })));
+  return found;
+}
 
 const { nn, string, int, boolean, from } = gql;
 
@@ -56,6 +68,23 @@ export const mergeRequestsGraphql: GraphqlModule = (g) => {
       values: values(['UNCHECKED', 'CHECKING', 'MERGEABLE', 'COMMITS_STATUS', 'CI_MUST_PASS', 'CI_STILL_RUNNING', 'DISCUSSIONS_NOT_RESOLVED', 'DRAFT_STATUS', 'NOT_OPEN', 'NOT_APPROVED', 'BLOCKED_STATUS', 'EXTERNAL_STATUS_CHECKS', 'PREPARING', 'JIRA_ASSOCIATION', 'CONFLICT', 'NEED_REBASE', 'APPROVALS_SYNCING', 'LOCKED_PATHS', 'LOCKED_LFS_FILES', 'REQUESTED_CHANGES', 'SECURITY_POLICY_VIOLATIONS', 'MERGE_TIME', 'TITLE_REGEX']),
     }),
   );
+  const onProject = (ability: ProjectAbility) => async (mr: MergeRequestEntity, ctx: Ctx) => can(ctx, ability, { kind: 'project', project: await findProject(ctx, String(mr.project_id)) });
+  const mayUpdate = (mr: MergeRequestEntity, ctx: Ctx) => mayUpdateMergeRequest(ctx, String(mr.project_id), mr.iid);
+  g.defineObject('MergeRequestPermissions', {
+    description: 'Check permissions for the current user on a merge request',
+    fields: () =>
+      gql.permissionFields<MergeRequestEntity>({
+        readMergeRequest: ['If `true`, the user can perform `read_merge_request` on this resource', onProject('read_merge_request')],
+        adminMergeRequest: ['If `true`, the user can perform `admin_merge_request` on this resource', onProject('update_merge_request')],
+        updateMergeRequest: ['If `true`, the user can perform `update_merge_request` on this resource', mayUpdate],
+        createNote: ['If `true`, the user can perform `create_note` on this resource', onProject('create_note')],
+        canMerge: [
+          'Indicates the user can perform `can_merge` on this resource.',
+          // GET …/merge_requests/:iid's `user.can_merge` (the merge rules with the target branch's protection).
+          async (mr, ctx) => (await fullMergeRequest(ctx, mr)).user.can_merge,
+        ],
+      }),
+  });
   g.defineObject('MergeRequest', {
     description: 'A merge request.',
     fields: () => ({
@@ -110,6 +139,7 @@ export const mergeRequestsGraphql: GraphqlModule = (g) => {
       timeEstimate: { type: nn(int), description: 'Time estimate of the merge request.', resolve: (mr: MergeRequestEntity) => mr.time_stats.time_estimate },
       totalTimeSpent: { type: nn(int), description: 'Total time (in seconds) reported as spent on the merge request.', resolve: (mr: MergeRequestEntity) => mr.time_stats.total_time_spent },
       taskCompletionStatus: from(nn(g.object('TaskCompletionStatus')), 'task_completion_status', 'Completion status of tasks.'),
+      userPermissions: { type: nn(g.object('MergeRequestPermissions')), description: 'Permissions for the current user on the resource.', resolve: (mr: MergeRequestEntity) => mr },
     }),
   });
   const listArgs = {

@@ -3,7 +3,7 @@ import { recordProjectActivity } from '../../access/project-activity.js';
 import type { Ctx } from '../../access/context.js';
 import { ConflictError } from '../../kernel/errors.js';
 import { nowIso } from '../../access/context.js';
-import { authorize, requireUser } from '../../access/policy.js';
+import { authorize, can, requireUser } from '../../access/policy.js';
 import type { Database } from '../../storage/database.js';
 import { bool } from '../../storage/dialect.js';
 import type { ProjectRow } from '../../access/project.table.js';
@@ -32,6 +32,14 @@ async function authorizeUpdate(ctx: Ctx, project: ProjectRow, mr: MergeRequestRo
   const user = requireUser(ctx);
   if (mr.author_id === user.id) return;
   await authorize(ctx, 'update_merge_request', { kind: 'project', project });
+}
+
+/** May the actor edit the merge request (authorizeUpdate's rule, as a yes or no)? */
+export async function mayUpdateMergeRequest(ctx: Ctx, projectRef: string, iid: number): Promise<boolean> {
+  const user = ctx.actor.user;
+  if (!user) return false;
+  const { project, mergeRequest } = await findMergeRequest(ctx, projectRef, iid);
+  return mergeRequest.author_id === user.id || can(ctx, 'update_merge_request', { kind: 'project', project });
 }
 
 /** The new state and its event for `state_event`; null when it changes nothing (closing a closed one, reopening a merged one). */

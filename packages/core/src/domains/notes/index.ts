@@ -18,3 +18,4 @@ export type { CreateNoteInput, ListNotesInput, NoteRefInput, UpdateNoteInput } f
 export type { NoteRow } from './note.table.js';
 /** For the wiring: reactions to comments (webhooks). */
 export { registerNoteHooks, type NoteHooks, type NoteChange } from './note-hooks.js';
+export { notesGraphql } from './notes.graphql.js';
