@@ -117,6 +117,41 @@ for (const dialect of DIALECTS) {
       await gitOk(src, ['checkout', '-q', 'main']);
     });
 
+    it('protected tags: creating, moving and deleting them by push is refused with GitLab\'s messages', async () => {
+      const dev = await f.createUser('tagdev');
+      ok(await f.api('POST', `/projects/${project.id}/members`, { body: { user_id: dev.id, access_level: 30 } }), 201);
+      ok(await f.api('POST', `/projects/${project.id}/protected_tags`, { body: { name: 'v*' } }), 201);
+      const devUrl = `${f.url.replace('://', `://tagdev:${dev.token}@`)}/${project.path_with_namespace}.git`;
+
+      await gitOk(src, ['tag', 'v1.0.0']);
+      const refused = await git(src, ['push', devUrl, 'v1.0.0']);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /remote: GitLab: You are not allowed to create this tag as it is protected\./);
+      assert.match(refused.stderr, /\[remote rejected\] v1\.0\.0 -> v1\.0\.0 \(pre-receive hook declined\)/);
+      assert.equal((await f.api('GET', `/projects/${project.id}/repository/tags/v1.0.0`)).status, 404);
+      await gitOk(src, ['push', '-q', devUrl, 'main']); // an unprotected ref still goes in
+      await gitOk(src, ['tag', 'other-1']);
+      await gitOk(src, ['push', '-q', devUrl, 'other-1']);
+
+      // A Maintainer (root) creates it; nobody moves or deletes it by push.
+      await gitOk(src, ['push', '-q', url(project.path_with_namespace), 'v1.0.0']);
+      await writeFile(join(src, 'README.md'), 'retagged\n');
+      await gitOk(src, ['commit', '-q', '-am', 'Retag']);
+      await gitOk(src, ['tag', '-f', 'v1.0.0']);
+      const moved = await git(src, ['push', '-f', url(project.path_with_namespace), 'v1.0.0']);
+      assert.notEqual(moved.code, 0);
+      assert.match(moved.stderr, /remote: GitLab: Protected tags cannot be updated\./);
+      const deleted = await git(src, ['push', url(project.path_with_namespace), ':refs/tags/v1.0.0']);
+      assert.notEqual(deleted.code, 0);
+      assert.match(deleted.stderr, /remote: GitLab: You can only delete protected tags using the web interface\./);
+      const devDelete = await git(src, ['push', devUrl, ':refs/tags/v1.0.0']);
+      assert.match(devDelete.stderr, /remote: GitLab: You are not allowed to delete protected tags from this project\. Only a project maintainer or owner can delete a protected tag\./);
+      assert.ok(ok(await f.api('GET', `/projects/${project.id}/repository/tags/v1.0.0`)).commit.id);
+      await gitOk(src, ['tag', '-d', 'v1.0.0']);
+      await gitOk(src, ['fetch', '-q', url(project.path_with_namespace), 'main']);
+      await gitOk(src, ['reset', '-q', '--hard', 'FETCH_HEAD']);
+    });
+
     it('a renamed project answers at its old path and the push prints the moved notice', async () => {
       const moved = ok(await f.api('POST', '/projects', { body: { name: 'before-rename' } }), 201);
       const oldPath = moved.path_with_namespace;

@@ -32,6 +32,7 @@ import { Releases } from './resources/releases.js';
 import { ReleaseLinks } from './resources/release-links.js';
 import { GroupReleases } from './resources/group-releases.js';
 import { ProtectedBranches } from './resources/protected-branches.js';
+import { ProtectedTags } from './resources/protected-tags.js';
 import { ProjectVariables } from './resources/project-variables.js';
 import { GroupVariables } from './resources/group-variables.js';
 import { InstanceVariables } from './resources/instance-variables.js';
@@ -149,6 +150,7 @@ export class Forgelet {
   readonly releaseLinks: ReleaseLinks;
   readonly groupReleases: GroupReleases;
   readonly protectedBranches: ProtectedBranches;
+  readonly protectedTags: ProtectedTags;
   readonly jobTokenScopes: JobTokenScopes;
   readonly pipelineSchedules: PipelineSchedules;
   readonly pipelineScheduleVariables: PipelineScheduleVariables;
@@ -241,6 +243,7 @@ export class Forgelet {
     this.releaseLinks = new ReleaseLinks(this.requester);
     this.groupReleases = new GroupReleases(this.requester);
     this.protectedBranches = new ProtectedBranches(this.requester);
+    this.protectedTags = new ProtectedTags(this.requester);
     this.projectVariables = new ProjectVariables(this.requester);
     this.groupVariables = new GroupVariables(this.requester);
     this.instanceVariables = new InstanceVariables(this.requester);

@@ -147,6 +147,7 @@ export { ProjectVariables } from './resources/project-variables.js';
 export { GroupVariables } from './resources/group-variables.js';
 export { InstanceVariables, type CreateInstanceVariableParams, type EditInstanceVariableParams } from './resources/instance-variables.js';
 export { ProtectedBranches, type EditProtectedBranchParams, type ListProtectedBranchesParams, type ProtectBranchParams } from './resources/protected-branches.js';
+export { ProtectedTags, type ListProtectedTagsParams, type ProtectTagParams } from './resources/protected-tags.js';
 
 // The wire shapes, from the core contract.
 export type {

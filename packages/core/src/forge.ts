@@ -49,7 +49,7 @@ import { ciPushHooks, ciRoutes, registerPipelineHooks, resolveJobToken } from '.
 import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index.js';
 import { applyPushedRefUpdates, registerPushHooks, replayPendingRepositories, repositoryRoutes } from './domains/repository/index.js';
 import { registerReleaseHooks, releasesPushHooks, releasesRoutes } from './domains/releases/index.js';
-import { protectedBranchesRoutes } from './domains/protected-branches/index.js';
+import { protectedBranchesRoutes, protectedTagsRoutes } from './domains/protected-branches/index.js';
 import { approvalsGraphql, approvalStatusesOf, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
 import { pipelineSchedulesRoutes, registerPipelineScheduleJobs } from './domains/pipeline-schedules/index.js';
 import { ciVariablesRoutes } from './domains/ci-variables/index.js';
@@ -254,7 +254,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     ...issuesRoutes, ...mergeRequestsRoutes, ...notesRoutes, ...snippetsRoutes, ...awardEmojiRoutes,
     ...labelsRoutes, ...milestonesRoutes, ...iterationsRoutes, ...epicsRoutes, ...pipelineSchedulesRoutes,
     ...jobTokenScopeRoutes, ...applicationSettingsRoutes,
-    ...releasesRoutes, ...protectedBranchesRoutes, ...approvalsRoutes,
+    ...releasesRoutes, ...protectedBranchesRoutes, ...protectedTagsRoutes, ...approvalsRoutes,
     ...repositoryRoutes,
     ...errorTrackingRoutes,
     ...ciRoutes,

@@ -129,6 +129,7 @@ export {
 export type * from './domains/protected-branches/index.js';
 export {
   listProtectedBranches, getProtectedBranch, createProtectedBranch, updateProtectedBranch, deleteProtectedBranch, HUMAN_ACCESS_LEVELS,
+  listProtectedTags, getProtectedTag, createProtectedTag, deleteProtectedTag,
 } from './domains/protected-branches/index.js';
 export type * from './domains/approvals/index.js';
 export {

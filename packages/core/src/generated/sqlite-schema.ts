@@ -30,7 +30,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "027-project-counters",
     "028-repository-replays",
     "031-ai-catalog",
-    "032-console-sessions"
+    "032-console-sessions",
+    "035-protected-tags"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -312,6 +313,10 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE TABLE \"ai_catalog_item_consumers\" (\"id\" integer primary key autoincrement, \"item_id\" integer not null references \"ai_catalog_items\" (\"id\") on delete cascade, \"project_id\" integer references \"projects\" (\"id\") on delete cascade, \"group_id\" integer references \"namespaces\" (\"id\") on delete cascade, \"enabled\" integer not null, \"locked\" integer not null, \"pinned_version_prefix\" text, \"created_at\" text not null, \"updated_at\" text not null, constraint \"ai_catalog_item_consumers_project_item\" unique (\"project_id\", \"item_id\"), constraint \"ai_catalog_item_consumers_group_item\" unique (\"group_id\", \"item_id\"))",
     "CREATE INDEX \"ai_catalog_item_consumers_item\" on \"ai_catalog_item_consumers\" (\"item_id\")",
     "CREATE TABLE \"console_sessions\" (\"id\" integer primary key autoincrement, \"user_id\" integer not null references \"users\" (\"id\") on delete cascade, \"session_digest\" text not null unique, \"access_token_id\" integer references \"access_tokens\" (\"id\") on delete cascade, \"scopes\" text, \"created_at\" text not null, \"expires_at\" text not null)",
-    "CREATE INDEX \"console_sessions_user_id\" on \"console_sessions\" (\"user_id\")"
+    "CREATE INDEX \"console_sessions_user_id\" on \"console_sessions\" (\"user_id\")",
+    "CREATE TABLE \"protected_tags\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"name\" text not null, \"created_at\" text not null, \"updated_at\" text not null)",
+    "CREATE UNIQUE INDEX \"protected_tags_name\" on \"protected_tags\" (\"project_id\", \"name\")",
+    "CREATE TABLE \"protected_tag_create_access_levels\" (\"id\" integer primary key autoincrement, \"protected_tag_id\" integer not null references \"protected_tags\" (\"id\") on delete cascade, \"access_level\" integer, \"user_id\" integer references \"users\" (\"id\") on delete cascade, \"group_id\" integer references \"namespaces\" (\"id\") on delete cascade)",
+    "CREATE INDEX \"protected_tag_create_access_levels_tag\" on \"protected_tag_create_access_levels\" (\"protected_tag_id\")"
   ]
 };

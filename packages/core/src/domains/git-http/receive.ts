@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import type { Ctx } from '../../access/context.js';
 import { can } from '../../access/policy.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { canOnBranch, protectionsOf, type RefUpdate } from '../repository/index.js';
+import { canCreateTag, canOnBranch, protectionsOf, tagProtectionsOf, TAG_MESSAGES, type RefUpdate } from '../repository/index.js';
 
 export const ZERO_SHA = '0000000000000000000000000000000000000000';
 
@@ -76,6 +76,7 @@ async function isForcePush(ctx: Ctx, project: ProjectRow, update: PushedRefUpdat
 
 /** Null when the update may go in; else GitLab's message. */
 export async function refUpdateRefusal(ctx: Ctx, project: ProjectRow, update: PushedRefUpdate, env: QuarantineEnv): Promise<string | null> {
+  if (update.ref.startsWith('refs/tags/')) return tagUpdateRefusal(ctx, project, update);
   if (!update.ref.startsWith('refs/heads/')) return null;
   const branch = update.ref.slice('refs/heads/'.length);
   const deletion = update.newSha === ZERO_SHA;
@@ -93,6 +94,21 @@ export async function refUpdateRefusal(ctx: Ctx, project: ProjectRow, update: Pu
   }
   if ((await isForcePush(ctx, project, update, env)) && !rules.some((r) => r.allow_force_push === 1)) return PUSH_MESSAGES.forcePushProtectedBranch;
   return mayPush ? null : PUSH_MESSAGES.pushProtectedBranch;
+}
+
+/** GitLab's Gitlab::Checks::TagCheck: the default branch's name, and protected tags (created only by whom their rules admit, never updated, never deleted by push). */
+async function tagUpdateRefusal(ctx: Ctx, project: ProjectRow, update: PushedRefUpdate): Promise<string | null> {
+  const tag = update.ref.slice('refs/tags/'.length);
+  const creation = update.oldSha === ZERO_SHA;
+  const deletion = update.newSha === ZERO_SHA;
+  if (creation && tag === project.default_branch) return TAG_MESSAGES.defaultBranchCollision;
+  if (!(await tagProtectionsOf(ctx.db, project.id, tag)).length) return null;
+  if (!creation && !deletion) return TAG_MESSAGES.updateProtectedTag;
+  if (deletion) {
+    const maintainer = await can(ctx, 'admin_protected_branch', { kind: 'project', project });
+    return maintainer ? TAG_MESSAGES.nonWebDeleteProtectedTag : TAG_MESSAGES.deleteProtectedTag;
+  }
+  return (await canCreateTag(ctx, project, tag)) ? null : TAG_MESSAGES.createProtectedTag;
 }
 
 /** What a hook asks: which hook, its standard input, its quarantine environment, the push options (`git push -o`). */

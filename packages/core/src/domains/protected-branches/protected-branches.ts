@@ -32,7 +32,7 @@ const ACTIONS: readonly Action[] = ['merge', 'push', 'unprotect'];
 const PREFIX: Record<Action, string> = { push: 'Push access levels', merge: 'Merge access levels', unprotect: 'Unprotect access levels' };
 
 /** An access entry as it will be stored (`id` for entries that exist already). */
-interface PlannedEntry {
+export interface PlannedEntry {
   id?: number;
   access_level: number | null;
   user_id: number | null;
@@ -46,7 +46,7 @@ function premium(ctx: Ctx): boolean {
   return tierAtLeast(ctx.config.tier, 'premium');
 }
 
-function planned(entry: AccessEntryInput, id?: number): PlannedEntry {
+export function planned(entry: AccessEntryInput, id?: number): PlannedEntry {
   const user = entry.user_id ?? null;
   const group = user === null ? entry.group_id ?? null : null;
   return { id, access_level: user === null && group === null ? entry.access_level ?? null : null, user_id: user, group_id: group };
@@ -87,8 +87,7 @@ async function isProjectMember(ctx: Ctx, project: ProjectRow, userId: number): P
  * roles need a level; users must be project members; groups must reach the project (Forgelet
  * has no project shares, so the project's own groups); no role, user or group twice.
  */
-async function entryErrors(ctx: Ctx, project: ProjectRow, action: Action, entries: PlannedEntry[]): Promise<string[]> {
-  const prefix = PREFIX[action];
+export async function entryErrors(ctx: Ctx, project: ProjectRow, prefix: string, entries: PlannedEntry[]): Promise<string[]> {
   const errors: string[] = [];
   const add = (m: string) => {
     if (!errors.includes(m)) errors.push(m);
@@ -175,7 +174,7 @@ export async function createProtectedBranch(ctx: Ctx, input: CreateProtectedBran
     let level: number | undefined = input[`${action}_access_level`];
     if (level === undefined && allowed.length === 0) level = MAINTAINER;
     plan[action] = [...(level !== undefined ? [planned({ access_level: level })] : []), ...allowed.map((e) => planned(e))];
-    errors.push(...(await entryErrors(ctx, project, action, plan[action])));
+    errors.push(...(await entryErrors(ctx, project, PREFIX[action], plan[action])));
   }
   if (errors.length) throw new UnprocessableError(errors);
 
@@ -254,7 +253,7 @@ export async function updateProtectedBranch(ctx: Ctx, input: UpdateProtectedBran
     }
     set.push(...extra);
     touched.set(action, set);
-    errors.push(...(await entryErrors(ctx, project, action, set)));
+    errors.push(...(await entryErrors(ctx, project, PREFIX[action], set)));
   }
   if (errors.length) throw new UnprocessableError(errors);
 

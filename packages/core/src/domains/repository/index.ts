@@ -88,6 +88,6 @@ export type { GetFileInput, RawFileInput, WriteFileInput, DeleteFileInput } from
 export type { RepositoryCommitRow, RepositoryRefRow, RepositoryFileRow, ProtectedBranchRow, RefKind, RepositoryCommitChangeRow } from './repository.table.js';
 // for other domains
 export { readmePathOf, readmePathsOf } from './readme.js';
-export { canUnprotectRule } from './protection.js';
-export type { ProtectedBranchAccessLevelRow } from './repository.table.js';
+export { canUnprotectRule, canCreateTag, tagProtectionsOf, TAG_MESSAGES } from './protection.js';
+export type { ProtectedBranchAccessLevelRow, ProtectedTagRow, ProtectedTagCreateAccessLevelRow } from './repository.table.js';
 export { repositoryGraphql } from './repository.graphql.js';

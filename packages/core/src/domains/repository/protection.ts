@@ -10,7 +10,7 @@ import { ADMIN, DEVELOPER, NO_ACCESS } from '../../access/levels.js';
 import { accessLevel, can, namespaceOf } from '../../access/policy.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { branchPatternMatches } from './refs.js';
-import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow } from './repository.table.js';
+import type { ProtectedBranchAccessLevelRow, ProtectedBranchRow, ProtectedTagRow } from './repository.table.js';
 
 export type ProtectedAction = 'push' | 'merge' | 'unprotect';
 
@@ -28,7 +28,7 @@ export async function protectionsOf(db: Kysely<Database>, projectId: number, bra
 }
 
 /** Does one access-level entry admit the actor? */
-async function entryAdmits(ctx: Ctx, project: ProjectRow, entry: ProtectedBranchAccessLevelRow, level: number): Promise<boolean> {
+async function entryAdmits(ctx: Ctx, project: ProjectRow, entry: Pick<ProtectedBranchAccessLevelRow, 'access_level' | 'user_id' | 'group_id'>, level: number): Promise<boolean> {
   const user = ctx.actor.user;
   if (!user) return false;
   if (entry.user_id !== null) return entry.user_id === user.id && level >= 30;
@@ -133,3 +133,38 @@ export async function loadBranchRules(ctx: Ctx, project: ProjectRow): Promise<Br
     },
   };
 }
+
+/** Protected tag rules of the project that match the tag (exact names and wildcards). */
+export async function tagProtectionsOf(db: Kysely<Database>, projectId: number, tag: string): Promise<ProtectedTagRow[]> {
+  const rows = await db
+    .selectFrom('protected_tags')
+    .selectAll()
+    .where('project_id', '=', projectId)
+    .where((eb) => eb.or([eb('name', '=', tag), eb('name', 'like', '%*%')]))
+    .orderBy('id')
+    .execute();
+  return rows.filter((r) => branchPatternMatches(r.name, tag));
+}
+
+/**
+ * GitLab's `UserAccess#can_create_tag?`: a protected tag needs one of its rules' create
+ * entries to admit the actor; an unprotected one needs `push_code` (GitLab's `admin_tag`, Developer).
+ */
+export async function canCreateTag(ctx: Ctx, project: ProjectRow, tag: string): Promise<boolean> {
+  const subject = { kind: 'project' as const, project };
+  const rules = await tagProtectionsOf(ctx.db, project.id, tag);
+  if (!rules.length) return can(ctx, 'push_code', subject);
+  const level = await accessLevel(ctx, subject);
+  const entries = await ctx.db.selectFrom('protected_tag_create_access_levels').selectAll().where('protected_tag_id', 'in', rules.map((r) => r.id)).execute();
+  for (const entry of entries) if (await entryAdmits(ctx, project, entry, level)) return true;
+  return false;
+}
+
+/** GitLab's texts (lib/gitlab/checks/tag_check.rb). */
+export const TAG_MESSAGES = {
+  updateProtectedTag: 'Protected tags cannot be updated.',
+  deleteProtectedTag: 'You are not allowed to delete protected tags from this project. Only a project maintainer or owner can delete a protected tag.',
+  nonWebDeleteProtectedTag: 'You can only delete protected tags using the web interface.',
+  createProtectedTag: 'You are not allowed to create this tag as it is protected.',
+  defaultBranchCollision: 'You cannot use default branch name to create a tag',
+} as const;

@@ -100,6 +100,24 @@ export interface ProtectedBranchAccessLevelTable {
 }
 export type ProtectedBranchAccessLevelRow = Selectable<ProtectedBranchAccessLevelTable>;
 
+export interface ProtectedTagTable {
+  id: Generated<number>;
+  project_id: number;
+  name: string;
+  created_at: string;
+  updated_at: string;
+}
+export type ProtectedTagRow = Selectable<ProtectedTagTable>;
+
+export interface ProtectedTagCreateAccessLevelTable {
+  id: Generated<number>;
+  protected_tag_id: number;
+  access_level: number | null;
+  user_id: number | null;
+  group_id: number | null;
+}
+export type ProtectedTagCreateAccessLevelRow = Selectable<ProtectedTagCreateAccessLevelTable>;
+
 /** Projects whose repository tables predate git storage, to replay into git at start (migration 028). */
 export interface RepositoryReplayTable {
   project_id: number;
@@ -118,5 +136,7 @@ declare module '../../storage/database.js' {
     repository_replays: RepositoryReplayTable;
     protected_branches: ProtectedBranchTable;
     protected_branch_access_levels: ProtectedBranchAccessLevelTable;
+    protected_tags: ProtectedTagTable;
+    protected_tag_create_access_levels: ProtectedTagCreateAccessLevelTable;
   }
 }

@@ -6,7 +6,8 @@
 import { repositoryTransaction } from './git-write.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../access/context.js';
-import { NotFoundError, PreconditionError } from '../../kernel/errors.js';
+import { BadRequestError, NotFoundError, PreconditionError } from '../../kernel/errors.js';
+import { canCreateTag, TAG_MESSAGES } from './protection.js';
 import { clampPerPage, paginate, COUNT_LIMIT, type Page } from '../../kernel/pagination.js';
 import { bytewise, nameSearch } from './history.queries.js';
 import { selectCommit, selectTag } from './refs.js';
@@ -79,6 +80,11 @@ export async function getTag(ctx: Ctx, input: TagRefInput): Promise<TagEntity> {
 /** POST /projects/:id/repository/tags (Developer): 201; problems are 400 with `Tags::CreateService`'s messages. */
 export async function createTag(ctx: Ctx, input: CreateTagInput): Promise<TagEntity> {
   const project = await findPushProject(ctx, input.id);
+  // A protected tag (…/protected_tags) needs a create entry admitting the caller: GitLab's hook
+  // refuses it and the API answers 400 with the hook's message.
+  if (!(await selectTag(ctx.db, project.id, input.tag_name)) && !(await canCreateTag(ctx, project, input.tag_name))) {
+    throw new BadRequestError(TAG_MESSAGES.createProtectedTag, { raw: true });
+  }
   const { tag } = await repositoryTransaction(ctx, (trx) => createTagIn(trx, ctx, project, input.tag_name, input.ref, input.message));
   await runRefPushed(ctx, project, { kind: 'tag', name: input.tag_name });
   return (await presentTags(ctx, project, [tag]))[0]!;
