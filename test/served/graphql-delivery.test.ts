@@ -281,6 +281,16 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await gql(`{ project(fullPath: "${FULL}") { pipelines { nodes { id } } } }`, undefined, outsider.token), { project: null });
     });
 
+    it('new connections count for complexity as GitLab counts them', async () => {
+      // pipelines(first: 100) { nodes { jobs(first: 100) { nodes { name } } } }: name 1, nodes 2, jobs 3 + 3% x 100 = 6,
+      // nodes 7, pipelines 8 + 8 = 16; twenty of them and the project: 321, over the administrator's 300.
+      const wide = (n: number) => Array.from({ length: 20 }, (_, i) => `p${i}: pipelines(first: ${n}) { nodes { jobs(first: ${n}) { nodes { name } } } }`).join(' ');
+      const over = await raw(`{ project(fullPath: "${FULL}") { ${wide(100)} } }`);
+      assert.deepEqual(over, { errors: [{ message: 'Query has complexity of 321, which exceeds max complexity of 300' }] });
+      const under = await raw(`{ project(fullPath: "${FULL}") { ${wide(1)} } }`);
+      assert.equal(under.errors, undefined, JSON.stringify(under.errors));
+    });
+
     it('Project.pipelineSchedules equals GET …/pipeline_schedules[/:id]; variables for its owner, none for a Developer', async () => {
       const rest = await ok('GET', `/projects/${w.projectId}/pipeline_schedules/${w.scheduleId}`);
       const q = `{ project(fullPath: "${FULL}") { pipelineSchedules(status: ACTIVE) { nodes { id description active cron cronTimezone nextRunAt ref refForDisplay forTag
@@ -412,6 +422,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(p1.group.epics.nodes.map((n: any) => n.title), restList.slice(-1));
       const p0 = await gql('query($c: String) { group(fullPath: "rel-group") { epics(last: 5, before: $c) { nodes { title } } } }', { c: p1.group.epics.pageInfo.startCursor });
       assert.deepEqual(p0.group.epics.nodes.map((n: any) => n.title), restList.slice(0, -1));
+      // Issue.epic: the issue's epic, as GET …/epics/:iid/issues links them; none for the others.
+      const onIssue = await gql(`{ project(fullPath: "${FULL}") { linked: issue(iid: "${restIssues[0].iid}") { hasEpic epic { id iid } } other: issues(search: "nothing matches this") { nodes { id } } } }`);
+      assert.deepEqual(onIssue.project.linked, { hasEpic: true, epic: { id: `gid://gitlab/Epic/${rest.id}`, iid: String(rest.iid) } });
+      const lone = await ok('POST', `/projects/${w.projectId}/issues`, { title: 'Not in an epic' });
+      assert.deepEqual((await gql(`{ project(fullPath: "${FULL}") { issue(iid: "${lone.iid}") { hasEpic epic { id } } } }`)).project.issue, { hasEpic: false, epic: null });
       const outside = await gql('{ group(fullPath: "rel-group") { epics { nodes { title } } } }', undefined, outsider.token);
       assert.deepEqual(outside.group.epics.nodes.map((n: any) => n.title).sort(), restList.filter((t: string) => t !== 'Secret plan').sort());
     });

@@ -106,6 +106,17 @@ export function recordIdOf(entity: object): number | undefined {
   return (entity as { [RECORD_ID]?: number })[RECORD_ID];
 }
 
+/**
+ * A use case's answer once per request (`ctx.cache`): the fields of one record that REST
+ * answers on another endpoint (a pipeline's details for a list node) read it once.
+ */
+export function oncePerRequest<T>(ctx: GqlContext, key: string, work: () => Promise<T>): Promise<T> {
+  const cache = (ctx as unknown as { cache: Map<string, unknown> }).cache;
+  let found = cache.get(key) as Promise<T> | undefined;
+  if (!found) cache.set(key, (found = work()));
+  return found;
+}
+
 // ---- Errors --------------------------------------------------------------------------------
 
 /** GitLab's message when a mutation's object is missing or not the caller's to change. */

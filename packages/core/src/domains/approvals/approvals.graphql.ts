@@ -1,5 +1,5 @@
 /** GitLab's approval fields of `MergeRequest` (ee/app/graphql/ee/types/merge_request_type.rb), from GET …/merge_requests/:iid/approvals's use case. */
-import { gql, toGraphqlError, type GraphqlModule } from '../../kernel/graphql.js';
+import { gql, oncePerRequest, toGraphqlError, type GraphqlModule } from '../../kernel/graphql.js';
 import type { Ctx } from '../../access/context.js';
 import { GraphQLEnumType } from 'graphql';
 import { getApprovals, getApprovalState } from './approve.js';
@@ -9,10 +9,7 @@ const { nn, int, boolean, string, from } = gql;
 
 /** The merge request's approval answer, once per request and merge request. */
 function approvalsOf(ctx: Ctx, mr: { project_id: number; iid: number }): Promise<ApprovalStateEntity> {
-  const key = `graphql:approvals:${mr.project_id}:${mr.iid}`;
-  let found = ctx.cache.get(key) as Promise<ApprovalStateEntity> | undefined;
-  if (!found) ctx.cache.set(key, (found = getApprovals(ctx, { id: String(mr.project_id), merge_request_iid: mr.iid })));
-  return found;
+  return oncePerRequest(ctx, `graphql:approvals:${mr.project_id}:${mr.iid}`, () => getApprovals(ctx, { id: String(mr.project_id), merge_request_iid: mr.iid }));
 }
 
 type Mr = { project_id: number; iid: number };

@@ -6,7 +6,7 @@
  * disabled) is the REST one.
  */
 import { GraphQLEnumType, GraphQLFloat, GraphQLObjectType } from 'graphql';
-import { gql, orNull, parseGlobalId, type GraphqlModule, type GqlFields } from '../../kernel/graphql.js';
+import { gql, oncePerRequest, orNull, parseGlobalId, type GraphqlModule, type GqlFields } from '../../kernel/graphql.js';
 import { connectionArgs, resolveConnection, visibleConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
@@ -33,10 +33,7 @@ const ARTIFACT_FILE_TYPES = [
 /** A pipeline's full REST answer (GET …/pipelines/:id), once per request: list nodes carry the basic shape only. */
 export function fullPipeline(ctx: Ctx, p: Pick<PipelineBasicEntity, 'id' | 'project_id'>): Promise<PipelineEntity> {
   if ('detailed_status' in p) return Promise.resolve(p as PipelineEntity);
-  const key = `graphql:pipeline:${p.id}`;
-  let found = ctx.cache.get(key) as Promise<PipelineEntity> | undefined;
-  if (!found) ctx.cache.set(key, (found = getPipeline(ctx, { id: String(p.project_id), pipeline_id: p.id })));
-  return found;
+  return oncePerRequest(ctx, `graphql:pipeline:${p.id}`, () => getPipeline(ctx, { id: String(p.project_id), pipeline_id: p.id }));
 }
 
 /** A field of the full pipeline. */
@@ -46,10 +43,7 @@ function full(type: Parameters<typeof from>[0], key: keyof PipelineEntity, descr
 
 /** The stages of a pipeline, once per request (a pipeline has few: they come from its CI file). */
 function stagesOf(ctx: Ctx, projectId: number, pipelineId: number): Promise<PipelineStageEntity[]> {
-  const key = `graphql:stages:${pipelineId}`;
-  let found = ctx.cache.get(key) as Promise<PipelineStageEntity[]> | undefined;
-  if (!found) ctx.cache.set(key, (found = listPipelineStages(ctx, { id: String(projectId), pipeline_id: pipelineId, page: 1, per_page: 100 }).then((p) => p.items)));
-  return found;
+  return oncePerRequest(ctx, `graphql:stages:${pipelineId}`, () => listPipelineStages(ctx, { id: String(projectId), pipeline_id: pipelineId, page: 1, per_page: 100 }).then((p) => p.items));
 }
 
 /** What a merge request (of any shape REST answers) says about its source. */

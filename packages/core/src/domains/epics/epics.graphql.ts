@@ -5,12 +5,12 @@
  * (Premium; child epics Ultimate) and confidentiality rules are the REST ones.
  */
 import { GraphQLEnumType, GraphQLObjectType } from 'graphql';
-import { gql, orNull, type GraphqlModule } from '../../kernel/graphql.js';
+import { gql, oncePerRequest, orNull, type GraphqlModule } from '../../kernel/graphql.js';
 import { connectionArgs, resolveConnection, visibleConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
 import { groupByPath } from '../accounts/accounts.graphql.js';
-import { getEpic, listEpics } from './epics.js';
+import { getEpic, getIssueEpic, listEpics } from './epics.js';
 import { listChildEpics } from './epic-links.js';
 import { listEpicIssues } from './epic-issues.js';
 import { ListEpicIssuesInput, ListEpicsInput } from './epic.schema.js';
@@ -33,11 +33,10 @@ interface EpicArgs extends ConnectionArgs {
 
 /** The children of an epic (unpaginated in REST too: an epic has at most 100), once per request. */
 function childrenOf(ctx: Ctx, e: EpicEntity): Promise<EpicEntity[]> {
-  const key = `graphql:epic-children:${e.id}`;
-  let found = ctx.cache.get(key) as Promise<EpicEntity[]> | undefined;
-  if (!found) ctx.cache.set(key, (found = orNull(listChildEpics(ctx, String(e.group_id), e.iid)).then((list) => list ?? [])));
-  return found;
+  return oncePerRequest(ctx, `graphql:epic-children:${e.id}`, () => orNull(listChildEpics(ctx, String(e.group_id), e.iid)).then((list) => list ?? []));
 }
+
+const issueEpic = (ctx: Ctx, issueId: number) => oncePerRequest(ctx, `graphql:issue-epic:${issueId}`, () => getIssueEpic(ctx, issueId));
 
 export const epicsGraphql: GraphqlModule = (g) => {
   g.add(new GraphQLEnumType({ name: 'EpicState', description: 'State of an epic', values: { all: { value: 'all' }, opened: { value: 'opened' }, closed: { value: 'closed' } } }));
@@ -126,6 +125,10 @@ export const epicsGraphql: GraphqlModule = (g) => {
     includeDescendantGroups: { type: boolean, defaultValue: true, description: 'Include epics from descendant groups.' },
     includeAncestorGroups: { type: boolean, defaultValue: false, description: 'Include epics from ancestor groups.' },
   };
+  g.extend('Issue', () => ({
+    epic: { type: g.object('Epic'), description: 'Epic to which the issue belongs.', resolve: (i: { id: number }, _a: unknown, ctx: Ctx) => issueEpic(ctx, i.id) },
+    hasEpic: { type: nn(boolean), description: 'Indicates if the issue belongs to an epic.', resolve: async (i: { id: number }, _a: unknown, ctx: Ctx) => (await issueEpic(ctx, i.id)) !== null },
+  }));
   g.extend('Group', () => ({
     epics: {
       type: g.connection('Epic'),

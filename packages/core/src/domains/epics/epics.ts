@@ -7,8 +7,10 @@ import type { NamespaceRow } from '../../access/namespace.table.js';
 import { normalizeLabelTitles } from '../labels/index.js';
 import type { EpicEntity } from './epic.entity.js';
 import { deleteEpicById } from './epic.queries.js';
+import { selectEpicIssueByIssueId } from './epic-issue.queries.js';
 import type { ListEpicsInput } from './epic.schema.js';
-import { findEpic, findEpicGroup } from './find-epic.js';
+import { EPICS_TIER, findEpic, findEpicGroup, findReadableEpicById } from './find-epic.js';
+import { tierAtLeast } from '../../kernel/tiers.js';
 import { presentEpic, presentEpics } from './present-epics.js';
 
 /** Groups whose epics the list covers, split by whether their confidential epics are readable. */
@@ -89,4 +91,15 @@ export async function deleteEpic(ctx: Ctx, groupRef: string, iid: number): Promi
   const epic = await findEpic(ctx, group, iid);
   await authorize(ctx, 'destroy_epic', { kind: 'group', group });
   await ctx.db.transaction().execute((trx) => deleteEpicById(trx, epic.id));
+}
+
+/**
+ * The epic an issue belongs to (GitLab's `Issue.epic`, REST's `epic` of an issue in EE), null
+ * without one, below Premium, or when the caller cannot read it. The caller has read the issue.
+ */
+export async function getIssueEpic(ctx: Ctx, issueId: number): Promise<EpicEntity | null> {
+  if (!tierAtLeast(ctx.config.tier, EPICS_TIER)) return null;
+  const link = await selectEpicIssueByIssueId(ctx.db, issueId);
+  const found = link ? await findReadableEpicById(ctx, link.epic_id) : undefined;
+  return found ? presentEpic(ctx, found.epic, found.group) : null;
 }

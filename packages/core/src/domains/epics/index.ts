@@ -1,6 +1,6 @@
 /** Group epics and epic links (Premium; multi-level epics Ultimate). */
 export { epicsRoutes } from './epics.routes.js';
-export { listEpics, getEpic, deleteEpic } from './epics.js';
+export { listEpics, getEpic, deleteEpic, getIssueEpic } from './epics.js';
 export { createEpic } from './create-epic.js';
 export { listEpicStateEvents, getEpicStateEvent } from './epic-state-events.js';
 export { updateEpic } from './update-epic.js';

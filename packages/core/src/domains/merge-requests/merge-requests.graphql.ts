@@ -4,7 +4,7 @@
  * The approval fields (`approved`, `approvalsRequired`, ...) are added by the approvals domain.
  */
 import { GraphQLEnumType } from 'graphql';
-import { gql, orNull, type GraphqlModule } from '../../kernel/graphql.js';
+import { gql, oncePerRequest, orNull, type GraphqlModule } from '../../kernel/graphql.js';
 import { connectionArgs, resolveConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
@@ -20,10 +20,7 @@ import { findProject } from '../../access/lookup.js';
 /** GET …/merge_requests/:iid's answer for a merge request of a list, once per request. */
 function fullMergeRequest(ctx: Ctx, mr: MergeRequestEntity): Promise<MergeRequestDetailEntity> {
   if ('user' in mr) return Promise.resolve(mr as MergeRequestDetailEntity);
-  const key = `graphql:mr:${mr.id}`;
-  let found = ctx.cache.get(key) as Promise<MergeRequestDetailEntity> | undefined;
-  if (!found) ctx.cache.set(key, (found = getMergeRequest(ctx, { id: String(mr.project_id), merge_request_iid: mr.iid })));
-  return found;
+  return oncePerRequest(ctx, `graphql:mr:${mr.id}`, () => getMergeRequest(ctx, { id: String(mr.project_id), merge_request_iid: mr.iid }));
 }
 
 const { nn, string, int, boolean, from } = gql;

@@ -6,7 +6,7 @@
  * Maintainers), as GitLab's `read_pipeline_schedule_variables` authorizes them.
  */
 import { GraphQLEnumType } from 'graphql';
-import { gql, orNull, type GraphqlModule } from '../../kernel/graphql.js';
+import { gql, oncePerRequest, orNull, type GraphqlModule } from '../../kernel/graphql.js';
 import { connectionArgs, emptyConnection, resolveConnection, visibleConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
@@ -20,10 +20,7 @@ type Schedule = PipelineScheduleEntity & { project_id: number; project_path: str
 
 /** The schedule's details (GET …/pipeline_schedules/:id: last pipeline, variables), once per request. */
 function detailsOf(ctx: Ctx, s: Schedule): Promise<PipelineScheduleDetailsEntity | null> {
-  const key = `graphql:schedule:${s.id}`;
-  let found = ctx.cache.get(key) as Promise<PipelineScheduleDetailsEntity | null> | undefined;
-  if (!found) ctx.cache.set(key, (found = orNull(getPipelineSchedule(ctx, { id: String(s.project_id), pipeline_schedule_id: s.id }))));
-  return found;
+  return oncePerRequest(ctx, `graphql:schedule:${s.id}`, () => orNull(getPipelineSchedule(ctx, { id: String(s.project_id), pipeline_schedule_id: s.id })));
 }
 
 const shortRef = (ref: string) => ref.replace(/^refs\/(heads|tags)\//, '');
