@@ -34,7 +34,7 @@ import {
 } from './domains/accounts/index.js';
 import { systemRoutes } from './domains/system/system.routes.js';
 import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
-import { issueNoteable, issuesGraphql, issuesRoutes, registerIssueHooks } from './domains/issues/index.js';
+import { issueNoteable, issuesGraphql, issuesMergeRequestHooks, issuesPushHooks, issuesRoutes, registerIssueClosingJobs, registerIssueHooks } from './domains/issues/index.js';
 import { webhookDeploymentHooks, webhookPipelineHooks } from './domains/webhooks/index.js';
 import { registerWebhookJobs, webhookAccountHooks, webhookAwardEmojiHooks, webhookIssueHooks, webhookMergeRequestHooks, webhookMilestoneHooks, webhookNoteHooks, webhookPushHooks, webhookReleaseHooks, webhooksRoutes } from './domains/webhooks/index.js';
 import { mergeRequestsGraphql, mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks } from './domains/merge-requests/index.js';
@@ -210,6 +210,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerPipelineScheduleJobs(deps);
   registerErrorTrackingJobs(deps);
   registerApprovalJobs(deps);
+  registerIssueClosingJobs(deps);
   // A pipeline advancing moves deployments (which may hold its jobs), then flows, then the
   // merge requests' metrics: in this order, in the pipeline's transaction.
   registerPipelineHooks(deliveryPipelineHooks);
@@ -221,6 +222,9 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   // A deleted tag takes its release (whose deletion is a release event), then the push goes out to the hooks.
   registerPushHooks(releasesPushHooks);
   registerPushHooks(webhookPushHooks);
+  // A push to the default branch and a merge into it close the issues they name ("Closes #N"), queued.
+  registerPushHooks(issuesPushHooks);
+  registerMergeRequestHooks(issuesMergeRequestHooks);
   registerReleaseHooks(webhookReleaseHooks);
   registerMilestoneHooks(webhookMilestoneHooks);
   // An incident changing refreshes the DORA incident metrics, in the issue's transaction.

@@ -1,5 +1,6 @@
 import type {
   CreateMergeRequestInput,
+  IssueBasicEntity,
   ListGroupMergeRequestsInput,
   ListMergeRequestsInput,
   ListProjectMergeRequestsInput,
@@ -37,6 +38,11 @@ export class MergeRequests {
   /** Merge requests of the group's projects and its subgroups'. */
   allInGroup(groupId: ResourceId, params: ListGroupMergeRequestsParams = {}): Paginated<MergeRequestEntity> {
     return new Paginated(this.requester, endpoint`groups/${groupId}/merge_requests`, params);
+  }
+
+  /** The issues it closes once merged into the default branch ("Closes #N" in its title and description). */
+  closesIssues(projectId: ResourceId, iid: number, params: ListParams<{ page?: number; per_page?: number }> = {}): Paginated<IssueBasicEntity> {
+    return new Paginated(this.requester, endpoint`projects/${projectId}/merge_requests/${iid}/closes_issues`, params);
   }
 
   show(projectId: ResourceId, iid: number): Promise<MergeRequestDetailEntity> {

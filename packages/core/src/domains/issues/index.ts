@@ -4,6 +4,9 @@ export { listIssues, listGroupIssues, listProjectIssues, listMilestoneIssues, se
 export { getIssue } from './get-issue.js';
 export { listIssueStateEvents, getIssueStateEvent } from './issue-state-events.js';
 export { registerIssueHooks, type IssueHooks, type IssueChange } from './issue-hooks.js';
+/** "Closes #N" in commits pushed to the default branch and in merged merge requests (queued jobs). */
+export { issuesPushHooks, issuesMergeRequestHooks, registerIssueClosingJobs } from './close-referenced.js';
+export { closingReferences, type IssueReference } from './closing-references.js';
 export { listIssuesOfMilestone, listBurndownEvents, BurndownUnsupportedError, type BurndownEventEntity } from './milestone-issues.js';
 export { createIssue } from './create-issue.js';
 export { updateIssue, mayUpdateIssue } from './update-issue.js';

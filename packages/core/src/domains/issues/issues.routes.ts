@@ -1,3 +1,4 @@
+import { paginationParams } from '../../kernel/pagination.js';
 import { p, params } from '../../kernel/params.js';
 import { created, noContent, ok, paged, route } from '../../kernel/route.js';
 import { ListStateEventsInput } from '../state-events/index.js';
@@ -10,6 +11,13 @@ import { updateIssue } from './update-issue.js';
 import { MilestoneIssuablesInput, MilestoneRefInput } from '../milestones/index.js';
 import { getIssueStateEvent, listIssueStateEvents } from './issue-state-events.js';
 import { listBurndownEvents, listIssuesOfMilestone } from './milestone-issues.js';
+import { listMergeRequestClosingIssues } from './close-referenced.js';
+
+const ClosesIssuesInput = params({
+  id: p.string().describe('ID or URL-encoded path of the project.'),
+  merge_request_iid: p.integer().describe('Internal ID of the merge request.'),
+  ...paginationParams,
+});
 
 // State events: GitLab's `before { authenticate! }` answers anonymous callers 401 even on public projects.
 export const issuesRoutes = [
@@ -30,6 +38,8 @@ export const issuesRoutes = [
       await deleteIssue(ctx, id, issue_iid);
       return noContent();
     }),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/closes_issues', { auth: 'optional', params: ClosesIssuesInput, tag: 'merge_requests', summary: 'Issues that the merge request closes when merged into the default branch' },
+    async (ctx, { id, merge_request_iid, ...page }) => paged(await listMergeRequestClosingIssues(ctx, id, merge_request_iid, page))),
   route('GET', '/groups/:id/milestones/:milestone_id/issues', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Issues of a group milestone' },
     async (ctx, input) => paged(await listIssuesOfMilestone(ctx, 'groups', input))),
   route('GET', '/projects/:id/milestones/:milestone_id/issues', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Issues of a project milestone' },

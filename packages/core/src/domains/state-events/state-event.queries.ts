@@ -24,6 +24,8 @@ export async function recordStateEvent(
   state: 'closed' | 'reopened' | 'merged',
   userId: number,
   now: string,
+  /** What closed it, when not a person: a commit on the default branch or a merged merge request ("Closes #N"). */
+  source: { commit?: string; mergeRequestId?: number } = {},
 ): Promise<void> {
   await insertStateEvent(trx, {
     user_id: userId,
@@ -31,8 +33,8 @@ export async function recordStateEvent(
     merge_request_id: resource.type === 'MergeRequest' ? resource.id : null,
     epic_id: resource.type === 'Epic' ? resource.id : null,
     state,
-    source_commit: null,
-    source_merge_request_id: null,
+    source_commit: source.commit ?? null,
+    source_merge_request_id: source.mergeRequestId ?? null,
     created_at: now,
   });
 }
