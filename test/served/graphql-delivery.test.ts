@@ -28,6 +28,10 @@ ship:
   script: echo ship
   environment:
     name: production
+later:
+  stage: deploy
+  script: echo later
+  when: manual
 `;
 const path = (url: string) => new URL(url).pathname;
 const upper = (s: string) => s.toUpperCase();
@@ -273,7 +277,7 @@ for (const dialect of DIALECTS) {
       const back = await gql(`query($c: String) { project(fullPath: "${FULL}") { pipelines(last: 2, before: $c) { nodes { id } } } }`, { c: rest2.project.pipelines.pageInfo.startCursor });
       assert.deepEqual(back.project.pipelines.nodes.map((n: any) => n.id), restAll.slice(0, 2));
       const jobsPage = await gql(`{ project(fullPath: "${FULL}") { pipeline(iid: "${rest.iid}") { jobs(first: 1, statuses: [SUCCESS]) { nodes { name } pageInfo { hasNextPage } } } } }`);
-      assert.deepEqual(jobsPage.project.pipeline.jobs, { nodes: [{ name: restJobs[0].name }], pageInfo: { hasNextPage: true } });
+      assert.deepEqual(jobsPage.project.pipeline.jobs, { nodes: [{ name: restJobs.find((j: any) => j.status === 'success').name }], pageInfo: { hasNextPage: true } });
       const restProject = await ok('GET', `/projects/${w.projectId}`);
       const repo = await gql(`{ project(fullPath: "${FULL}") { repository { rootRef empty exists } } }`);
       assert.deepEqual(repo.project.repository, { rootRef: restProject.default_branch, empty: restProject.empty_repo, exists: true });
@@ -524,6 +528,60 @@ for (const dialect of DIALECTS) {
       await ok('PUT', `/jobs/${job.id}`, { token: job.token, state: 'success' }, null);
       const gone = await s.api('POST', `${s.url}/api/graphql`, { token: null, headers, body: { query: '{ currentUser { username } }' } });
       assert.equal(gone.status, 401, gone.text);
+    });
+
+    it('release mutations (releaseCreate/Update/Delete) and pipeline and job mutations act as the REST endpoints do', async () => {
+      const CREATE = `mutation($input: ReleaseCreateInput!) { releaseCreate(input: $input) { errors release { id tagName name description releasedAt milestones { nodes { title } } assets { links { nodes { name url linkType directAssetPath } } } } } }`;
+      const created = await gql(CREATE, { input: { projectPath: FULL, tagName: 'v3.0.0', ref: 'main', name: 'Three', description: 'notes', releasedAt: '2030-03-09T12:00:00Z', milestones: ['M1'], assets: { links: [{ name: 'Pkg', url: 'https://example.com/pkg', linkType: 'PACKAGE', directAssetPath: '/pkg' }] } } });
+      const rest = await ok('GET', `/projects/${w.projectId}/releases/v3.0.0`);
+      assert.deepEqual(created.releaseCreate.errors, []);
+      assert.deepEqual({ ...created.releaseCreate.release, id: undefined }, {
+        id: undefined, tagName: 'v3.0.0', name: rest.name, description: rest.description, releasedAt: rest.released_at,
+        milestones: { nodes: [{ title: 'M1' }] }, assets: { links: { nodes: [{ name: 'Pkg', url: 'https://example.com/pkg', linkType: 'PACKAGE', directAssetPath: '/pkg' }] } },
+      });
+      assert.equal(rest.name, 'Three');
+      // A second release of the tag: refused in the payload, with REST's message and no status line.
+      const again = await gql(CREATE, { input: { projectPath: FULL, tagName: 'v3.0.0', ref: 'main' } });
+      assert.equal(again.releaseCreate.release, null);
+      assert.deepEqual(again.releaseCreate.errors, ['Release already exists']);
+      const updated = await gql(`mutation { releaseUpdate(input: { projectPath: "${FULL}", tagName: "v3.0.0", name: "Three (final)", milestones: [] }) { errors release { name milestones { nodes { title } } } } }`);
+      assert.deepEqual(updated.releaseUpdate, { errors: [], release: { name: 'Three (final)', milestones: { nodes: [] } } });
+      assert.equal((await ok('GET', `/projects/${w.projectId}/releases/v3.0.0`)).name, 'Three (final)');
+      const refused = await raw(`mutation { releaseDelete(input: { projectPath: "${FULL}", tagName: "v3.0.0" }) { errors } }`, undefined, outsider.token);
+      assert.deepEqual(refused.errors.map((e: any) => e.message), [NOT_AVAILABLE]);
+      const deleted = await gql(`mutation { releaseDelete(input: { projectPath: "${FULL}", tagName: "v3.0.0" }) { errors release { tagName } } }`);
+      assert.deepEqual(deleted.releaseDelete, { errors: [], release: { tagName: 'v3.0.0' } });
+      assert.equal((await s.api('GET', `/projects/${w.projectId}/releases/v3.0.0`)).status, 404);
+
+      const pipeline = await ok('POST', `/projects/${w.projectId}/pipeline`, { ref: 'main' });
+      const gid = `gid://gitlab/Ci::Pipeline/${pipeline.id}`;
+      const jobs = await ok('GET', `/projects/${w.projectId}/pipelines/${pipeline.id}/jobs`);
+      const pending = jobs.find((j: any) => j.status === 'pending');
+      const cancelJob = await gql(`mutation { jobCancel(input: { id: "gid://gitlab/Ci::Build/${pending.id}" }) { errors job { id status } } }`);
+      assert.deepEqual(cancelJob.jobCancel, { errors: [], job: { id: `gid://gitlab/Ci::Build/${pending.id}`, status: 'CANCELED' } });
+      assert.equal((await ok('GET', `/projects/${w.projectId}/jobs/${pending.id}`)).status, 'canceled');
+      const retried = await gql(`mutation { jobRetry(input: { id: "gid://gitlab/Ci::Build/${pending.id}" }) { errors job { id name status } } }`);
+      assert.equal(retried.jobRetry.job.name, pending.name);
+      assert.notEqual(retried.jobRetry.job.id, `gid://gitlab/Ci::Build/${pending.id}`);
+      const cancel = await gql(`mutation { pipelineCancel(input: { id: "${gid}" }) { errors } }`);
+      assert.deepEqual(cancel.pipelineCancel, { errors: [] });
+      assert.equal((await ok('GET', `/projects/${w.projectId}/pipelines/${pipeline.id}`)).status, 'canceled');
+      const retry = await gql(`mutation { pipelineRetry(input: { id: "${gid}" }) { errors pipeline { id status } } }`);
+      assert.deepEqual(retry.pipelineRetry.errors, []);
+      assert.equal(retry.pipelineRetry.pipeline.id, gid);
+      assert.equal(retry.pipelineRetry.pipeline.status, upper((await ok('GET', `/projects/${w.projectId}/pipelines/${pipeline.id}`)).status));
+      const notTheirs = await raw(`mutation { pipelineDestroy(input: { id: "${gid}" }) { errors } }`, undefined, dev.token);
+      assert.deepEqual(notTheirs.errors.map((e: any) => e.message), [NOT_AVAILABLE]);
+      assert.deepEqual((await gql(`mutation { pipelineDestroy(input: { id: "${gid}" }) { errors } }`)).pipelineDestroy, { errors: [] });
+      assert.equal((await s.api('GET', `/projects/${w.projectId}/pipelines/${pipeline.id}`)).status, 404);
+      // The manual job of the first pipeline: jobPlay starts it, as POST …/jobs/:id/play does.
+      const manual = (await ok('GET', `/projects/${w.projectId}/pipelines/${w.pipelineId}/jobs`)).find((j: any) => j.name === 'later');
+      assert.equal(manual.status, 'manual');
+      const played = await gql(`mutation { jobPlay(input: { id: "gid://gitlab/Ci::Build/${manual.id}" }) { errors job { name status } } }`);
+      assert.deepEqual(played.jobPlay, { errors: [], job: { name: 'later', status: upper((await ok('GET', `/projects/${w.projectId}/jobs/${manual.id}`)).status) } });
+      assert.equal(played.jobPlay.job.status, 'PENDING');
+      const wrong = await raw('mutation { pipelineCancel(input: { id: "gid://gitlab/Project/1" }) { errors } }');
+      assert.match(wrong.errors[0].message, /is not a valid ID for Ci::Pipeline/);
     });
   });
 }

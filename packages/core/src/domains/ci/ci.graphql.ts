@@ -10,8 +10,10 @@ import { gql, oncePerRequest, orNull, parseGlobalId, type GraphqlModule, type Gq
 import { connectionArgs, resolveConnection, visibleConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
-import { getLatestPipeline, getPipeline, getPipelineByIid, listPipelines, listPipelineJobs, listPipelineStages, type PipelineStageEntity } from './pipelines.js';
-import { getJob } from './jobs.js';
+import { cancelPipeline, deletePipeline, projectIdOfCiRecord, retryPipeline, getLatestPipeline, getPipeline, getPipelineByIid, listPipelines, listPipelineJobs, listPipelineStages, type PipelineStageEntity } from './pipelines.js';
+import { cancelJob, getJob, playJob, retryJob } from './jobs.js';
+import { NotFoundError } from '../../kernel/errors.js';
+import { projectByPath } from '../accounts/accounts.graphql.js';
 import { ListPipelineJobsInput, ListPipelinesInput } from './ci.schema.js';
 import { AVAILABLE_STATUSES, ACTIVE_STATUSES, CANCELABLE_STATUSES, COMPLETED_STATUSES } from './status.js';
 import { detailedStatus, type DetailedStatusEntity, type PipelineBasicEntity, type PipelineEntity } from './pipeline.entity.js';
@@ -282,4 +284,66 @@ export const ciGraphql: GraphqlModule = (g) => {
       },
     },
   }));
+
+  // GitLab's pipeline and job mutations (app/graphql/mutations/ci/pipeline/*, job/*), over the REST actions.
+  const projectOf = async (ctx: Ctx, table: 'ci_pipelines' | 'ci_jobs', id: number) => {
+    const projectId = await projectIdOfCiRecord(ctx, table, id);
+    const project = projectId === null ? null : await projectByPath(ctx, String(projectId));
+    if (!project) throw new NotFoundError(null);
+    return String(project.id);
+  };
+  const pipelineRef = async (ctx: Ctx, gid: string) => {
+    const pipelineIdNumber = parseGlobalId(gid, ['Ci::Pipeline']);
+    return { id: await projectOf(ctx, 'ci_pipelines', pipelineIdNumber), pipeline_id: pipelineIdNumber };
+  };
+  const jobRef = async (ctx: Ctx, gid: string) => {
+    const jobIdNumber = parseGlobalId(gid, ['Ci::Build', 'CommitStatus', 'Ci::Processable']);
+    return { id: await projectOf(ctx, 'ci_jobs', jobIdNumber), job_id: jobIdNumber };
+  };
+  const pipelineInput = () => ({ id: { type: nn(pipelineId), description: 'ID of the pipeline to mutate.' } });
+  g.mutation<{ id: string }>('pipelineCancel', {
+    description: 'Cancels a pipeline.',
+    input: pipelineInput,
+    payload: () => ({}),
+    resolve: async (ctx, input) => {
+      await cancelPipeline(ctx, await pipelineRef(ctx, input.id));
+      return {};
+    },
+  });
+  g.mutation<{ id: string }>('pipelineRetry', {
+    description: 'Retries the failed and canceled jobs of a pipeline.',
+    input: pipelineInput,
+    payload: () => ({ pipeline: { type: g.object('Pipeline'), description: 'Pipeline after mutation.' } }),
+    resolve: async (ctx, input) => ({ pipeline: await retryPipeline(ctx, await pipelineRef(ctx, input.id)) }),
+  });
+  g.mutation<{ id: string }>('pipelineDestroy', {
+    description: 'Deletes a pipeline.',
+    input: pipelineInput,
+    payload: () => ({}),
+    resolve: async (ctx, input) => {
+      await deletePipeline(ctx, await pipelineRef(ctx, input.id));
+      return {};
+    },
+  });
+  const processableId = g.globalId('Ci::Processable', { name: 'CiProcessableID', aliases: ['Ci::Build', 'CommitStatus'] });
+  const buildId = g.globalId('Ci::Build', { aliases: ['CommitStatus', 'Ci::Processable'] });
+  const jobPayload = () => ({ job: { type: g.object('CiJob'), description: 'Job after the mutation.' } });
+  g.mutation<{ id: string }>('jobRetry', {
+    description: 'Retries a job.',
+    input: () => ({ id: { type: nn(processableId), description: 'ID of the job to mutate.' } }),
+    payload: jobPayload,
+    resolve: async (ctx, input) => ({ job: await retryJob(ctx, await jobRef(ctx, input.id)) }),
+  });
+  g.mutation<{ id: string }>('jobCancel', {
+    description: 'Cancels a job.',
+    input: () => ({ id: { type: nn(buildId), description: 'ID of the job to mutate.' } }),
+    payload: jobPayload,
+    resolve: async (ctx, input) => ({ job: await cancelJob(ctx, await jobRef(ctx, input.id)) }),
+  });
+  g.mutation<{ id: string }>('jobPlay', {
+    description: 'Starts a manual job.',
+    input: () => ({ id: { type: nn(buildId), description: 'ID of the job to mutate.' } }),
+    payload: jobPayload,
+    resolve: async (ctx, input) => ({ job: await playJob(ctx, await jobRef(ctx, input.id)) }),
+  });
 };

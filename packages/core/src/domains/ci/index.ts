@@ -43,6 +43,7 @@ export {
   listPipelineJobs,
   pipelineVariablesOf,
   getPipelineByIid,
+  projectIdOfCiRecord,
   listPipelineStages,
   type PipelineVariableEntity,
   type PipelineStageEntity,

@@ -241,3 +241,9 @@ export async function listPipelineStages(ctx: Ctx, input: { id: string; pipeline
     }));
   });
 }
+
+/** The project of a pipeline or job (GraphQL names them by Global ID alone); the use cases then apply the project's policy. */
+export async function projectIdOfCiRecord(ctx: Ctx, table: 'ci_pipelines' | 'ci_jobs', id: number): Promise<number | null> {
+  const row = await ctx.db.selectFrom(table).select('project_id').where('id', '=', id).executeTakeFirst();
+  return row?.project_id ?? null;
+}

@@ -5,14 +5,14 @@
  * GET /projects/:id/releases[/:tag_name] and GET /groups/:id/releases, so Guests of private
  * projects see what REST shows them (no tag, commit or sources; the name `Release-<id>`).
  */
-import { GraphQLEnumType } from 'graphql';
+import { GraphQLEnumType, GraphQLInputObjectType, GraphQLList, GraphQLNonNull } from 'graphql';
 import { gql, orNull, recordIdOf, toGlobalId, type GraphqlModule } from '../../kernel/graphql.js';
 import { connectionArgs, resolveConnection, visibleConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
-import { getRelease, listReleases } from './releases.js';
+import { createRelease, deleteRelease, getRelease, listReleases, updateRelease } from './releases.js';
 import { listGroupReleases } from './group-releases.js';
-import { GetReleaseInput, ListGroupReleasesInput, ListReleasesInput } from './release.schema.js';
+import { CreateReleaseInput, GetReleaseInput, ListGroupReleasesInput, ListReleasesInput, ReleaseRefInput, UpdateReleaseInput } from './release.schema.js';
 import type { ReleaseEntity, ReleaseLinkEntity } from './release.entity.js';
 
 const { nn, string, int, boolean, from } = gql;
@@ -140,4 +140,81 @@ export const releasesGraphql: GraphqlModule = (g) => {
       },
     },
   }));
+
+  // GitLab's release mutations (app/graphql/mutations/releases/{create,update,delete}.rb), over the REST use cases.
+  g.add(
+    new GraphQLInputObjectType({
+      name: 'ReleaseAssetLinkInput',
+      description: 'Fields that are available when modifying a release asset link.',
+      fields: () => ({
+        name: { type: nn(string), description: 'Name of the asset link.' },
+        url: { type: nn(string), description: 'URL of the asset link.' },
+        directAssetPath: { type: string, description: 'Relative path for a direct asset link.' },
+        linkType: { type: g.input('ReleaseAssetLinkType'), defaultValue: 'other', description: 'Type of the asset link.' },
+      }),
+    }),
+  );
+  g.add(
+    new GraphQLInputObjectType({
+      name: 'ReleaseAssetsInput',
+      description: 'Fields that are available when modifying release assets.',
+      fields: () => ({ links: { type: new GraphQLList(new GraphQLNonNull(g.input('ReleaseAssetLinkInput'))), description: 'List of asset links to associate to the release.' } }),
+    }),
+  );
+  interface ReleaseMutationInput {
+    projectPath: string;
+    tagName: string;
+    tagMessage?: string | null;
+    ref?: string | null;
+    name?: string | null;
+    description?: string | null;
+    releasedAt?: string | null;
+    milestones?: string[] | null;
+    assets?: { links?: { name: string; url: string; directAssetPath?: string | null; linkType?: string | null }[] | null } | null;
+  }
+  const releasePayload = () => ({ release: { type: g.object('Release'), description: 'Release after mutation.' } });
+  const common = () => ({
+    projectPath: { type: nn(gql.id), description: 'Full path of the project the release is associated with.' },
+    tagName: { type: nn(string), description: 'Name of the tag associated with the release.' },
+    name: { type: string, description: 'Name of the release.' },
+    description: { type: string, description: 'Description (also known as "release notes") of the release.' },
+    releasedAt: { type: g.input('Time'), description: 'Date and time for the release.' },
+    milestones: { type: gql.list(string), description: 'Title of each milestone the release is associated with.' },
+  });
+  g.mutation<ReleaseMutationInput>('releaseCreate', {
+    description: 'Creates a release.',
+    input: () => ({
+      ...common(),
+      tagMessage: { type: string, description: 'Message to use if creating a new annotated tag.' },
+      ref: { type: string, description: 'Commit SHA or branch name to use if creating a new tag.' },
+      assets: { type: g.input('ReleaseAssetsInput'), description: 'Assets associated to the release.' },
+    }),
+    payload: releasePayload,
+    resolve: async (ctx, i) => {
+      const links = i.assets?.links?.map((l) => gql.given({ name: l.name, url: l.url, direct_asset_path: l.directAssetPath, link_type: l.linkType }));
+      const input = parseParams(CreateReleaseInput, {
+        id: i.projectPath,
+        ...gql.given({ tag_name: i.tagName, tag_message: i.tagMessage, ref: i.ref, name: i.name, description: i.description, released_at: i.releasedAt, milestones: i.milestones, assets: links ? { links } : undefined }),
+      });
+      return { release: await createRelease(ctx, input) };
+    },
+  });
+  g.mutation<ReleaseMutationInput>('releaseUpdate', {
+    description: 'Updates a release.',
+    input: common,
+    payload: releasePayload,
+    resolve: async (ctx, i) => {
+      const input = parseParams(UpdateReleaseInput, { id: i.projectPath, tag_name: i.tagName, ...gql.given({ name: i.name, description: i.description, released_at: i.releasedAt, milestones: i.milestones }) });
+      return { release: await updateRelease(ctx, input) };
+    },
+  });
+  g.mutation<{ projectPath: string; tagName: string }>('releaseDelete', {
+    description: 'Deletes a release.',
+    input: () => ({
+      projectPath: { type: nn(gql.id), description: 'Full path of the project the release is associated with.' },
+      tagName: { type: nn(string), description: 'Name of the tag associated with the release to delete.' },
+    }),
+    payload: releasePayload,
+    resolve: async (ctx, i) => ({ release: await deleteRelease(ctx, parseParams(ReleaseRefInput, { id: i.projectPath, tag_name: i.tagName })) }),
+  });
 };
