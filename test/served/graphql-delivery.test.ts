@@ -377,6 +377,28 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(data.project.environment.all.nodes.map((n: any) => n.id), allIds.slice(0, 2));
       const more = await gql(`query($c: String) { project(fullPath: "${FULL}") { environment(name: "production") { deployments(first: 2, after: $c) { nodes { id } } } } }`, { c: data.project.environment.all.pageInfo.endCursor });
       assert.deepEqual(more.project.environment.deployments.nodes.map((n: any) => n.id), allIds.slice(2, 4));
+      // The group's protection of the production tier (REST's group protected environments) shows on the environment.
+      await ok('POST', `/groups/${w.groupId}/protected_environments`, { name: 'production', deploy_access_levels: [{ access_level: 40 }, { group_id: w.groupId }], required_approval_count: 1, approval_rules: [{ group_id: w.groupId, required_approvals: 1 }] });
+      const restProtection = await ok('GET', `/groups/${w.groupId}/protected_environments/production`);
+      const prot = await gql(`{ project(fullPath: "${FULL}") { production: environment(name: "production") { protectedEnvironments { nodes { name project { id } group { fullPath }
+        deployAccessLevels { nodes { accessLevel { integerValue stringValue humanAccess } user { username } group { fullPath } } }
+        approvalRules { nodes { requiredApprovals group { fullPath } user { username } } } requiredApprovalCount } } }
+        staging: environment(name: "staging") { protectedEnvironments { nodes { name } } } } }`);
+      assert.deepEqual(prot.project.production.protectedEnvironments.nodes, [{
+        name: restProtection.name,
+        project: null,
+        group: { fullPath: 'rel-group' },
+        deployAccessLevels: { nodes: restProtection.deploy_access_levels.map((l: any) => ({
+          accessLevel: l.access_level === null ? null : { integerValue: l.access_level, stringValue: 'MAINTAINER', humanAccess: 'Maintainer' },
+          user: null,
+          group: l.group_id === null ? null : { fullPath: 'rel-group' },
+        })) },
+        approvalRules: { nodes: restProtection.approval_rules.map((r: any) => ({ requiredApprovals: r.required_approvals, group: { fullPath: 'rel-group' }, user: null })) },
+        requiredApprovalCount: restProtection.required_approval_count,
+      }]);
+      assert.equal(restProtection.deploy_access_levels.length, 2);
+      assert.deepEqual(prot.project.staging.protectedEnvironments.nodes, []);
+      await ok('DELETE', `/groups/${w.groupId}/protected_environments/production`);
       const page = await gql(`{ project(fullPath: "${FULL}") { environments(first: 1) { nodes { name } pageInfo { hasNextPage endCursor } } } }`);
       const page2 = await gql(`query($c: String) { project(fullPath: "${FULL}") { environments(first: 1, after: $c) { nodes { name } pageInfo { hasNextPage } } } }`, { c: page.project.environments.pageInfo.endCursor });
       assert.deepEqual([...page.project.environments.nodes, ...page2.project.environments.nodes].map((n: any) => n.name), restEnvs.map((e: any) => e.name));

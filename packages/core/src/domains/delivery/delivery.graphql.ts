@@ -3,21 +3,25 @@
  * deployment_type.rb, deployment_status_enum.rb, deployment_tier_enum.rb):
  * `Project.environments/environment`, `Environment.lastDeployment(status:)` and
  * `Environment.deployments`, over GET …/environments[/:id] and GET …/deployments (Reporter,
- * or anyone who sees a public project's pipelines). GitLab exposes no group protected
- * environments in GraphQL, so neither does Forgelet (REST has them).
+ * or anyone who sees a public project's pipelines); `Environment.protectedEnvironments` (EE):
+ * the project's protection of the environment's name and its groups' of its tier, the only
+ * place GitLab's GraphQL shows group protected environments.
  */
 import { GraphQLEnumType, GraphQLInputObjectType } from 'graphql';
-import { gql, type GraphqlModule } from '../../kernel/graphql.js';
+import { gql, orNull, type GraphqlModule } from '../../kernel/graphql.js';
 import { connectionArgs, resolveConnection, visibleConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
-import { listEnvironments } from './environments.js';
+import { listEnvironmentProtections, listEnvironments, type EnvironmentProtectionEntity } from './environments.js';
+import { getUser } from '../accounts/users.js';
+import { groupByPath, projectByPath } from '../accounts/accounts.graphql.js';
+import type { DeployAccessLevelEntity, ProtectedEnvironmentApprovalRuleEntity } from './delivery.entity.js';
 import { listDeployments } from './deployments.js';
 import { ListDeploymentsInput, ListEnvironmentsInput } from './delivery.schema.js';
 import { DEPLOYMENT_STATUSES, ENVIRONMENT_TIERS } from './delivery.table.js';
 import type { DeploymentEntity, EnvironmentEntity } from './delivery.entity.js';
 
-const { nn, string, from } = gql;
+const { nn, string, int, from } = gql;
 
 type Environment = EnvironmentEntity & { project_id: number; project_path: string };
 type Deployment = DeploymentEntity & { project_id: number };
@@ -56,6 +60,39 @@ export const deliveryGraphql: GraphqlModule = (g) => {
       }),
     }),
   );
+  // GitLab's AccessLevel (app/graphql/types/access_level_type.rb) and the protected environment types (EE).
+  const LEVELS: Record<number, [string, string]> = { 0: ['NO_ACCESS', 'No access'], 5: ['MINIMAL_ACCESS', 'Minimal Access'], 10: ['GUEST', 'Guest'], 15: ['PLANNER', 'Planner'], 20: ['REPORTER', 'Reporter'], 30: ['DEVELOPER', 'Developer'], 40: ['MAINTAINER', 'Maintainer'], 50: ['OWNER', 'Owner'], 60: ['ADMIN', 'Admin'] };
+  g.add(new GraphQLEnumType({ name: 'AccessLevelEnum', description: 'Access level to a resource', values: Object.fromEntries(Object.values(LEVELS).map(([name]) => [name, { value: name }])) }));
+  g.defineObject('AccessLevel', {
+    description: 'Represents the access level of a relationship between a User and object that it is related to',
+    fields: () => ({
+      integerValue: { type: gql.int, description: 'Integer representation of access level.', resolve: (level: number) => level },
+      stringValue: { type: g.type('AccessLevelEnum'), description: 'String representation of access level.', resolve: (level: number) => LEVELS[level]?.[0] ?? null },
+      humanAccess: { type: string, description: 'Human-readable display name for the access level.', resolve: (level: number) => LEVELS[level]?.[1] ?? null },
+    }),
+  });
+  /** Who an entry names: a role (accessLevel), a user or a group, each read through its REST use case. */
+  const entryFields = () => ({
+    accessLevel: { type: g.object('AccessLevel'), description: 'Role details. Present if it is role specific access control.', resolve: (e: DeployAccessLevelEntity) => e.access_level },
+    user: { type: g.object('UserCore'), description: 'User details. Present if it is user specific access control.', resolve: (e: DeployAccessLevelEntity, _a: unknown, ctx: Ctx) => (e.user_id === null ? null : orNull(getUser(ctx, e.user_id))) },
+    group: { type: g.object('Group'), description: 'Group details. Present if it is group specific access control.', resolve: (e: DeployAccessLevelEntity, _a: unknown, ctx: Ctx) => (e.group_id === null ? null : groupByPath(ctx, String(e.group_id))) },
+  });
+  g.defineObject('ProtectedEnvironmentDeployAccessLevel', { description: 'Which group, user or role is allowed to execute deployments to the environment.', fields: entryFields });
+  g.defineObject('ProtectedEnvironmentApprovalRule', {
+    description: 'Which group, user or role is allowed to approve deployments to the environment.',
+    fields: () => ({ ...entryFields(), requiredApprovals: from(int, 'required_approvals', 'Number of required approvals.') }),
+  });
+  g.defineObject('ProtectedEnvironment', {
+    description: 'Protected Environments of the environment.',
+    fields: () => ({
+      name: from(string, 'name', "Name of the environment if it's a project-level protected environment. Tier of the environment if it's a group-level protected environment."),
+      project: { type: g.object('Project'), description: "Project details. Present if it's project-level protected environment.", resolve: (p: EnvironmentProtectionEntity, _a: unknown, ctx: Ctx) => (p.project_id === null ? null : projectByPath(ctx, String(p.project_id))) },
+      group: { type: g.object('Group'), description: "Group details. Present if it's group-level protected environment.", resolve: (p: EnvironmentProtectionEntity, _a: unknown, ctx: Ctx) => (p.group_id === null ? null : groupByPath(ctx, String(p.group_id))) },
+      deployAccessLevels: { type: g.connection('ProtectedEnvironmentDeployAccessLevel'), description: 'Which group, user or role is allowed to execute deployments to the environment.', resolve: (p: EnvironmentProtectionEntity) => gql.wholeList(p.deploy_access_levels) },
+      approvalRules: { type: g.connection('ProtectedEnvironmentApprovalRule'), description: 'Which group, user or role is allowed to approve deployments to the environment.', resolve: (p: EnvironmentProtectionEntity) => gql.wholeList(p.approval_rules as ProtectedEnvironmentApprovalRuleEntity[]) },
+      requiredApprovalCount: from(int, 'required_approval_count', 'Required approval count for Unified Approval Setting.'),
+    }),
+  });
   g.defineObject('Deployment', {
     description: 'The deployment of an environment',
     fields: () => ({
@@ -98,6 +135,12 @@ export const deliveryGraphql: GraphqlModule = (g) => {
           }));
           return page.nodes[0] ?? null;
         },
+      },
+      protectedEnvironments: {
+        type: g.connection('ProtectedEnvironment'),
+        description: 'Protected Environments for the environment.',
+        // At most one project-level protection and one per ancestor group: the whole list.
+        resolve: async (e: Environment, _a: unknown, ctx: Ctx) => gql.wholeList((await orNull(listEnvironmentProtections(ctx, { id: String(e.project_id), environment_id: e.id }))) ?? []),
       },
       deployments: {
         type: g.connection('Deployment'),

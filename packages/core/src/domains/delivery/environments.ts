@@ -6,7 +6,8 @@ import { paginate, type Page } from '../../kernel/pagination.js';
 import { authorize, type ProjectAbility } from '../../access/policy.js';
 import { findProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { presentEnvironments, type EnvironmentEntity } from './delivery.entity.js';
+import { presentEnvironments, presentProtectedEnvironments, type EnvironmentEntity, type ProtectedEnvironmentEntity } from './delivery.entity.js';
+import { protectionsFor } from './protection.js';
 import type { CreateEnvironmentInput, EnvironmentRefInput, ListEnvironmentsInput, StopEnvironmentInput, UpdateEnvironmentInput } from './delivery.schema.js';
 import type { EnvironmentRow, EnvironmentUpdate } from './delivery.table.js';
 import { refreshEnvironmentDays } from './deployment-flow.js';
@@ -150,4 +151,20 @@ export async function stopEnvironment(ctx: Ctx, input: StopEnvironmentInput): Pr
     row = await ctx.db.updateTable('environments').set({ state: 'stopped', updated_at: nowIso(ctx) }).where('id', '=', env.id).returningAll().executeTakeFirstOrThrow();
   }
   return (await presentEnvironments(ctx, project, [row]))[0]!;
+}
+
+/** A protection that applies to an environment: project-level (by name) or group-level (by tier). */
+export type EnvironmentProtectionEntity = ProtectedEnvironmentEntity & { project_id: number | null; group_id: number | null };
+
+/**
+ * The protections that apply to an environment (GitLab's `associated_protected_environments`,
+ * GraphQL's `Environment.protectedEnvironments`): the project's for its name and its groups'
+ * for its tier, to whoever reads the environment. None below Premium.
+ */
+export async function listEnvironmentProtections(ctx: Ctx, input: EnvironmentRefInput): Promise<EnvironmentProtectionEntity[]> {
+  const project = await findDeliveryProject(ctx, input.id, 'read_environment');
+  const env = await findEnvironment(ctx, project, input.environment_id);
+  const protections = await protectionsFor(ctx.db, project, env);
+  const entities = await presentProtectedEnvironments(ctx, protections);
+  return entities.map((e, i) => ({ ...e, project_id: protections[i]!.row.project_id, group_id: protections[i]!.row.group_id }));
 }

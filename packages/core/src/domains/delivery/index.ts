@@ -4,7 +4,7 @@ export { registerDelivery, protectionsFor, protectedFrom, needsApproval, pending
 export { syncJobDeployments, deliveryPipelineHooks, expandedEnvironmentName } from './ci-hook.js';
 export { registerDeploymentHooks, type DeploymentHooks, type DeploymentTransition } from './deployment-hooks.js';
 export { refreshDoraDay, refreshIncidentMetrics, deliveryIssueHooks, doraMetrics, median, monthsBefore, DORA_METRICS, DORA_INTERVALS, type DoraPoint, type DoraMetric } from './dora.js';
-export { listEnvironments, getEnvironment, createEnvironment, updateEnvironment, deleteEnvironment, stopEnvironment } from './environments.js';
+export { listEnvironments, getEnvironment, createEnvironment, updateEnvironment, deleteEnvironment, stopEnvironment, listEnvironmentProtections, type EnvironmentProtectionEntity } from './environments.js';
 export { guessTier, environmentSlug } from './environment-model.js';
 export {
   listDeployments,
