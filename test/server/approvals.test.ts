@@ -59,6 +59,9 @@ for (const dialect of DIALECTS) {
         body: { source_branch: branch, target_branch: 'main', title: `${title} ${n}` },
       });
       expectStatus(r, 201);
+      // GitLab's create answer: mergeability being checked, approvals syncing; the queue settles both.
+      assert.deepEqual([r.body.merge_status, r.body.detailed_merge_status], ['checking', 'checking']);
+      await f.forge.deps.queue.runDue();
       return r.body;
     }
 
@@ -211,17 +214,23 @@ for (const dialect of DIALECTS) {
       assert.equal(ok.body.approvals_left, 2);
     });
 
-    it('a push resets approvals (approvals_syncing until processed); with reset_approvals_on_push false they stay (checking)', async () => {
+    it('a push resets approvals: checking, then approvals_syncing until the sync 10 s later; with reset_approvals_on_push false they stay', async () => {
       const mr = await openMergeRequest();
       expectStatus(await approve(mr, alice), 201);
       expectStatus(await approve(mr, bob), 201);
       assert.equal((await mrOf(mr)).detailed_merge_status, 'mergeable');
 
       const sha = await commitFiles(f, project.id, mr.source_branch, { 'more.txt': 'two' }, { username: author.username });
+      // The first read after the push starts the mergeability check (GitLab's check_mergeability(async: true)).
       let seen = await mrOf(mr);
-      assert.deepEqual([seen.sha, seen.merge_status, seen.detailed_merge_status], [sha, 'checking', 'approvals_syncing']);
+      assert.deepEqual([seen.sha, seen.merge_status, seen.detailed_merge_status], [sha, 'checking', 'checking']);
       let state = await approvals(mr);
       assert.deepEqual([state.approved_by, state.approvals_left, state.merge_status], [[], 2, 'checking']);
+      assert.ok((await f.forge.deps.queue.runDue()) >= 1);
+      // Checked; the approvals reset by the push sync 10 s after it (MergeRequestResetApprovalsWorker.perform_in).
+      seen = await mrOf(mr);
+      assert.deepEqual([seen.merge_status, seen.detailed_merge_status], ['can_be_merged', 'approvals_syncing']);
+      clock.advance(10_000);
       assert.ok((await f.forge.deps.queue.runDue()) >= 1);
       seen = await mrOf(mr);
       assert.deepEqual([seen.merge_status, seen.detailed_merge_status], ['can_be_merged', 'not_approved']);

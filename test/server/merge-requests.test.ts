@@ -36,6 +36,15 @@ for (const dialect of DIALECTS) {
       expectStatus(r, 201);
       return r.body;
     }
+    /** The merge request once the queue ran its mergeability check (GitLab's answer right after a write is `checking`). */
+    const settled = async (mr: any) => {
+      for (let i = 0; ; i++) {
+        await f.forge.deps.queue.runDue();
+        const body = (await f.api('GET', `/projects/${mr.project_id}/merge_requests/${mr.iid}`, { token: owner.token })).body;
+        if (body.merge_status !== 'checking' || i === 50) return body;
+        await new Promise((r) => setTimeout(r, 50)); // the server's own worker may be running the check
+      }
+    };
     const put = (mr: any, user: User | null, body: Record<string, unknown>) =>
       f.api('PUT', `/projects/${mr.project_id}/merge_requests/${mr.iid}`, { token: user ? user.token : null, body });
     const merge = (mr: any, user: User, body: Record<string, unknown> = {}) =>
@@ -86,7 +95,7 @@ for (const dialect of DIALECTS) {
         target_branch: 'main', source_branch: 'feature/login', user_notes_count: 0, upvotes: 0, downvotes: 0,
         author: basic(dev), assignees: [basic(dev2)], assignee: basic(dev2), reviewers: [basic(reporter)],
         source_project_id: app.id, target_project_id: app.id, labels: ['Backend', 'ui'], draft: false, work_in_progress: false,
-        milestone: null, merge_when_pipeline_succeeds: false, merge_status: 'can_be_merged', detailed_merge_status: 'mergeable',
+        milestone: null, merge_when_pipeline_succeeds: false, merge_status: 'checking', detailed_merge_status: 'checking',
         sha: mr.sha, merge_commit_sha: null, squash_commit_sha: null, discussion_locked: false,
         should_remove_source_branch: true, force_remove_source_branch: true,
         reference: `!${mr.iid}`, references: { short: `!${mr.iid}`, relative: `!${mr.iid}`, full: `team/app!${mr.iid}` },
@@ -123,7 +132,8 @@ for (const dialect of DIALECTS) {
       for (const ref of [String(app.id), 'team%2Fapp', 'TEAM%2FApp']) {
         const r = await f.api('GET', `/projects/${ref}/merge_requests/${mr.iid}`, { token: reporter.token });
         expectStatus(r, 200);
-        assert.deepEqual({ ...r.body, user: null }, { ...mr, user: null, first_contribution: true, subscribed: false }, 'GET adds first_contribution; the reporter takes no part');
+        const checked = { merge_status: 0, detailed_merge_status: 0, has_conflicts: 0 }; // settled by the queue meanwhile
+        assert.deepEqual({ ...r.body, user: null, ...checked }, { ...mr, user: null, first_contribution: true, subscribed: false, ...checked }, 'GET adds first_contribution; the reporter takes no part');
         assert.deepEqual(r.body.user, { can_merge: false });
       }
       assert.deepEqual((await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}`, { token: dev2.token })).body.user, { can_merge: true });
@@ -135,10 +145,12 @@ for (const dialect of DIALECTS) {
 
     it('draft titles: Draft:, [Draft], (Draft), WIP: in any case; editing the title toggles it', async () => {
       for (const title of ['Draft: one', '[Draft] two', '(draft) three', 'WIP: four', 'draft:five']) {
-        const mr = await open(app, dev, { title });
+        const mr = await settled(await open(app, dev, { title }));
         assert.deepEqual([mr.draft, mr.work_in_progress, mr.detailed_merge_status], [true, true, 'draft_status'], title);
       }
-      const plain = await open(app, dev, { title: 'Drafting the plan' });
+      const branch = uniq('plan-');
+      await commitFiles(f, app.id, branch, { [`${branch}.txt`]: 'plan\n' }, { startBranch: 'main' });
+      const plain = await settled(await open(app, dev, { title: 'Drafting the plan', source_branch: branch }));
       assert.equal(plain.draft, false);
       const r = await put(plain, dev, { title: 'Draft: Drafting the plan' });
       assert.deepEqual([r.body.draft, r.body.detailed_merge_status], [true, 'draft_status']);
@@ -288,6 +300,7 @@ for (const dialect of DIALECTS) {
 
     it('close and reopen record state events; no-ops record nothing', async () => {
       const mr = await open(app, dev);
+      await settled(mr);
       clock.advance(1000);
       const closeAt = clock.now().toISOString();
       const closed = await put(mr, dev2, { state_event: 'close' });
@@ -314,6 +327,7 @@ for (const dialect of DIALECTS) {
       const source = uniq('ready-');
       await commitFiles(f, app.id, source, { [`${source}.txt`]: 'ready\n', 'README.md': '# App, ready\n' }, { startBranch: 'main' });
       const mr = await open(app, dev, { title: 'Ready', source_branch: source });
+      await settled(mr);
       const wrong = 'f'.repeat(40);
       assert.deepEqual(await statusBody(merge(mr, dev, { sha: wrong })), [409, { message: `SHA does not match HEAD of source branch: ${mr.sha}` }]);
       assert.equal((await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}`)).body.state, 'opened');

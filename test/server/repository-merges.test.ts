@@ -26,6 +26,15 @@ for (const dialect of DIALECTS) {
       expectStatus(r, 201);
       return r.body;
     };
+    /** The merge request once its mergeability check ran (the server's own worker may be the one running it). */
+    const settled = async (mr: any) => {
+      for (let i = 0; ; i++) {
+        await f.forge.deps.queue.runDue();
+        const body = (await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}`)).body;
+        if (body.merge_status !== 'checking' || i === 50) return body;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
     const merge = (mr: any, body: Record<string, unknown> = {}) => f.api('PUT', `/projects/${app.id}/merge_requests/${mr.iid}/merge`, { token: dev.token, body });
     const raw = async (path: string, ref = 'main') => {
       const r = await f.api('GET', `/projects/${app.id}/repository/files/${encodeURIComponent(path)}/raw?ref=${ref}`);
@@ -55,11 +64,11 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([(await merge(noTarget)).status, (await merge(noTarget)).body], [422, { message: 'Branch cannot be merged' }]);
     });
 
-    it('merge: the source\'s changes since divergence land on the target in a merge commit; the source wins where both changed', async () => {
+    it('merge: a real merge commit (git merge-tree) brings the source\'s changes onto a target that moved on', async () => {
       clock.advance(1000);
       const f1 = await commitFiles(f, app.id, 'feature', { 'b.txt': 'b2\n', 'c.txt': null, 'new.txt': 'new\n', 'shared.txt': 'source\n' }, { startBranch: 'main', message: 'Feature work' });
       clock.advance(1000);
-      const m1 = await commitFiles(f, app.id, 'main', { 'a.txt': 'a2\n', 'main-only.txt': 'm\n', 'shared.txt': 'target\n' }, { message: 'Main work' });
+      const m1 = await commitFiles(f, app.id, 'main', { 'a.txt': 'a2\n', 'main-only.txt': 'm\n' }, { message: 'Main work' });
       const mr = await openMr({ source_branch: 'feature', title: 'Feature', description: 'Does things' });
       assert.equal(mr.sha, f1);
       clock.advance(1000);
@@ -82,6 +91,24 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await titles('ref_name=main&first_parent=true'), [head.title, 'Main work', 'Base']);
       const feature = await f.api('GET', `/projects/${app.id}/repository/branches/feature`);
       assert.deepEqual([feature.status, feature.body.merged], [200, true], 'kept: removal was not asked for');
+    });
+
+    it('conflicts: both branches change a line; the check finds them (cannot_be_merged, conflict) and merging is 405', async () => {
+      clock.advance(1000);
+      await commitFiles(f, app.id, 'clash', { 'a.txt': 'clash\n' }, { startBranch: 'main', message: 'Clash' });
+      await commitFiles(f, app.id, 'main', { 'a.txt': 'a3\n' }, { message: 'Main again' });
+      const mr = await openMr({ source_branch: 'clash', title: 'Clash' });
+      assert.deepEqual([mr.merge_status, mr.detailed_merge_status, mr.has_conflicts], ['checking', 'checking', false]);
+      const checked = await settled(mr);
+      assert.deepEqual([checked.merge_status, checked.detailed_merge_status, checked.has_conflicts], ['cannot_be_merged', 'conflict', true]);
+      assert.deepEqual([(await merge(mr)).status, (await merge(mr)).body], [405, { message: '405 Method Not Allowed' }]);
+      // The source resolves it: a new head is unchecked again, then mergeable.
+      await commitFiles(f, app.id, 'clash', { 'a.txt': 'a3\n' }, { message: 'Resolve' });
+      const again = (await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}`)).body;
+      assert.deepEqual([again.merge_status, again.detailed_merge_status, again.has_conflicts], ['checking', 'checking', false]);
+      const resolved = await settled(mr);
+      assert.deepEqual([resolved.merge_status, resolved.detailed_merge_status], ['can_be_merged', 'mergeable']);
+      expectStatus(await merge(mr), 200);
     });
 
     it('squash and remove_source_branch: a squash commit as second parent; the source branch goes unless protected', async () => {

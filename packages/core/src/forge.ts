@@ -37,7 +37,7 @@ import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
 import { issueNoteable, issuesGraphql, issuesMergeRequestHooks, issuesPushHooks, issuesRoutes, registerIssueClosingJobs, registerIssueHooks } from './domains/issues/index.js';
 import { webhookDeploymentHooks, webhookPipelineHooks } from './domains/webhooks/index.js';
 import { registerWebhookJobs, webhookAccountHooks, webhookAwardEmojiHooks, webhookIssueHooks, webhookMergeRequestHooks, webhookMilestoneHooks, webhookNoteHooks, webhookPushHooks, webhookReleaseHooks, webhooksRoutes } from './domains/webhooks/index.js';
-import { mergeRequestsGraphql, mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks } from './domains/merge-requests/index.js';
+import { mergeRequestsGraphql, mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestPushHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks, registerMergeRequestJobs } from './domains/merge-requests/index.js';
 import { findAwardableNoteable, notesRoutes, registerNoteHooks, registerNoteable } from './domains/notes/index.js';
 import { snippetNoteable, snippetsRoutes } from './domains/snippets/index.js';
 import { awardEmojiRoutes, registerAwardableFinder, registerAwardEmojiHooks } from './domains/award-emoji/index.js';
@@ -50,7 +50,7 @@ import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index
 import { applyPushedRefUpdates, registerPushHooks, replayPendingRepositories, repositoryRoutes } from './domains/repository/index.js';
 import { registerReleaseHooks, releasesPushHooks, releasesRoutes } from './domains/releases/index.js';
 import { protectedBranchesRoutes, protectedTagsRoutes } from './domains/protected-branches/index.js';
-import { approvalsGraphql, approvalStatusesOf, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
+import { approvalsGraphql, approvalStatusesOf, approvalsMergeRequestHooks, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
 import { pipelineSchedulesRoutes, registerPipelineScheduleJobs } from './domains/pipeline-schedules/index.js';
 import { ciVariablesRoutes } from './domains/ci-variables/index.js';
 import { createTestHarnessRoutes } from './test-harness/index.js';
@@ -211,6 +211,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerErrorTrackingJobs(deps);
   registerApprovalJobs(deps);
   registerIssueClosingJobs(deps);
+  // Merge request diff versions' patch ids and mergeability checks run on the queue.
+  registerMergeRequestJobs(deps);
   // A pipeline advancing moves deployments (which may hold its jobs), then flows, then the
   // merge requests' metrics: in this order, in the pipeline's transaction.
   registerPipelineHooks(deliveryPipelineHooks);
@@ -218,6 +220,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerPipelineHooks(mergeRequestPipelineHooks);
   // A push resets approvals (in the commit's transaction), then runs its pipeline (after it).
   registerPushHooks(approvalsPushHooks);
+  // A moved branch records merge request diff versions and makes mergeability unchecked.
+  registerPushHooks(mergeRequestPushHooks);
   registerPushHooks(ciPushHooks);
   // A deleted tag takes its release (whose deletion is a release event), then the push goes out to the hooks.
   registerPushHooks(releasesPushHooks);
@@ -232,6 +236,8 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   // Issues, merge requests and comments go out to the hooks that take them, queued in the change's transaction.
   registerIssueHooks(webhookIssueHooks);
   registerMergeRequestHooks(webhookMergeRequestHooks);
+  // A new merge request's approvals sync on the queue (approvals_syncing until then).
+  registerMergeRequestHooks(approvalsMergeRequestHooks);
   registerNoteHooks(webhookNoteHooks);
   // Reactions, members, groups, projects and users go out to emoji, member, subgroup, project and system hooks.
   registerAwardEmojiHooks(webhookAwardEmojiHooks);

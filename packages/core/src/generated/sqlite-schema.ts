@@ -31,6 +31,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "028-repository-replays",
     "031-ai-catalog",
     "032-console-sessions",
+    "034-merge-request-diffs",
     "035-protected-tags"
   ],
   "statements": [
@@ -73,7 +74,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE TABLE \"label_links\" (\"id\" integer primary key autoincrement, \"label_id\" integer not null references \"labels\" (\"id\") on delete cascade, \"target_type\" text not null, \"target_id\" integer not null, \"created_at\" text not null)",
     "CREATE UNIQUE INDEX \"label_links_unique\" on \"label_links\" (\"label_id\", \"target_type\", \"target_id\")",
     "CREATE INDEX \"label_links_target\" on \"label_links\" (\"target_type\", \"target_id\")",
-    "CREATE TABLE \"merge_requests\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"iid\" integer not null, \"title\" text not null, \"description\" text, \"state\" text not null, \"source_branch\" text not null, \"target_branch\" text not null, \"source_project_id\" integer not null, \"author_id\" integer not null, \"milestone_id\" integer, \"sha\" text not null, \"merge_commit_sha\" text, \"squash_commit_sha\" text, \"draft\" integer default 0 not null, \"squash\" integer default 0 not null, \"should_remove_source_branch\" integer default 0 not null, \"discussion_locked\" integer default 0 not null, \"merged_at\" text, \"merged_by_id\" integer, \"closed_at\" text, \"closed_by_id\" integer, \"created_at\" text not null, \"updated_at\" text not null, \"latest_build_started_at\" text, \"latest_build_finished_at\" text, \"first_deployed_to_production_at\" text, \"metrics_pipeline_id\" integer)",
+    "CREATE TABLE \"merge_requests\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"iid\" integer not null, \"title\" text not null, \"description\" text, \"state\" text not null, \"source_branch\" text not null, \"target_branch\" text not null, \"source_project_id\" integer not null, \"author_id\" integer not null, \"milestone_id\" integer, \"sha\" text not null, \"merge_commit_sha\" text, \"squash_commit_sha\" text, \"draft\" integer default 0 not null, \"squash\" integer default 0 not null, \"should_remove_source_branch\" integer default 0 not null, \"discussion_locked\" integer default 0 not null, \"merged_at\" text, \"merged_by_id\" integer, \"closed_at\" text, \"closed_by_id\" integer, \"created_at\" text not null, \"updated_at\" text not null, \"latest_build_started_at\" text, \"latest_build_finished_at\" text, \"first_deployed_to_production_at\" text, \"metrics_pipeline_id\" integer, \"merge_status\" text default 'unchecked' not null)",
     "CREATE UNIQUE INDEX \"merge_requests_project_iid\" on \"merge_requests\" (\"project_id\", \"iid\")",
     "CREATE INDEX \"merge_requests_project_state\" on \"merge_requests\" (\"project_id\", \"state\", \"id\")",
     "CREATE INDEX \"merge_requests_source\" on \"merge_requests\" (\"source_project_id\", \"source_branch\")",
@@ -314,6 +315,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"ai_catalog_item_consumers_item\" on \"ai_catalog_item_consumers\" (\"item_id\")",
     "CREATE TABLE \"console_sessions\" (\"id\" integer primary key autoincrement, \"user_id\" integer not null references \"users\" (\"id\") on delete cascade, \"session_digest\" text not null unique, \"access_token_id\" integer references \"access_tokens\" (\"id\") on delete cascade, \"scopes\" text, \"created_at\" text not null, \"expires_at\" text not null)",
     "CREATE INDEX \"console_sessions_user_id\" on \"console_sessions\" (\"user_id\")",
+    "CREATE TABLE \"merge_request_diffs\" (\"id\" integer primary key autoincrement, \"merge_request_id\" integer not null references \"merge_requests\" (\"id\") on delete cascade, \"state\" text not null, \"base_commit_sha\" text, \"start_commit_sha\" text, \"head_commit_sha\" text, \"real_size\" text, \"commits_count\" integer default 0 not null, \"patch_id_sha\" text, \"created_at\" text not null)",
+    "CREATE INDEX \"merge_request_diffs_merge_request_id\" on \"merge_request_diffs\" (\"merge_request_id\", \"id\")",
     "CREATE TABLE \"protected_tags\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"name\" text not null, \"created_at\" text not null, \"updated_at\" text not null)",
     "CREATE UNIQUE INDEX \"protected_tags_name\" on \"protected_tags\" (\"project_id\", \"name\")",
     "CREATE TABLE \"protected_tag_create_access_levels\" (\"id\" integer primary key autoincrement, \"protected_tag_id\" integer not null references \"protected_tags\" (\"id\") on delete cascade, \"access_level\" integer, \"user_id\" integer references \"users\" (\"id\") on delete cascade, \"group_id\" integer references \"namespaces\" (\"id\") on delete cascade)",

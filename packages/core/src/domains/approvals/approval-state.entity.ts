@@ -7,6 +7,7 @@ import { tierAtLeast } from '../../kernel/tiers.js';
 import { toGroupEntity, type GroupEntity } from '../accounts/index.js';
 import { toUserBasicEntity, type UserBasicEntity } from '../../access/user.entity.js';
 import type { ApprovalState, WrappedRule } from './approval-state.js';
+import { publicMergeStatus } from '../merge-requests/index.js';
 import { isOverridden, loadRules, presentRule, visibleGroupIds, type ApprovalRuleEntity, type LoadedRule } from './rules.js';
 
 export interface ApprovalRuleShortEntity {
@@ -59,10 +60,6 @@ export interface MergeRequestApprovalStateEntity {
   rules: ApprovalStateRuleEntity[];
 }
 
-/** `merge_status` as GitLab's `public_merge_status`: `checking` while a push is processed. */
-export function publicMergeStatus(state: ApprovalState): string {
-  return state.sync ? 'checking' : 'can_be_merged';
-}
 
 function short(r: WrappedRule): ApprovalRuleShortEntity {
   return { id: r.rule.row.id, name: r.rule.row.name, rule_type: r.rule.row.rule_type, report_type: r.rule.row.report_type };
@@ -98,7 +95,7 @@ export async function presentApprovalState(
     state: mr.state,
     created_at: mr.created_at,
     updated_at: mr.updated_at,
-    merge_status: publicMergeStatus(state),
+    merge_status: publicMergeStatus(mr.merge_status),
     approved: state.approved,
     approvals_required: state.approvalsRequired,
     approvals_left: state.approvalsLeft,

@@ -22,7 +22,7 @@ import { accessLevel, can } from '../../access/policy.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import type { Database } from '../../storage/database.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import type { MergeRequestApprovalStatus, MergeRequestRow } from '../merge-requests/index.js';
+import type { MergeRequestRow } from '../merge-requests/index.js';
 import type { MergeRequestApprovalRow } from './approvals.table.js';
 import {
   approverIdsOf,
@@ -49,8 +49,6 @@ export interface WrappedRule {
   approved: boolean;
 }
 
-/** `checking` / `approvals_syncing` until the queue has processed the last push (as merge requests show it). */
-export type SyncStatus = MergeRequestApprovalStatus['sync'];
 
 export interface ApprovalState {
   mergeRequest: MergeRequestRow;
@@ -64,8 +62,8 @@ export interface ApprovalState {
   approvalsLeft: number;
   approved: boolean;
   committers: Set<number>;
-  /** A push the queue has not processed yet. */
-  sync: SyncStatus;
+  /** Approvals reset and not yet synced by the queue (`approvals_syncing` when not approved). */
+  temporarilyUnapproved: boolean;
   index: RuleIndex;
 }
 
@@ -172,7 +170,7 @@ export async function approvalStatesOf(ctx: Ctx, mrs: MergeRequestRow[]): Promis
       approvalsLeft: Math.max(sum(regular, (r) => r.approvalsLeft), maxOf(any, (r) => r.approvalsLeft)),
       approved: rules.every((r) => r.approved),
       committers,
-      sync: sync ? (sync.approvals_reset === 1 ? 'approvals_syncing' : 'checking') : null,
+      temporarilyUnapproved: sync !== undefined,
       index,
     });
   }

@@ -4,7 +4,7 @@ export { getApprovalSettings, updateApprovalSettings, settingsOf, DEFAULT_SETTIN
 export { listProjectRules, getProjectRule, createProjectRule, updateProjectRule, deleteProjectRule } from './project-rules.js';
 export { listMergeRequestRules, getMergeRequestRule, createMergeRequestRule, updateMergeRequestRule, deleteMergeRequestRule } from './merge-request-rules.js';
 export { getApprovals, getApprovalState, approveMergeRequest, unapproveMergeRequest, resetApprovals } from './approve.js';
-export { onMergeRequestHeadsMoved, approvalsPushHooks, registerApprovalJobs, APPROVALS_SYNC_JOB } from './on-push.js';
+export { onMergeRequestHeadsMoved, approvalsPushHooks, approvalsMergeRequestHooks, registerApprovalJobs, APPROVALS_SYNC_JOB } from './on-push.js';
 /** For the wiring: the approval status merge requests show and merge by. */
 export { approvalStatusesOf } from './merge-status.js';
 export type { ApprovalStateEntity, ApprovalStateRuleEntity, ApprovalRuleShortEntity, MergeRequestApprovalStateEntity } from './approval-state.entity.js';

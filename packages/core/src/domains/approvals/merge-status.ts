@@ -1,6 +1,6 @@
 /**
  * What the merge request domain needs of approvals (merge-requests/approval-status.ts): whether
- * merge requests are approved and whether a push is still being processed. Registered in forge.ts.
+ * merge requests are approved and whether their approvals are syncing. Registered in forge.ts.
  */
 import type { ApprovalStatusProvider, MergeRequestApprovalStatus } from '../merge-requests/index.js';
 import { approvalStatesOf } from './approval-state.js';
@@ -9,6 +9,6 @@ import { approvalStatesOf } from './approval-state.js';
 export const approvalStatusesOf: ApprovalStatusProvider = async (ctx, rows) => {
   const states = await approvalStatesOf(ctx, rows);
   const out = new Map<number, MergeRequestApprovalStatus>();
-  for (const [id, s] of states) out.set(id, { approved: s.approved, sync: s.sync });
+  for (const [id, s] of states) out.set(id, { approved: s.approved, temporarilyUnapproved: s.temporarilyUnapproved });
   return out;
 };

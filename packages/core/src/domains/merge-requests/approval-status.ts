@@ -10,8 +10,8 @@ import type { MergeRequestRow } from './merge-request.table.js';
 
 export interface MergeRequestApprovalStatus {
   approved: boolean;
-  /** `checking` / `approvals_syncing` until the queue has processed the last push. */
-  sync: 'checking' | 'approvals_syncing' | null;
+  /** Approvals reset (by a push, or a new merge request) and not yet synced by the queue: GitLab's temporarily_unapproved?. */
+  temporarilyUnapproved: boolean;
 }
 
 /** The approval status of a page of merge requests (batched), by merge request id. */
@@ -30,8 +30,7 @@ export function approvalStatusesOf(ctx: Ctx, rows: MergeRequestRow[]): Promise<M
 
 /**
  * Merging needs the approvals (GitLab's `mergeable?` includes `approved?`); the merge
- * endpoint answers 405 otherwise. A push still being processed does not block it: its
- * approval reset already happened with the commit.
+ * endpoint answers 405 otherwise.
  */
 export async function approvalsAllowMerge(ctx: Ctx, mr: MergeRequestRow): Promise<boolean> {
   return (await approvalStatusesOf(ctx, [mr])).get(mr.id)!.approved;

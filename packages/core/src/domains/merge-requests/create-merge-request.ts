@@ -17,6 +17,7 @@ import { eligibleUserIds } from './merge-request-users.js';
 import { runMergeRequestChanged } from './merge-request-hooks.js';
 import { presentMergeRequest } from './present-merge-requests.js';
 import { sourceBranchHead } from './source-branch.js';
+import { recordDiffVersion } from './merge-request-diffs.js';
 
 /** GitLab's message when an open merge request already joins the same branches. */
 export function duplicateMessage(iid: number): string {
@@ -89,6 +90,8 @@ export async function createMergeRequest(ctx: Ctx, input: CreateMergeRequestInpu
       created_at: now,
       updated_at: now,
     });
+    // Its first diff version (GitLab's MergeRequests::AfterCreateService#prepare_merge_request).
+    await recordDiffVersion(trx, ctx, mr, now);
     await replaceMergeRequestUsers(trx, 'merge_request_assignees', mr.id, assigneeIds);
     await replaceMergeRequestUsers(trx, 'merge_request_reviewers', mr.id, reviewerIds);
     if (labels) await applyLabelChanges(trx, 'MergeRequest', mr.id, labels, now);

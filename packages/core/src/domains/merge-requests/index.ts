@@ -38,6 +38,7 @@ export {
   type MergeRequestAction,
 } from './merge-request-hooks.js';
 export { selectMergeRequestUserIds } from './merge-request.queries.js';
+export { publicMergeStatus, mergeRequestPushHooks, registerMergeRequestJobs } from './merge-request-diffs.js';
 /** GraphQL: MergeRequest, Project.mergeRequests/mergeRequest, Group.mergeRequests. */
 export { mergeRequestsGraphql } from './merge-requests.graphql.js';
 /** For git-http: `git push -o merge_request.*`. */

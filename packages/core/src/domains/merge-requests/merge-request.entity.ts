@@ -6,6 +6,7 @@ import type { UserBasicEntity } from '../../access/user.entity.js';
 import type { PipelineBasicEntity, PipelineEntity } from '../ci/index.js';
 import type { MilestoneEntity } from '../milestones/index.js';
 import type { MergeRequestRow } from './merge-request.table.js';
+import { publicMergeStatus } from './merge-request-diffs.js';
 
 export interface MergeRequestReferences {
   short: string;
@@ -47,8 +48,17 @@ export interface MergeRequestEntity {
   work_in_progress: boolean;
   milestone: MilestoneEntity | null;
   merge_when_pipeline_succeeds: boolean;
-  merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked' | 'checking';
-  detailed_merge_status: 'mergeable' | 'draft_status' | 'not_open' | 'not_approved' | 'checking' | 'approvals_syncing';
+  merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked' | 'checking' | 'cannot_be_merged_recheck';
+  detailed_merge_status:
+    | 'mergeable'
+    | 'draft_status'
+    | 'not_open'
+    | 'not_approved'
+    | 'checking'
+    | 'unchecked'
+    | 'approvals_syncing'
+    | 'commits_status'
+    | 'conflict';
   /** The source branch's head; null while the branch does not exist. */
   sha: string | null;
   merge_commit_sha: string | null;
@@ -121,8 +131,10 @@ export interface MergeRequestRelations {
   userNotesCount: number;
   upvotes: number;
   downvotes: number;
-  /** From the approvals domain: approved per its rules, and a push still being processed. */
-  approval: { approved: boolean; sync: 'checking' | 'approvals_syncing' | null };
+  /** From the approvals domain: approved per its rules, and approvals reset and not yet synced (GitLab's temporarily_unapproved?). */
+  approval: { approved: boolean; temporarilyUnapproved: boolean };
+  /** The source branch exists and is ahead of the target (its newest diff version has commits). */
+  hasCommits: boolean;
 }
 
 function references(row: MergeRequestRow, rel: MergeRequestRelations): MergeRequestReferences {
@@ -136,16 +148,20 @@ function references(row: MergeRequestRow, rel: MergeRequestRelations): MergeRequ
 }
 
 /**
- * GitLab's DetailedMergeStatusService order: `checking` while a push is processed, then the
- * mergeability checks (open, draft, approved; `approvals_syncing` while a push that reset
- * the approvals is processed).
+ * GitLab's DetailedMergeStatusService: `checking` / `unchecked` while mergeability is not
+ * known, then the first failing check in EE's order: approvals (`approvals_syncing` while
+ * approvals reset by a push are not synced yet), open, draft, commits, then the git checks
+ * (conflicts).
  */
-function detailedMergeStatus(row: MergeRequestRow, approval: MergeRequestRelations['approval']): MergeRequestEntity['detailed_merge_status'] {
-  if (approval.sync === 'checking') return 'checking';
+function detailedMergeStatus(row: MergeRequestRow, rel: MergeRequestRelations): MergeRequestEntity['detailed_merge_status'] {
+  if (row.merge_status === 'checking' || row.merge_status === 'cannot_be_merged_rechecking') return 'checking';
+  if (row.merge_status === 'unchecked' || row.merge_status === 'cannot_be_merged_recheck') return 'unchecked';
+  if (!rel.approval.approved) return rel.approval.temporarilyUnapproved ? 'approvals_syncing' : 'not_approved';
   if (row.state !== 'opened') return 'not_open';
   if (row.draft) return 'draft_status';
-  if (approval.sync === 'approvals_syncing') return 'approvals_syncing';
-  return approval.approved ? 'mergeable' : 'not_approved';
+  if (!rel.hasCommits) return 'commits_status';
+  if (row.merge_status === 'cannot_be_merged') return 'conflict';
+  return 'mergeable';
 }
 
 export function toMergeRequestEntity(row: MergeRequestRow, rel: MergeRequestRelations, urls: UrlBuilder): MergeRequestEntity {
@@ -185,9 +201,8 @@ export function toMergeRequestEntity(row: MergeRequestRow, rel: MergeRequestRela
     work_in_progress: draft,
     milestone: rel.milestone,
     merge_when_pipeline_succeeds: false,
-    // Nothing conflicts (Forgelet keeps no trees); `checking` while a push is processed.
-    merge_status: rel.approval.sync ? 'checking' : 'can_be_merged',
-    detailed_merge_status: detailedMergeStatus(row, rel.approval),
+    merge_status: publicMergeStatus(row.merge_status),
+    detailed_merge_status: detailedMergeStatus(row, rel),
     sha: row.sha || null,
     merge_commit_sha: row.merge_commit_sha,
     squash_commit_sha: row.squash_commit_sha,
@@ -201,7 +216,7 @@ export function toMergeRequestEntity(row: MergeRequestRow, rel: MergeRequestRela
     squash: row.squash === 1,
     squash_on_merge: row.squash === 1,
     task_completion_status: taskCompletion(row.description),
-    has_conflicts: false,
+    has_conflicts: row.merge_status === 'cannot_be_merged', // GitLab's cannot_be_merged?
     blocking_discussions_resolved: true,
     approvals_before_merge: null,
   };

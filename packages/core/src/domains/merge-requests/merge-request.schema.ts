@@ -69,6 +69,17 @@ export const MergeMergeRequestInput = params({
 export type MergeMergeRequestInput = InferShape<typeof MergeMergeRequestInput.shape>;
 
 export const MergeRequestRefInput = params({ id: p.string(), merge_request_iid: p.integer() });
+
+export const MergeRequestPageInput = params({ id: p.string(), merge_request_iid: p.integer(), ...paginationParams });
+export type MergeRequestPageInput = InferShape<typeof MergeRequestPageInput.shape>;
+
+export const MergeRequestVersionInput = params({
+  id: p.string(),
+  merge_request_iid: p.integer(),
+  version_id: p.integer(),
+  unidiff: p.boolean().default(false).describe('Diffs in unified diff format (with `---`/`+++` lines).'),
+});
+export type MergeRequestVersionInput = InferShape<typeof MergeRequestVersionInput.shape>;
 export type MergeRequestRefInput = InferShape<typeof MergeRequestRefInput.shape>;
 
 /** `None`, `Any` or a user id (GitLab's `integer_none_any`). */

@@ -35,7 +35,16 @@ export interface MergeRequestTable {
   latest_build_started_at: string | null;
   latest_build_finished_at: string | null;
   first_deployed_to_production_at: string | null;
+  /**
+   * GitLab's mergeability state machine (migration 034): `unchecked` after the source or target
+   * head moved, `checking` while the queue computes it (the first read of an unchecked merge
+   * request starts that), then `can_be_merged` or `cannot_be_merged` (conflicts, or a branch
+   * missing); `cannot_be_merged_recheck(ing)` are the same two steps from a conflicting state.
+   */
+  merge_status: Generated<MergeStatus>;
 }
+
+export type MergeStatus = 'unchecked' | 'checking' | 'can_be_merged' | 'cannot_be_merged' | 'cannot_be_merged_recheck' | 'cannot_be_merged_rechecking';
 export type MergeRequestRow = Selectable<MergeRequestTable>;
 export type NewMergeRequestRow = Insertable<MergeRequestTable>;
 export type MergeRequestUpdate = Updateable<MergeRequestTable>;
@@ -46,11 +55,32 @@ export interface MergeRequestUserTable {
   user_id: number;
 }
 
+/**
+ * A diff version of a merge request (GitLab's MergeRequestDiff, migration 034): the shas when
+ * the source head moved, the changed files' count (`real_size`, `1000+` past the limit) and
+ * the patch id the queue computes afterwards.
+ */
+export interface MergeRequestDiffTable {
+  id: Generated<number>;
+  merge_request_id: number;
+  /** `collected`, `overflow` (more files than the limit) or `empty` (no change). */
+  state: string;
+  base_commit_sha: string | null;
+  start_commit_sha: string | null;
+  head_commit_sha: string | null;
+  real_size: string | null;
+  commits_count: Generated<number>;
+  patch_id_sha: string | null;
+  created_at: string;
+}
+export type MergeRequestDiffRow = Selectable<MergeRequestDiffTable>;
+
 // This domain's tables in the database schema (storage/database.ts).
 declare module '../../storage/database.js' {
   interface Database {
     merge_requests: MergeRequestTable;
     merge_request_assignees: MergeRequestUserTable;
     merge_request_reviewers: MergeRequestUserTable;
+    merge_request_diffs: MergeRequestDiffTable;
   }
 }

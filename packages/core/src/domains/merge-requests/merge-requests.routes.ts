@@ -14,9 +14,11 @@ import {
   ListMergeRequestsInput,
   ListProjectMergeRequestsInput,
   MergeMergeRequestInput,
+  MergeRequestPageInput,
   MergeRequestRefInput,
   UpdateMergeRequestInput,
 } from './merge-request.schema.js';
+import { listMergeRequestCommits, listVersions } from './merge-request-versions.js';
 import { updateMergeRequest } from './update-merge-request.js';
 
 const tag = 'merge_requests';
@@ -42,6 +44,10 @@ export const mergeRequestsRoutes = [
     }),
   route('PUT', '/projects/:id/merge_requests/:merge_request_iid/merge', { auth: 'required', params: MergeMergeRequestInput, tag, summary: 'Merge a merge request' },
     async (ctx, input) => ok(await mergeMergeRequest(ctx, input))),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/versions', { auth: 'optional', params: MergeRequestPageInput, tag, summary: 'List the diff versions of a merge request' },
+    async (ctx, input) => paged(await listVersions(ctx, input))),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/commits', { auth: 'optional', params: MergeRequestPageInput, tag, summary: 'List the commits of a merge request' },
+    async (ctx, input) => paged(await listMergeRequestCommits(ctx, input))),
   route('GET', '/groups/:id/milestones/:milestone_id/merge_requests', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Merge requests of a group milestone' },
     async (ctx, input) => paged(await listMergeRequestsOfMilestone(ctx, 'groups', input))),
   route('GET', '/projects/:id/milestones/:milestone_id/merge_requests', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Merge requests of a project milestone' },

@@ -11,7 +11,9 @@ import { mentions } from '../../kernel/mentions.js';
 import { approvalStatusesOf } from './approval-status.js';
 import { presentPipeline, presentPipelineBasic } from '../ci/index.js';
 import { headPipelineOf } from './merge-request-metrics.js';
-import { mergeRequestDiff } from './source-branch.js';
+import { latestDiffsOf, mergeBaseOf, startMergeabilityChecks } from './merge-request-diffs.js';
+import { selectBranch } from '../repository/index.js';
+import type { MergeRequestDiffRow } from './merge-request.table.js';
 import {
   toMergeRequestDetailEntity,
   toMergeRequestEntity,
@@ -39,7 +41,7 @@ function groupBy<T>(rows: T[], key: (row: T) => number): Map<number, T[]> {
 
 async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<number, ProjectRow>, from: From): Promise<MergeRequestRelations[]> {
   const ids = rows.map((r) => r.id);
-  const [assignees, reviewers, labels, notes, votes, milestones, approvals] = await Promise.all([
+  const [assignees, reviewers, labels, notes, votes, milestones, approvals, diffs] = await Promise.all([
     selectUsersOfMergeRequests(ctx.db, 'merge_request_assignees', ids),
     selectUsersOfMergeRequests(ctx.db, 'merge_request_reviewers', ids),
     selectLabelsOfTargets(ctx.db, 'MergeRequest', ids),
@@ -47,6 +49,7 @@ async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<nu
     countVotesOf(ctx.db, 'MergeRequest', ids),
     milestonesByIdFor(ctx, rows.map((r) => r.milestone_id)),
     approvalStatusesOf(ctx, rows),
+    latestDiffsOf(ctx.db, ids),
   ]);
   const userIds = new Set<number>();
   for (const r of rows) for (const id of [r.author_id, r.merged_by_id, r.closed_by_id]) if (id !== null) userIds.add(id);
@@ -68,13 +71,16 @@ async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<nu
     userNotesCount: notes.get(r.id) ?? 0,
     upvotes: votes.get(r.id)?.up ?? 0,
     downvotes: votes.get(r.id)?.down ?? 0,
-    approval: approvals.get(r.id) ?? { approved: true, sync: null },
+    approval: approvals.get(r.id) ?? { approved: true, temporarilyUnapproved: false },
+    // No version yet (a merge request from before versions): a source head counts as commits.
+    hasCommits: Boolean(r.sha) && (diffs.get(r.id)?.commits_count ?? 1) > 0,
   }));
 }
 
 /** List entities. `projects` may hold the one project of a project list; others are loaded. */
-export async function presentMergeRequests(ctx: Ctx, rows: MergeRequestRow[], from: From, known: ProjectRow[] = []): Promise<MergeRequestEntity[]> {
-  if (rows.length === 0) return [];
+export async function presentMergeRequests(ctx: Ctx, given: MergeRequestRow[], from: From, known: ProjectRow[] = []): Promise<MergeRequestEntity[]> {
+  if (given.length === 0) return [];
+  const rows = await startMergeabilityChecks(ctx, given);
   const projects = new Map(known.map((p) => [p.id, p]));
   const missing = [...new Set(rows.map((r) => r.project_id))].filter((id) => !projects.has(id));
   if (missing.length) for (const p of await ctx.db.selectFrom('projects').selectAll().where('id', 'in', missing).execute()) projects.set(p.id, p);
@@ -89,16 +95,17 @@ export async function presentMergeRequests(ctx: Ctx, rows: MergeRequestRow[], fr
  */
 export async function presentMergeRequest(
   ctx: Ctx,
-  row: MergeRequestRow,
+  given: MergeRequestRow,
   project: ProjectRow,
   options: { firstContribution?: boolean } = {},
 ): Promise<MergeRequestDetailEntity> {
+  const [row] = (await startMergeabilityChecks(ctx, [given])) as [MergeRequestRow];
   const subject = { kind: 'project', project } as const;
   const viewer = ctx.actor.user;
   const [[relations], canMerge, diff, readPipelines, firstContribution, involved] = await Promise.all([
     loadRelations(ctx, [row], new Map([[project.id, project]]), { project: project.id }),
     ctx.actor.user !== null ? can(ctx, 'merge_merge_request', subject) : false,
-    mergeRequestDiff(ctx.db, row),
+    diffOf(ctx, row),
     project.jobs_enabled === 1 ? can(ctx, 'read_pipeline', subject) : false,
     options.firstContribution ? isFirstContribution(ctx, row) : undefined,
     viewer ? noteablesInvolving(ctx.db, 'MergeRequest', [row.id], viewer) : new Set<number>(),
@@ -126,6 +133,20 @@ export async function presentMergeRequest(
     }
   }
   return toMergeRequestDetailEntity(row, relations!, ctx.urls, details);
+}
+
+/**
+ * `diff_refs` and `changes_count` (GitLab's `real_size`) of the newest diff version; a merge
+ * request without one (its source branch never existed, or it predates versions) shows the
+ * refs git gives now and no count.
+ */
+async function diffOf(ctx: Ctx, row: MergeRequestRow): Promise<{ diff_refs: MergeRequestDetailEntity['diff_refs']; changes_count: string | null }> {
+  const latest: MergeRequestDiffRow | undefined = (await latestDiffsOf(ctx.db, [row.id])).get(row.id);
+  if (latest) return { diff_refs: { base_sha: latest.base_commit_sha, head_sha: latest.head_commit_sha, start_sha: latest.start_commit_sha }, changes_count: latest.real_size };
+  const head = row.sha || null;
+  const start = (await selectBranch(ctx.db, row.project_id, row.target_branch))?.commit_sha || null;
+  const base = start && head ? await mergeBaseOf(ctx.git, row.project_id, start, head) : null;
+  return { diff_refs: { base_sha: base, head_sha: head, start_sha: start }, changes_count: null };
 }
 
 /**

@@ -26,6 +26,7 @@ import type { MergeRequestRow, MergeRequestUpdate } from './merge-request.table.
 import { eligibleUserIds } from './merge-request-users.js';
 import { presentMergeRequest } from './present-merge-requests.js';
 import { runMergeRequestChanged } from './merge-request-hooks.js';
+import { refreshDiff } from './merge-request-diffs.js';
 
 /** May the actor edit this merge request? Its author may, besides Developers. */
 async function authorizeUpdate(ctx: Ctx, project: ProjectRow, mr: MergeRequestRow): Promise<void> {
@@ -115,7 +116,13 @@ export async function updateMergeRequest(ctx: Ctx, input: UpdateMergeRequestInpu
     touched = (await syncUsers(trx, 'merge_request_reviewers', mr.id, reviewerIds)) || touched;
     if (labels) touched = (await applyLabelChanges(trx, 'MergeRequest', mr.id, labels, now)) || touched;
     if (!touched) return mr;
-    const updated = await updateMergeRequestById(trx, mr.id, { ...set, ...change?.set, updated_at: now });
+    let updated = await updateMergeRequestById(trx, mr.id, { ...set, ...change?.set, updated_at: now });
+    // A new target (GitLab's reload_diff_if_branch_changed) or reopening (ReopenService's
+    // reload_diff): a new diff version, mergeability to check again.
+    if (updated.state === 'opened' && (set.target_branch !== undefined || change?.event === 'reopened')) {
+      await refreshDiff(trx, ctx, updated, now);
+      updated = await trx.selectFrom('merge_requests').selectAll().where('id', '=', mr.id).executeTakeFirstOrThrow();
+    }
     if (change) {
       await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, change.event, user.id, now);
       await recordProjectActivity(trx, project, now);

@@ -16,7 +16,8 @@ import type { PushOptions } from './push-options.js';
 import { runRefPushed, runRefUpdated, type RefUpdate } from './push-hooks.js';
 import { selectRef } from './refs.js';
 import { moveMergeRequestHeads, protectDefaultBranch } from './write-commit.js';
-import type { CommitChangeKind } from './repository.table.js';
+import type { CommitChangeKind, RepositoryRefRow } from './repository.table.js';
+import { queueRefMove } from './git-write.js';
 
 type Trx = Kysely<Database>;
 
@@ -242,6 +243,61 @@ async function indexRefFiles(trx: Trx, git: GitRepositories, projectId: number, 
   for (const part of chunks(rows, 100)) await trx.insertInto('repository_files').values(part).execute();
 }
 
+/** The newest of the `fresh` commits changing each path (for the files' last commits). */
+async function lastChangesOf(trx: Trx, projectId: number, fresh: GitCommit[]): Promise<Map<string, string>> {
+  if (!fresh.length) return new Map();
+  const rows = await trx
+    .selectFrom('repository_commit_changes as ch')
+    .innerJoin('repository_commits as c', 'c.id', 'ch.commit_id')
+    .select(['c.sha', 'ch.path'])
+    .where('c.project_id', '=', projectId)
+    .where('c.sha', 'in', fresh.map((c) => c.sha).slice(-CHUNK))
+    .orderBy('c.id')
+    .execute();
+  return new Map(rows.map((r) => [r.path, r.sha])); // the newest commit writing each path wins
+}
+
+/**
+ * The newest commit of `to` and not of `from` changing each path, as `git log -1 -- <path>`
+ * finds it through a merge (a clean merge commit changes no path of its own: the commit that
+ * changed the file on the merged side is its last commit).
+ */
+async function lastCommitsOfPaths(git: GitRepositories, projectId: number, to: string, from: string): Promise<Map<string, string>> {
+  const args = ['log', '-z', '--format=%x01%H', '--name-only', to, ...(from ? [`^${from}`] : [])];
+  const out = (await git.run(projectId, args)).stdout.toString('utf8');
+  const last = new Map<string, string>();
+  let sha = '';
+  for (const field of out.split('\0')) {
+    const entry = field.replace(/^\n/, '');
+    if (entry.startsWith('\x01')) {
+      const [head, ...rest] = entry.slice(1).split('\n');
+      sha = head!;
+      for (const path of rest.filter(Boolean)) if (!last.has(path)) last.set(path, sha);
+    } else if (entry && sha && !last.has(entry)) last.set(entry, sha);
+  }
+  return last;
+}
+
+/**
+ * Moves an existing branch to `sha`, a commit already written to git (a merge request's merge
+ * commit), inside `trx`: the new commits and the branch's files are indexed, the ref move is
+ * queued (compare-and-swap from the head `trx` sees, see git-write.ts) and the push's
+ * in-transaction reactions run, as for a commit through the API.
+ */
+export async function advanceBranchIn(trx: Trx, ctx: Ctx, project: ProjectRow, name: string, sha: string): Promise<RepositoryRefRow> {
+  const existing = await selectRef(trx, project.id, 'branch', name);
+  if (!existing) throw new Error(`branch ${name} does not exist`);
+  const now = nowIso(ctx);
+  const fresh = await indexNewCommits(trx, ctx.git, project.id, [sha]);
+  const ref = await trx.updateTable('repository_refs').set({ commit_sha: sha, updated_at: now }).where('id', '=', existing.id).returningAll().executeTakeFirstOrThrow();
+  await indexRefFiles(trx, ctx.git, project.id, ref.id, sha, fresh, await lastCommitsOfPaths(ctx.git, project.id, sha, existing.commit_sha));
+  await queueRefMove(trx, ctx.git, project.id, { ref: `refs/heads/${name}`, new: sha, old: existing.commit_sha || null });
+  await moveMergeRequestHeads(trx, project.id, name, sha, now);
+  await recordProjectActivity(trx, project, now);
+  await runRefUpdated(trx, ctx, project, { kind: 'branch', name, before: existing.commit_sha || null, after: sha });
+  return ref;
+}
+
 /**
  * Refs that already moved in git (a push): the database's index of the repository follows
  * them (new commits, refs, files), open merge requests from moved branches take their new
@@ -259,15 +315,7 @@ export async function applyPushedRefUpdates(ctx: Ctx, project: ProjectRow, updat
   await ctx.db.transaction().execute(async (trx) => {
     const tips = updates.filter((u) => u.after).map((u) => u.after!);
     const fresh = await indexNewCommits(trx, git, project.id, tips);
-    const freshChanges = fresh.length ? await trx
-      .selectFrom('repository_commit_changes as ch')
-      .innerJoin('repository_commits as c', 'c.id', 'ch.commit_id')
-      .select(['c.sha', 'ch.path'])
-      .where('c.project_id', '=', project.id)
-      .where('c.sha', 'in', fresh.map((c) => c.sha).slice(-CHUNK))
-      .orderBy('c.id')
-      .execute() : [];
-    const lastChange = new Map(freshChanges.map((r) => [r.path, r.sha])); // the newest commit writing each path wins
+    const lastChange = await lastChangesOf(trx, project.id, fresh);
     let empty = !(await trx.selectFrom('repository_refs').select('id').where('project_id', '=', project.id).where('kind', '=', 'branch').limit(1).executeTakeFirst());
     for (const update of updates) {
       const existing = await selectRef(trx, project.id, update.kind, update.name);

@@ -46,7 +46,8 @@ export {
   type RecordedCommit,
 } from './write-commit.js';
 export { repositoryTransaction } from './git-write.js';
-export { applyPushedRefUpdates } from './git-index.js';
+export { applyPushedRefUpdates, advanceBranchIn } from './git-index.js';
+export { writeCommitWithTree, type Ident } from './git-write.js';
 export {
   diffCommits,
   diffCommit,

@@ -30,6 +30,7 @@ import * as m027pc from './027-project-counters.js';
 import * as m028rr from './028-repository-replays.js';
 import * as m031ac from './031-ai-catalog.js';
 import * as m032cs from './032-console-sessions.js';
+import * as m034md from './034-merge-request-diffs.js';
 import * as m035pt from './035-protected-tags.js';
 
 /** Every migration, in order. Names sort lexically. */
@@ -63,6 +64,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '028-repository-replays': m028rr,
   '031-ai-catalog': m031ac,
   '032-console-sessions': m032cs,
+  '034-merge-request-diffs': m034md,
   '035-protected-tags': m035pt,
 };
 

@@ -1,0 +1,90 @@
+/**
+ * GET /projects/:id/merge_requests/:iid/versions, /versions/:version_id and /commits, from
+ * the recorded diff versions and git (GitLab's `API::MergeRequestDiffs` and the commits of
+ * `merge_request.merge_request_diff`).
+ */
+import type { Ctx } from '../../access/context.js';
+import { NotFoundError } from '../../kernel/errors.js';
+import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
+import { presentCommit, type CommitEntity } from '../repository/index.js';
+import { findMergeRequest } from './find-merge-request.js';
+import { latestDiffOf } from './merge-request-diffs.js';
+import type { MergeRequestDiffRow } from './merge-request.table.js';
+import type { ProjectRow } from '../../access/project.table.js';
+
+/** GitLab's `Entities::MergeRequestDiff`. */
+export interface MergeRequestVersionEntity {
+  id: number;
+  head_commit_sha: string | null;
+  base_commit_sha: string | null;
+  start_commit_sha: string | null;
+  created_at: string;
+  merge_request_id: number;
+  state: string;
+  real_size: string | null;
+  patch_id_sha: string | null;
+}
+
+export function toVersionEntity(row: MergeRequestDiffRow): MergeRequestVersionEntity {
+  return {
+    id: row.id,
+    head_commit_sha: row.head_commit_sha,
+    base_commit_sha: row.base_commit_sha,
+    start_commit_sha: row.start_commit_sha,
+    created_at: row.created_at,
+    merge_request_id: row.merge_request_id,
+    state: row.state,
+    real_size: row.real_size,
+    patch_id_sha: row.patch_id_sha,
+  };
+}
+
+/** The commits of a version, newest first (`git rev-list start..head`, GitLab's merge_request_diff_commits order). */
+export async function versionCommitShas(ctx: Ctx, projectId: number, diff: MergeRequestDiffRow | undefined): Promise<string[]> {
+  if (!diff?.head_commit_sha || !diff.start_commit_sha || diff.commits_count === 0) return [];
+  const out = await ctx.git.run(projectId, ['rev-list', `${diff.start_commit_sha}..${diff.head_commit_sha}`]);
+  return out.stdout.toString('utf8').split('\n').filter(Boolean);
+}
+
+/** Commit entities for shas, in their order (rows from the repository's index). */
+export async function commitEntities(ctx: Ctx, project: ProjectRow, shas: string[]): Promise<CommitEntity[]> {
+  if (!shas.length) return [];
+  const rows = await ctx.db.selectFrom('repository_commits').selectAll().where('project_id', '=', project.id).where('sha', 'in', shas).execute();
+  const bySha = new Map(rows.map((r) => [r.sha, r]));
+  return shas.flatMap((sha) => {
+    const row = bySha.get(sha);
+    return row ? [presentCommit(ctx.urls, project, row, { trailers: false })] : [];
+  });
+}
+
+/** One page of a list held in memory. */
+export function pageOf<T>(items: T[], req: PageRequest): Page<T> {
+  const perPage = Math.min(Math.max(1, req.per_page), 100);
+  const page = Math.max(1, req.page);
+  const offset = (page - 1) * perPage;
+  return { items: items.slice(offset, offset + perPage), page, perPage, total: items.length, hasNext: offset + perPage < items.length, offset };
+}
+
+export async function listVersions(ctx: Ctx, input: { id: string; merge_request_iid: number } & PageRequest): Promise<Page<MergeRequestVersionEntity>> {
+  const { mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
+  const query = ctx.db.selectFrom('merge_request_diffs').selectAll().where('merge_request_id', '=', mergeRequest.id).orderBy('id', 'desc');
+  return paginate(ctx.db, query, input, (rows) => rows.map(toVersionEntity));
+}
+
+/** A version and its commits; the caller adds its diffs. */
+export async function findVersion(ctx: Ctx, input: { id: string; merge_request_iid: number; version_id: number }) {
+  const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
+  const row = await ctx.db.selectFrom('merge_request_diffs').selectAll().where('merge_request_id', '=', mergeRequest.id).where('id', '=', input.version_id).executeTakeFirst();
+  // ActiveRecord::RecordNotFound, as Grape renders it.
+  if (!row) throw new NotFoundError(null, { exact: '404 Not found' });
+  const commits = await commitEntities(ctx, project, await versionCommitShas(ctx, project.id, row));
+  return { project, mergeRequest, row, commits };
+}
+
+/** GET …/commits: the newest version's commits, newest first, paged. */
+export async function listMergeRequestCommits(ctx: Ctx, input: { id: string; merge_request_iid: number } & PageRequest): Promise<Page<CommitEntity>> {
+  const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
+  const shas = await versionCommitShas(ctx, project.id, await latestDiffOf(ctx.db, mergeRequest.id));
+  const page = pageOf(shas, input);
+  return { ...page, items: await commitEntities(ctx, project, page.items) };
+}
