@@ -1,12 +1,15 @@
 /**
- * GET /projects/:id/merge_requests/:iid/versions, /versions/:version_id and /commits, from
- * the recorded diff versions and git (GitLab's `API::MergeRequestDiffs` and the commits of
- * `merge_request.merge_request_diff`).
+ * GET /projects/:id/merge_requests/:iid/versions, /versions/:version_id, /commits, /changes,
+ * /diffs and /raw_diffs, from the recorded diff versions and git (GitLab's
+ * `API::MergeRequestDiffs`, and the commits and diffs of `merge_request.merge_request_diff`):
+ * a version's diff is base..head, through the repository's diff module (GitLab's limits).
  */
 import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
-import { presentCommit, type CommitEntity } from '../repository/index.js';
+import { diffCommits, presentDiff, presentCommit, type CommitEntity, type DiffCollection, type DiffEntity } from '../repository/index.js';
+import { presentMergeRequest } from './present-merge-requests.js';
+import type { MergeRequestDetailEntity } from './merge-request.entity.js';
 import { findMergeRequest } from './find-merge-request.js';
 import { latestDiffOf } from './merge-request-diffs.js';
 import type { MergeRequestDiffRow } from './merge-request.table.js';
@@ -71,14 +74,59 @@ export async function listVersions(ctx: Ctx, input: { id: string; merge_request_
   return paginate(ctx.db, query, input, (rows) => rows.map(toVersionEntity));
 }
 
-/** A version and its commits; the caller adds its diffs. */
-export async function findVersion(ctx: Ctx, input: { id: string; merge_request_iid: number; version_id: number }) {
+/** GitLab's `Entities::MergeRequestDiffFull`: the version with its commits and (unlimited) diffs. */
+export interface MergeRequestVersionDetailEntity extends MergeRequestVersionEntity {
+  commits: CommitEntity[];
+  diffs: DiffEntity[];
+}
+
+/** The diff base..head of a version (none for an empty one). */
+async function versionDiffs(ctx: Ctx, projectId: number, diff: MergeRequestDiffRow | undefined, options: { limits?: false } = {}): Promise<DiffCollection> {
+  if (!diff?.head_commit_sha || !diff.base_commit_sha || diff.base_commit_sha === diff.head_commit_sha) return { diffs: [], overflow: false };
+  return diffCommits(ctx.git, projectId, { from: diff.base_commit_sha, to: diff.head_commit_sha, expanded: true, ...(options.limits === false && { limits: false }) });
+}
+
+export async function getVersion(ctx: Ctx, input: { id: string; merge_request_iid: number; version_id: number; unidiff: boolean }): Promise<MergeRequestVersionDetailEntity> {
   const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
   const row = await ctx.db.selectFrom('merge_request_diffs').selectAll().where('merge_request_id', '=', mergeRequest.id).where('id', '=', input.version_id).executeTakeFirst();
   // ActiveRecord::RecordNotFound, as Grape renders it.
   if (!row) throw new NotFoundError(null, { exact: '404 Not found' });
   const commits = await commitEntities(ctx, project, await versionCommitShas(ctx, project.id, row));
-  return { project, mergeRequest, row, commits };
+  const { diffs } = await versionDiffs(ctx, project.id, row, { limits: false });
+  return { ...toVersionEntity(row), commits, diffs: diffs.map((d) => presentDiff(d, { unidiff: input.unidiff })) };
+}
+
+/** GitLab's `Entities::MergeRequestChanges`: the merge request with its newest version's diffs. */
+export interface MergeRequestChangesEntity extends MergeRequestDetailEntity {
+  changes: DiffEntity[];
+  overflow: boolean;
+}
+
+/**
+ * GET …/changes (deprecated in GitLab, still used): `access_raw_diffs` lifts the limits (and
+ * `overflow` is then false), as GitLab reads them from Gitaly instead of the stored collection.
+ */
+export async function getMergeRequestChanges(ctx: Ctx, input: { id: string; merge_request_iid: number; access_raw_diffs: boolean; unidiff: boolean }): Promise<MergeRequestChangesEntity> {
+  const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
+  const entity = await presentMergeRequest(ctx, mergeRequest, project);
+  const collection = await versionDiffs(ctx, project.id, await latestDiffOf(ctx.db, mergeRequest.id), { ...(input.access_raw_diffs && { limits: false as const }) });
+  return { ...entity, changes: collection.diffs.map((d) => presentDiff(d, { unidiff: input.unidiff })), overflow: input.access_raw_diffs ? false : collection.overflow };
+}
+
+/** GET …/diffs: the newest version's diffs, paged. */
+export async function listMergeRequestDiffs(ctx: Ctx, input: { id: string; merge_request_iid: number; unidiff: boolean } & PageRequest): Promise<Page<DiffEntity>> {
+  const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
+  const { diffs } = await versionDiffs(ctx, project.id, await latestDiffOf(ctx.db, mergeRequest.id));
+  const page = pageOf(diffs, input);
+  return { ...page, items: page.items.map((d) => presentDiff(d, { unidiff: input.unidiff })) };
+}
+
+/** GET …/raw_diffs: `git diff --full-index base head` as text (Gitaly's RawDiff of the diff refs). */
+export async function rawMergeRequestDiffs(ctx: Ctx, input: { id: string; merge_request_iid: number }): Promise<string> {
+  const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
+  const diff = await latestDiffOf(ctx.db, mergeRequest.id);
+  if (!diff?.base_commit_sha || !diff.head_commit_sha) return '';
+  return (await ctx.git.run(project.id, ['diff', '--full-index', diff.base_commit_sha, diff.head_commit_sha])).stdout.toString('utf8');
 }
 
 /** GET …/commits: the newest version's commits, newest first, paged. */

@@ -80,6 +80,22 @@ export const MergeRequestVersionInput = params({
   unidiff: p.boolean().default(false).describe('Diffs in unified diff format (with `---`/`+++` lines).'),
 });
 export type MergeRequestVersionInput = InferShape<typeof MergeRequestVersionInput.shape>;
+
+export const MergeRequestChangesInput = params({
+  id: p.string(),
+  merge_request_iid: p.integer(),
+  access_raw_diffs: p.boolean().default(false).describe('Diffs without the collection limits (GitLab reads them from Gitaly).'),
+  unidiff: p.boolean().default(false).describe('Diffs in unified diff format (with `---`/`+++` lines).'),
+});
+export type MergeRequestChangesInput = InferShape<typeof MergeRequestChangesInput.shape>;
+
+export const MergeRequestDiffsInput = params({
+  id: p.string(),
+  merge_request_iid: p.integer(),
+  unidiff: p.boolean().default(false).describe('Diffs in unified diff format (with `---`/`+++` lines).'),
+  ...paginationParams,
+});
+export type MergeRequestDiffsInput = InferShape<typeof MergeRequestDiffsInput.shape>;
 export type MergeRequestRefInput = InferShape<typeof MergeRequestRefInput.shape>;
 
 /** `None`, `Any` or a user id (GitLab's `integer_none_any`). */

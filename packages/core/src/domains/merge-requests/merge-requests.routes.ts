@@ -1,5 +1,5 @@
 import { p, params } from '../../kernel/params.js';
-import { created, noContent, ok, paged, route } from '../../kernel/route.js';
+import { created, noContent, ok, paged, route, text } from '../../kernel/route.js';
 import { ListStateEventsInput } from '../state-events/index.js';
 import { getMergeRequestStateEvent, listMergeRequestStateEvents } from './merge-request-state-events.js';
 import { createMergeRequest } from './create-merge-request.js';
@@ -14,11 +14,14 @@ import {
   ListMergeRequestsInput,
   ListProjectMergeRequestsInput,
   MergeMergeRequestInput,
+  MergeRequestChangesInput,
+  MergeRequestDiffsInput,
   MergeRequestPageInput,
   MergeRequestRefInput,
+  MergeRequestVersionInput,
   UpdateMergeRequestInput,
 } from './merge-request.schema.js';
-import { listMergeRequestCommits, listVersions } from './merge-request-versions.js';
+import { getMergeRequestChanges, getVersion, listMergeRequestCommits, listMergeRequestDiffs, listVersions, rawMergeRequestDiffs } from './merge-request-versions.js';
 import { updateMergeRequest } from './update-merge-request.js';
 
 const tag = 'merge_requests';
@@ -46,6 +49,14 @@ export const mergeRequestsRoutes = [
     async (ctx, input) => ok(await mergeMergeRequest(ctx, input))),
   route('GET', '/projects/:id/merge_requests/:merge_request_iid/versions', { auth: 'optional', params: MergeRequestPageInput, tag, summary: 'List the diff versions of a merge request' },
     async (ctx, input) => paged(await listVersions(ctx, input))),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/versions/:version_id', { auth: 'optional', params: MergeRequestVersionInput, tag, summary: 'Get a diff version of a merge request, with its commits and diffs' },
+    async (ctx, input) => ok(await getVersion(ctx, input))),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/changes', { auth: 'optional', params: MergeRequestChangesInput, tag, summary: 'Get a merge request with its changes (deprecated in GitLab)' },
+    async (ctx, input) => ok(await getMergeRequestChanges(ctx, input))),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/diffs', { auth: 'optional', params: MergeRequestDiffsInput, tag, summary: 'List the diffs of a merge request' },
+    async (ctx, input) => paged(await listMergeRequestDiffs(ctx, input))),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/raw_diffs', { auth: 'optional', params: MergeRequestRefInput, tag, summary: 'Get the diff of a merge request as plain text' },
+    async (ctx, input) => text(await rawMergeRequestDiffs(ctx, input))),
   route('GET', '/projects/:id/merge_requests/:merge_request_iid/commits', { auth: 'optional', params: MergeRequestPageInput, tag, summary: 'List the commits of a merge request' },
     async (ctx, input) => paged(await listMergeRequestCommits(ctx, input))),
   route('GET', '/groups/:id/milestones/:milestone_id/merge_requests', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Merge requests of a group milestone' },
