@@ -5,8 +5,16 @@ import type {
   ListMergeRequestsInput,
   ListProjectMergeRequestsInput,
   MergeMergeRequestInput,
+  MergeRequestChangesEntity,
+  MergeRequestChangesInput,
   MergeRequestDetailEntity,
+  MergeRequestDiffsInput,
   MergeRequestEntity,
+  MergeRequestPageInput,
+  MergeRequestVersionDetailEntity,
+  MergeRequestVersionEntity,
+  MergeRequestVersionInput,
+  CommitEntity,
   UpdateMergeRequestInput,
 } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
@@ -21,6 +29,12 @@ export type CreateMergeRequestParams = Omit<CreateMergeRequestInput, 'id'>;
 /** At least one field must be given. */
 export type EditMergeRequestParams = Omit<UpdateMergeRequestInput, 'id' | 'merge_request_iid'>;
 export type MergeMergeRequestParams = Omit<MergeMergeRequestInput, 'id' | 'merge_request_iid'>;
+export type MergeRequestPageParams = Partial<Omit<MergeRequestPageInput, 'id' | 'merge_request_iid'>>;
+export type ShowMergeRequestVersionParams = Partial<Omit<MergeRequestVersionInput, 'id' | 'merge_request_iid' | 'version_id'>>;
+export type ShowMergeRequestChangesParams = Partial<Omit<MergeRequestChangesInput, 'id' | 'merge_request_iid'>>;
+export type MergeRequestDiffsParams = Partial<Omit<MergeRequestDiffsInput, 'id' | 'merge_request_iid'>>;
+/** One file of a merge request's diff (GitLab's `Entities::Diff`). */
+export type MergeRequestDiffEntity = MergeRequestVersionDetailEntity['diffs'][number];
 
 /** `/merge_requests`, `/groups/:id/merge_requests`, `/projects/:id/merge_requests[/:merge_request_iid[/merge]]`. */
 export class MergeRequests {
@@ -61,6 +75,36 @@ export class MergeRequests {
   /** Merges now; `sha` must be the source branch head when given (409 otherwise). */
   merge(projectId: ResourceId, iid: number, params: MergeMergeRequestParams = {}): Promise<MergeRequestDetailEntity> {
     return this.requester.put(endpoint`projects/${projectId}/merge_requests/${iid}/merge`, params);
+  }
+
+  /** Diff versions, newest first: one per source head (shas, `real_size`, `patch_id_sha` once computed). */
+  allVersions(projectId: ResourceId, iid: number, params: MergeRequestPageParams = {}): Paginated<MergeRequestVersionEntity> {
+    return new Paginated(this.requester, endpoint`projects/${projectId}/merge_requests/${iid}/versions`, params);
+  }
+
+  /** One version with its commits and diffs (`unidiff` for `---`/`+++` patches). */
+  showVersion(projectId: ResourceId, iid: number, versionId: number, params: ShowMergeRequestVersionParams = {}): Promise<MergeRequestVersionDetailEntity> {
+    return this.requester.get(endpoint`projects/${projectId}/merge_requests/${iid}/versions/${versionId}`, params);
+  }
+
+  /** The commits of the newest version, newest first. */
+  allCommits(projectId: ResourceId, iid: number, params: MergeRequestPageParams = {}): Paginated<CommitEntity> {
+    return new Paginated(this.requester, endpoint`projects/${projectId}/merge_requests/${iid}/commits`, params);
+  }
+
+  /** The merge request with its `changes` (deprecated in GitLab); `access_raw_diffs` lifts the diff limits. */
+  showChanges(projectId: ResourceId, iid: number, params: ShowMergeRequestChangesParams = {}): Promise<MergeRequestChangesEntity> {
+    return this.requester.get(endpoint`projects/${projectId}/merge_requests/${iid}/changes`, params);
+  }
+
+  /** The diffs of the newest version, paged. */
+  allDiffs(projectId: ResourceId, iid: number, params: MergeRequestDiffsParams = {}): Paginated<MergeRequestDiffEntity> {
+    return new Paginated(this.requester, endpoint`projects/${projectId}/merge_requests/${iid}/diffs`, params);
+  }
+
+  /** The diff as `git diff` prints it (plain text). */
+  showRawDiffs(projectId: ResourceId, iid: number): Promise<string> {
+    return this.requester.get(endpoint`projects/${projectId}/merge_requests/${iid}/raw_diffs`);
   }
 
   /** Owners and admins (204). */

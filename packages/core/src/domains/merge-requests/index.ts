@@ -21,7 +21,12 @@ export type {
   ListMergeRequestsInput,
   ListProjectMergeRequestsInput,
   ListGroupMergeRequestsInput,
+  MergeRequestPageInput,
+  MergeRequestVersionInput,
+  MergeRequestChangesInput,
+  MergeRequestDiffsInput,
 } from './merge-request.schema.js';
+export type { MergeRequestVersionEntity, MergeRequestVersionDetailEntity, MergeRequestChangesEntity } from './merge-request-versions.js';
 export type { MergeRequestRow } from './merge-request.table.js';
 export { mergeRequestPipelineHooks } from './merge-request-metrics.js';
 /** For the wiring: approvals provides the approval status (merge_status, merging). */
