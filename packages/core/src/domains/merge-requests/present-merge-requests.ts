@@ -145,7 +145,8 @@ async function diffOf(ctx: Ctx, row: MergeRequestRow): Promise<{ diff_refs: Merg
   if (latest) return { diff_refs: { base_sha: latest.base_commit_sha, head_sha: latest.head_commit_sha, start_sha: latest.start_commit_sha }, changes_count: latest.real_size };
   const head = row.sha || null;
   const start = (await selectBranch(ctx.db, row.project_id, row.target_branch))?.commit_sha || null;
-  const base = start && head ? await mergeBaseOf(ctx.git, row.project_id, start, head) : null;
+  // A head git does not have (rows written without git, e.g. an import) has no base.
+  const base = start && head ? await mergeBaseOf(ctx.git, row.project_id, start, head).catch(() => null) : null;
   return { diff_refs: { base_sha: base, head_sha: head, start_sha: start }, changes_count: null };
 }
 

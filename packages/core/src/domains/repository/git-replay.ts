@@ -88,6 +88,14 @@ export async function replayRepositoryIn(trx: Trx, git: GitRepositories, project
     const m = blobMark.get(f.blob_sha);
     return m ? `M ${f.executable ? '100755' : '100644'} :${m} ${quote(f.path)}\n` : '';
   };
+  // The paths each replayed tree holds (kept until the last child by first parent is written):
+  // a rename whose source the lossy replay never wrote is skipped, as fast-import refuses it.
+  const pathsAt = new Map<string, Set<string>>();
+  const firstChildren = new Map<string, number>();
+  for (const c of ordered) {
+    const first = parentsOf(c)[0];
+    if (first) firstChildren.set(first, (firstChildren.get(first) ?? 0) + 1);
+  }
   for (const c of ordered) {
     const parents = parentsOf(c);
     commitMark.set(c.sha, ++mark);
@@ -102,17 +110,33 @@ export async function replayRepositoryIn(trx: Trx, git: GitRepositories, project
     if (parents.length) parts.push(Buffer.from(`from :${commitMark.get(parents[0]!)}\n`));
     for (const p of parents.slice(1)) parts.push(Buffer.from(`merge :${commitMark.get(p)}\n`));
     const head = headFiles.get(c.sha);
+    const tree = new Set<string>(head ? head.filter((f) => entry(f)).map((f) => f.path) : parents[0] ? (pathsAt.get(parents[0]) ?? []) : []);
     if (head) {
       parts.push(Buffer.from(`deleteall\n${head.map(entry).join('')}`));
     } else {
       for (const ch of changesOf.get(c.sha) ?? []) {
         const version = known.get(`${c.sha}\0${ch.path}`);
-        if (ch.change === 'deleted') parts.push(Buffer.from(`D ${quote(ch.path)}\n`));
-        else if (ch.change === 'renamed' && ch.previous_path) {
+        if (ch.change === 'deleted') {
+          parts.push(Buffer.from(`D ${quote(ch.path)}\n`));
+          tree.delete(ch.path);
+        } else if (ch.change === 'renamed' && ch.previous_path) {
           if (version) parts.push(Buffer.from(`D ${quote(ch.previous_path)}\n${entry(version)}`));
-          else parts.push(Buffer.from(`R ${quote(ch.previous_path)} ${quote(ch.path)}\n`));
-        } else if (version) parts.push(Buffer.from(entry(version)));
+          else if (tree.has(ch.previous_path)) parts.push(Buffer.from(`R ${quote(ch.previous_path)} ${quote(ch.path)}\n`));
+          else continue;
+          tree.delete(ch.previous_path);
+          tree.add(ch.path);
+        } else if (version) {
+          parts.push(Buffer.from(entry(version)));
+          tree.add(ch.path);
+        }
       }
+    }
+    pathsAt.set(c.sha, tree);
+    const first = parents[0];
+    if (first) {
+      const left = (firstChildren.get(first) ?? 1) - 1;
+      firstChildren.set(first, left);
+      if (left <= 0) pathsAt.delete(first);
     }
   }
   const order = ordered.map((c) => c.sha);
