@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { DIALECTS } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
-import { startServed, type ServedForgelet } from '../support/served.js';
+import { startServed, until, type ServedForgelet } from '../support/served.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus } from '../server/http.js';
 import { probePythonGitlab, pythonStep, runPythonStepsWithPauses, type PythonStep } from './support.js';
 import { toolSkip } from '../support/tools.js';
@@ -52,6 +52,8 @@ for (const dialect of DIALECTS) {
       const mr = await f.api('POST', `/projects/${projectId}/merge_requests`, { token: author!.token, body: { source_branch: 'feature', target_branch: 'main', title: 'Two reviewers' } });
       expectStatus(mr, 201);
       mrIid = mr.body.iid;
+      // The creation's mergeability check runs on the server's queue (`checking` until then).
+      await until('the mergeability check', async () => (await f.api('GET', `/projects/${projectId}/merge_requests/${mrIid}`)).body.merge_status !== 'checking');
       const tok = await f.api('POST', `/projects/${projectId}/access_tokens`, { body: { name: 'py bot', scopes: ['api'], access_level: 30 } });
       expectStatus(tok, 201);
       const setupMs = Math.round(performance.now() - t0);
@@ -123,6 +125,16 @@ for (const dialect of DIALECTS) {
       assert.equal(s.new_sha, pushed);
       assert.equal(s.sha, pushed);
       assert.deepEqual(s.after, { approvals_required: 2, approvals_left: 2, approved: false, approved_by: [] });
+    });
+
+    it('the spec\'s guidance: poll until neither checking nor approvals_syncing and a patch_id_sha on the newest version, then approve', () => {
+      const s = stepOf('guidance');
+      // The first read after the push starts the check; approvals reset by the push sync 10 s later.
+      assert.equal(s.seen[0], 'checking');
+      assert.ok(s.seen.includes('approvals_syncing'), s.seen.join(' → '));
+      assert.equal(s.seen.at(-1), 'not_approved');
+      assert.deepEqual([s.head, s.versions, s.approved_by], [pushed, 2, ['pyalice']]);
+      assert.match(s.patch_id_sha, /^[0-9a-f]{40}$/);
     });
 
     it('mr.reset_approvals(): GitlabAuthenticationError 401 for a human, 202 for the project bot', () => {

@@ -11,6 +11,7 @@ Output: one JSON object on stdout, one key per step (see steps.py).
 import json
 import os
 import sys
+import time
 
 import gitlab
 import gitlab.exceptions
@@ -137,6 +138,35 @@ def _():
     new_sha = pause("push")
     mr = mr_of(root)
     return {"before": before, "new_sha": new_sha, "sha": mr.sha, "after": state()}
+
+
+@step("guidance")
+def _():
+    # The specification's automation guidance, followed literally after the push: wait until
+    # detailed_merge_status is neither checking nor approvals_syncing and the merge request
+    # diff (its newest version) has a patch_id_sha, then approve.
+    seen = []
+    latest = None
+    for _ in range(300):
+        mr = mr_of(alice)
+        versions = mr.diffs.list(get_all=False)
+        latest = versions[0] if versions else None
+        status = mr.detailed_merge_status
+        if not seen or seen[-1] != status:
+            seen.append(status)
+        if status not in ("checking", "approvals_syncing") and latest is not None and latest.patch_id_sha:
+            break
+        time.sleep(0.1)
+    mr.approve(sha=mr.sha)
+    approved = state()
+    mr_of(alice).unapprove()
+    return {
+        "seen": seen,
+        "head": latest.head_commit_sha,
+        "patch_id_sha": latest.patch_id_sha,
+        "versions": len(versions),
+        "approved_by": approved["approved_by"],
+    }
 
 
 @step("reset")
