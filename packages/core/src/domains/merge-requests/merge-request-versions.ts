@@ -6,7 +6,7 @@
  */
 import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
-import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
+import { clampPerPage, paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
 import { diffCommits, presentDiff, presentCommit, type CommitEntity, type DiffCollection, type DiffEntity } from '../repository/index.js';
 import { presentMergeRequest } from './present-merge-requests.js';
 import type { MergeRequestDetailEntity } from './merge-request.entity.js';
@@ -60,9 +60,9 @@ export async function commitEntities(ctx: Ctx, project: ProjectRow, shas: string
   });
 }
 
-/** One page of a list held in memory. */
+/** One page of a list git gave (a version's commits or diffs, bounded by GitLab's limits). */
 export function pageOf<T>(items: T[], req: PageRequest): Page<T> {
-  const perPage = Math.min(Math.max(1, req.per_page), 100);
+  const perPage = clampPerPage(req.per_page);
   const page = Math.max(1, req.page);
   const offset = (page - 1) * perPage;
   return { items: items.slice(offset, offset + perPage), page, perPage, total: items.length, hasNext: offset + perPage < items.length, offset };
