@@ -111,6 +111,27 @@ for (const dialect of DIALECTS) {
       expectStatus(await merge(mr), 200);
     });
 
+    it('versions: a new target and reopening record one (reopening takes the head the branch moved to while closed)', async () => {
+      clock.advance(1000);
+      const v1 = await commitFiles(f, app.id, 'vtopic', { 'v.txt': 'one\n' }, { startBranch: 'main', message: 'V one' });
+      const otherHead = await commitFiles(f, app.id, 'vother', { 'o.txt': 'other\n' }, { startBranch: 'main', message: 'Other' });
+      const other = { body: { commit: { id: otherHead } } };
+      const mr = await openMr({ source_branch: 'vtopic', title: 'Versions' });
+      const versions = async () => (await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}/versions`)).body.map((v: any) => [v.head_commit_sha, v.start_commit_sha]);
+      const main = (await f.api('GET', `/projects/${app.id}/repository/branches/main`)).body.commit.id;
+      assert.deepEqual(await versions(), [[v1, main]]);
+      expectStatus(await f.api('PUT', `/projects/${app.id}/merge_requests/${mr.iid}`, { token: dev.token, body: { target_branch: 'vother' } }), 200);
+      assert.deepEqual(await versions(), [[v1, other.body.commit.id], [v1, main]]);
+      expectStatus(await f.api('PUT', `/projects/${app.id}/merge_requests/${mr.iid}`, { token: dev.token, body: { state_event: 'close' } }), 200);
+      const v2 = await commitFiles(f, app.id, 'vtopic', { 'v.txt': 'two\n' }, { message: 'V two' });
+      assert.equal((await versions()).length, 2, 'a closed merge request records no version');
+      const reopened = await f.api('PUT', `/projects/${app.id}/merge_requests/${mr.iid}`, { token: dev.token, body: { state_event: 'reopen' } });
+      assert.deepEqual([reopened.body.sha, reopened.body.diff_refs.head_sha, reopened.body.merge_status], [v2, v2, 'checking']);
+      assert.deepEqual((await versions())[0], [v2, other.body.commit.id]);
+      const bad = await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}/versions/abc`);
+      assert.deepEqual([bad.status, bad.body], [400, { error: 'version_id is invalid' }]);
+    });
+
     it('squash and remove_source_branch: a squash commit as second parent; the source branch goes unless protected', async () => {
       clock.advance(1000);
       const s1 = await commitFiles(f, app.id, 'topic', { 'topic.txt': 'one\n' }, { startBranch: 'main', message: 'Topic 1' });

@@ -196,7 +196,9 @@ async function checkMergeability(deps: Deps, mergeRequestId: number): Promise<vo
   if (!mr || (mr.merge_status !== 'checking' && mr.merge_status !== 'cannot_be_merged_rechecking')) return;
   const target = (await selectBranch(deps.db, mr.project_id, mr.target_branch))?.commit_sha || '';
   const source = mr.sha;
-  const clean = Boolean(target && source) && (await mergesCleanly(deps.git, mr.project_id, target, source));
+  // A head git cannot merge (objects missing, a repository gone) settles as not mergeable
+  // rather than leaving the merge request `checking` for good.
+  const clean = Boolean(target && source) && (await mergesCleanly(deps.git, mr.project_id, target, source).catch(() => false));
   await deps.db.transaction().execute(async (trx) => {
     const nowTarget = (await selectBranch(trx, mr.project_id, mr.target_branch))?.commit_sha || '';
     if (nowTarget !== target) return;

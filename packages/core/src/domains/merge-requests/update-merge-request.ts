@@ -27,6 +27,7 @@ import { eligibleUserIds } from './merge-request-users.js';
 import { presentMergeRequest } from './present-merge-requests.js';
 import { runMergeRequestChanged } from './merge-request-hooks.js';
 import { refreshDiff } from './merge-request-diffs.js';
+import { sourceBranchHead } from './source-branch.js';
 
 /** May the actor edit this merge request? Its author may, besides Developers. */
 async function authorizeUpdate(ctx: Ctx, project: ProjectRow, mr: MergeRequestRow): Promise<void> {
@@ -120,6 +121,9 @@ export async function updateMergeRequest(ctx: Ctx, input: UpdateMergeRequestInpu
     // A new target (GitLab's reload_diff_if_branch_changed) or reopening (ReopenService's
     // reload_diff): a new diff version, mergeability to check again.
     if (updated.state === 'opened' && (set.target_branch !== undefined || change?.event === 'reopened')) {
+      // A closed merge request's head does not follow its branch: reopening takes the branch's head.
+      const head = await sourceBranchHead(trx, project.id, mr.source_branch);
+      if (change?.event === 'reopened' && head !== updated.sha) updated = await updateMergeRequestById(trx, mr.id, { sha: head });
       await refreshDiff(trx, ctx, updated, now);
       updated = await trx.selectFrom('merge_requests').selectAll().where('id', '=', mr.id).executeTakeFirstOrThrow();
     }
