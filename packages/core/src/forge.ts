@@ -310,7 +310,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     checkScopes,
     // A push's moved refs go through the repository domain as API writes do (pipelines, webhooks, merge requests, approvals).
     gitHttp: (request) =>
-      serveGitHttp(deps, { jobTokenResolver: forge.jobTokenResolver, pushed: (ctx, project, updates, pushOptions) => applyPushedRefUpdates(ctx, project, toRefUpdates(updates), pushOptions) }, request),
+      serveGitHttp(deps, { jobTokenResolver: forge.jobTokenResolver, pushed: (ctx, project, updates, pushOptions) => applyPushedRefUpdates(ctx, project, toRefUpdates(updates), { pushOptions }) }, request),
     recordActivity: (actor) => recordActivity(deps, actor),
     console: {
       signIn: (input) => signInConsole(deps, input),

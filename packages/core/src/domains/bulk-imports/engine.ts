@@ -19,6 +19,7 @@ import { importMember, importRecord } from './import-records.js';
 import { fetchPackageFiles } from './import-code.js';
 import { MAX_PACKAGE_BYTES } from '../packages/index.js';
 import { SourceUsers } from './source-users.js';
+import { fetchRepositoryByGit } from './repository-git.js';
 export { missingAuthorNote } from './import-records.js';
 
 export const ENTITY_JOB = 'bulk_imports.entity';
@@ -443,6 +444,7 @@ async function importNdjsonBatch(env: StepEnv): Promise<StepResult> {
   }
   if (tracker.relation === 'epics' && !(await ancestorEpicsDone(deps.db, entity))) return { done: false, waitMs: 500 };
   const cursor = tracker.cursor ? (JSON.parse(tracker.cursor) as NdjsonCursor) : null;
+  if (tracker.relation === 'repository' && !cursor && (await importRepositoryByGit(env))) return { done: true };
   const saveCursor = (next: Partial<NdjsonCursor>, extra: { source_count?: number } = {}) =>
     deps.db.updateTable('bulk_import_trackers').set({ cursor: JSON.stringify(next), ...extra }).where('id', '=', tracker.id).execute();
   if (!cursor || cursor.batches === undefined) {
@@ -511,6 +513,29 @@ async function importNdjsonBatch(env: StepEnv): Promise<StepResult> {
       .execute();
   });
   return { done: cursor.batch + 1 > cursor.batches };
+}
+
+/**
+ * The repository by git (repository-git.ts): true when the source served it; false for a source
+ * without git over HTTP (an older Forgelet), whose `forgelet_repository` records are imported instead.
+ */
+async function importRepositoryByGit(env: StepEnv): Promise<boolean> {
+  const { entity, deps, source, tracker } = env;
+  const src = (await source.json('GET', `/projects/${enc(entity.source_full_path)}`)).body;
+  if (typeof src?.http_url_to_repo !== 'string') return false;
+  const project = await deps.db.selectFrom('projects').selectAll().where('id', '=', entity.project_id!).executeTakeFirstOrThrow();
+  const outcome = await fetchRepositoryByGit(env.ctx, project, {
+    httpUrlToRepo: src.http_url_to_repo,
+    token: deps.secrets.decrypt(env.imp.source_token_encrypted),
+    defaultBranch: typeof src.default_branch === 'string' ? src.default_branch : null,
+  });
+  if (!outcome.fetched) return false;
+  await deps.db
+    .updateTable('bulk_import_trackers')
+    .set({ cursor: JSON.stringify({ git: true }), source_count: outcome.refs, fetched_count: outcome.refs, imported_count: outcome.refs, updated_at: nowIso(deps) })
+    .where('id', '=', tracker.id)
+    .execute();
+  return true;
 }
 
 /** Epics of a subgroup wait for the epics of the groups above it (their parents may be there). */

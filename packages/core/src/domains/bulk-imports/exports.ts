@@ -5,7 +5,8 @@
  * importer reads a GitLab source's. Exports are built from the live rows when downloaded, so a
  * request finishes at once; the status follows GitLab's entity (0 started, 1 finished, -1 failed).
  * Forgelet-only relations (`packages`, `forgelet_repository`) are extra names a GitLab source
- * does not know.
+ * does not know. `repository` is GitLab's file relation: a tar.gz holding a git bundle
+ * (repository-bundle.ts), what a GitLab destination imports (RepositoryBundlePipeline).
  */
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
@@ -18,13 +19,14 @@ import { accepted, attachment, ok, stream } from '../../kernel/route.js';
 import { nowIso } from '../../access/context.js';
 import { findGroup, findProject } from '../../access/lookup.js';
 import { gitlabRecords, selfRecord } from './export-records.js';
+import { repositoryBundleArchive, repositoryHasRefs } from './repository-bundle.js';
 
 /** GitLab's group relations Forgelet exports (`self` is the group's attributes). */
 export const GROUP_EXPORT_RELATIONS = ['self', 'labels', 'milestones', 'epics', 'members', 'iterations_cadences'] as const;
 /** GitLab's project relations Forgelet exports, then Forgelet's own (`packages`, `forgelet_repository`). */
-export const PROJECT_EXPORT_RELATIONS = ['self', 'labels', 'milestones', 'issues', 'merge_requests', 'releases', 'snippets', 'protected_branches', 'pipeline_schedules', 'packages', 'forgelet_repository'] as const;
-/** Relations exported as one record, never in batches (GitLab: `self`). */
-const UNBATCHED = new Set(['self']);
+export const PROJECT_EXPORT_RELATIONS = ['self', 'labels', 'milestones', 'issues', 'merge_requests', 'releases', 'snippets', 'protected_branches', 'pipeline_schedules', 'repository', 'packages', 'forgelet_repository'] as const;
+/** Relations exported as one record or file, never in batches (GitLab: `self`, the file relations). */
+const UNBATCHED = new Set(['self', 'repository']);
 
 /** Records per batch of a batched download (tests may lower it). */
 export const exportSettings = { batchSize: 100 };
@@ -170,6 +172,7 @@ async function repositoryRecords(ctx: Ctx, projectId: number, offset: number, li
 async function countRelation(ctx: Ctx, kind: OwnerKind, ownerId: number, relation: string): Promise<number> {
   if (relation === 'forgelet_repository') return (await repositoryCounts(ctx, ownerId)).reduce((a, b) => a + b, 0);
   if (relation === 'self') return 1;
+  if (relation === 'repository') return (await repositoryHasRefs(ctx, ownerId)) ? 1 : 0;
   const q = (relationQuery(ctx, kind, ownerId, relation) as any).clearSelect().clearOrderBy().select(sql<number>`count(*)`.as('n'));
   const row = await (q as any).executeTakeFirst();
   return Number(row?.n ?? 0);
@@ -350,6 +353,11 @@ export const downloadExport = (kind: OwnerKind) => async (ctx: Ctx, input: Infer
   if (!exp || exp.status !== 1) throw exportNotFound();
   if (input.batched) {
     if (UNBATCHED.has(input.relation)) throw new BadRequestError('Export is not batched', { raw: true });
+  }
+  if (input.relation === 'repository') {
+    return stream(await repositoryBundleArchive(ctx, owner.id), 'application/gzip', { headers: { 'Content-Disposition': 'attachment; filename="repository.tar.gz"' } });
+  }
+  if (input.batched) {
     const n = input.batch_number!;
     const total = await countRelation(ctx, kind, owner.id, input.relation);
     if (n > Math.ceil(total / exportSettings.batchSize)) throw new NotFoundError(null, { exact: 'Batch not found' });

@@ -306,7 +306,17 @@ export async function advanceBranchIn(trx: Trx, ctx: Ctx, project: ProjectRow, n
  * after it committed. `before`/`after` are git's old and new values (null for a created or
  * deleted ref); `after` of a tag may be an annotated tag object.
  */
-export async function applyPushedRefUpdates(ctx: Ctx, project: ProjectRow, updates: RefUpdate[], pushOptions?: PushOptions): Promise<void> {
+export async function applyPushedRefUpdates(
+  ctx: Ctx,
+  project: ProjectRow,
+  updates: RefUpdate[],
+  options: {
+    pushOptions?: PushOptions;
+    /** Refs a migration fetched (direct transfer): indexed without the push's reactions (no pipelines, webhooks or push events), as GitLab's import. */
+    imported?: boolean;
+  } = {},
+): Promise<void> {
+  const { pushOptions, imported = false } = options;
   if (!updates.length) return;
   const git = ctx.git;
   const now = nowIso(ctx);
@@ -321,8 +331,10 @@ export async function applyPushedRefUpdates(ctx: Ctx, project: ProjectRow, updat
       const existing = await selectRef(trx, project.id, update.kind, update.name);
       if (!update.after) {
         if (existing) await trx.deleteFrom('repository_refs').where('id', '=', existing.id).execute();
-        await recordProjectActivity(trx, project, now);
-        await runRefUpdated(trx, ctx, project, { ...update, before: existing?.commit_sha ?? update.before });
+        if (!imported) {
+          await recordProjectActivity(trx, project, now);
+          await runRefUpdated(trx, ctx, project, { ...update, before: existing?.commit_sha ?? update.before });
+        }
         continue; // a deletion runs no post-receive work (no pipeline), as through the API
       }
       const target = update.kind === 'tag' ? await peel(git, project.id, update.after) : { commit: update.after, message: null, taggerName: null, taggerEmail: null };
@@ -353,6 +365,7 @@ export async function applyPushedRefUpdates(ctx: Ctx, project: ProjectRow, updat
           empty = false;
         }
       }
+      if (imported) continue;
       await recordProjectActivity(trx, project, now);
       await runRefUpdated(trx, ctx, project, { kind: update.kind, name: update.name, before, after: target.commit });
       const head = await trx.selectFrom('repository_commits').select('message').where('project_id', '=', project.id).where('sha', '=', target.commit).executeTakeFirst();
