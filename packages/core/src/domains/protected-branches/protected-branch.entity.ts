@@ -32,17 +32,14 @@ export const HUMAN_ACCESS_LEVELS: Record<number, string> = {
   0: 'No one',
 };
 
+/** An access entry row of a protected branch or tag rule. */
+type AccessRow = Pick<ProtectedBranchAccessLevelRow, 'id' | 'access_level' | 'user_id' | 'group_id'>;
+
 /**
- * The access entries of some protected branches, presented: one query for the entries, one
- * each for the users and groups they name. `of(ruleId, action)` lists one rule's entries.
+ * Presents access entries (of branch or tag rules): one query each for the users and groups
+ * they name; a role shows its human name.
  */
-export async function loadAccessEntries(
-  ctx: Ctx,
-  ruleIds: number[],
-): Promise<{ of(ruleId: number, action: ProtectedBranchAccessLevelRow['action']): ProtectedRefAccessEntity[] }> {
-  const entries = ruleIds.length
-    ? await ctx.db.selectFrom('protected_branch_access_levels').selectAll().where('protected_branch_id', 'in', ruleIds).orderBy('id').execute()
-    : [];
+export async function accessEntryPresenter(ctx: Ctx, entries: readonly AccessRow[]): Promise<(e: AccessRow) => ProtectedRefAccessEntity> {
   const userIds = [...new Set(entries.filter((e) => e.user_id !== null).map((e) => e.user_id!))];
   const groupIds = [...new Set(entries.filter((e) => e.group_id !== null).map((e) => e.group_id!))];
   const [users, groups] = await Promise.all([
@@ -51,7 +48,7 @@ export async function loadAccessEntries(
   ]);
   const userName = new Map(users.map((u) => [u.id, u.name]));
   const groupName = new Map(groups.map((g) => [g.id, g.name]));
-  const present = (e: ProtectedBranchAccessLevelRow): ProtectedRefAccessEntity => ({
+  return (e) => ({
     id: e.id,
     access_level: e.access_level,
     access_level_description:
@@ -63,6 +60,20 @@ export async function loadAccessEntries(
     user_id: e.user_id,
     group_id: e.group_id,
   });
+}
+
+/**
+ * The access entries of some protected branches, presented: one query for the entries, one
+ * each for the users and groups they name. `of(ruleId, action)` lists one rule's entries.
+ */
+export async function loadAccessEntries(
+  ctx: Ctx,
+  ruleIds: number[],
+): Promise<{ of(ruleId: number, action: ProtectedBranchAccessLevelRow['action']): ProtectedRefAccessEntity[] }> {
+  const entries = ruleIds.length
+    ? await ctx.db.selectFrom('protected_branch_access_levels').selectAll().where('protected_branch_id', 'in', ruleIds).orderBy('id').execute()
+    : [];
+  const present = await accessEntryPresenter(ctx, entries);
   return { of: (ruleId, action) => entries.filter((e) => e.protected_branch_id === ruleId && e.action === action).map(present) };
 }
 

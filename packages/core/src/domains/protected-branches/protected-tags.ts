@@ -13,8 +13,7 @@ import { isUniqueViolation } from '../../storage/dialect.js';
 import { findProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { ProtectedTagRow } from '../repository/index.js';
-import { selectUsersByIds } from '../../access/users.js';
-import { HUMAN_ACCESS_LEVELS, type ProtectedRefAccessEntity } from './protected-branch.entity.js';
+import { accessEntryPresenter, type ProtectedRefAccessEntity } from './protected-branch.entity.js';
 import { entryErrors, planned, type PlannedEntry } from './protected-branches.js';
 import type { CreateProtectedTagInput, ListProtectedTagsInput, ProtectedTagRefInput } from './protected-tag.schema.js';
 
@@ -29,26 +28,12 @@ const NOT_FOUND = () => new NotFoundError(null, { exact: '404 Not found' });
 async function presentProtectedTags(ctx: Ctx, rows: ProtectedTagRow[]): Promise<ProtectedTagEntity[]> {
   if (!rows.length) return [];
   const entries = await ctx.db.selectFrom('protected_tag_create_access_levels').selectAll().where('protected_tag_id', 'in', rows.map((r) => r.id)).orderBy('id').execute();
-  const userIds = [...new Set(entries.filter((e) => e.user_id !== null).map((e) => e.user_id!))];
-  const groupIds = [...new Set(entries.filter((e) => e.group_id !== null).map((e) => e.group_id!))];
-  const [users, groups] = await Promise.all([
-    selectUsersByIds(ctx.db, userIds),
-    groupIds.length ? ctx.db.selectFrom('namespaces').select(['id', 'name']).where('id', 'in', groupIds).execute() : [],
-  ]);
-  const userName = new Map(users.map((u) => [u.id, u.name]));
-  const groupName = new Map(groups.map((g) => [g.id, g.name]));
+  const present = await accessEntryPresenter(ctx, entries);
   return rows.map((row) => ({
     name: row.name,
     create_access_levels: entries
       .filter((e) => e.protected_tag_id === row.id)
-      .map((e) => ({
-        id: e.id,
-        access_level: e.access_level,
-        access_level_description:
-          e.user_id !== null ? (userName.get(e.user_id) ?? null) : e.group_id !== null ? (groupName.get(e.group_id) ?? null) : (HUMAN_ACCESS_LEVELS[e.access_level ?? -1] ?? null),
-        user_id: e.user_id,
-        group_id: e.group_id,
-      })),
+      .map(present),
   }));
 }
 
