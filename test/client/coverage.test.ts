@@ -34,6 +34,8 @@ const ALIASES: ReadonlyArray<{ method?: Method; from: RegExp; to: string }> = [
   { from: /^\/groups\/:id\/issues\/:label_id\//, to: '/groups/:id/labels/:label_id/' },
   { from: /\/epics\/:epic_iid\/links(?=\/|$)/, to: '/epics/:epic_iid/epics' },
   { method: 'DELETE', from: /\/error_tracking\/client_keys$/, to: '/error_tracking/client_keys/:key_id' },
+  // The archive without an extension is `archive.tar.gz`; the client always names the format.
+  { from: /\/repository\/archive$/, to: '/repository/archive.:format' },
 ];
 
 /** Routes the client does not call on purpose, each with its reason. Keep this short. */

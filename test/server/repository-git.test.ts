@@ -132,8 +132,9 @@ for (const dialect of DIALECTS) {
       });
       expectStatus(stale, 409);
       assert.equal(git(repo, ['rev-parse', 'main']).trim(), other);
+      // Reads come from git, which holds the outside commit.
       const list = await f.api('GET', `/projects/${project.id}/repository/commits?ref_name=main&per_page=1`);
-      assert.equal(list.body[0].id, head);
+      assert.equal(list.body[0].id, other);
       git(repo, ['update-ref', 'refs/heads/main', head, other]);
     });
 

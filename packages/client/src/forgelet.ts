@@ -47,6 +47,7 @@ import { RepositoryTags } from './resources/repository-tags.js';
 import { Commits } from './resources/commits.js';
 import { RepositoryFiles } from './resources/repository-files.js';
 import { RepositoryTree } from './resources/repository-tree.js';
+import { Repositories } from './resources/repositories.js';
 import { IssueNotes, MergeRequestNotes, ProjectSnippetNotes } from './resources/notes.js';
 import { ProjectSnippets } from './resources/snippets.js';
 import { JobTokenScopes } from './resources/job-token-scope.js';
@@ -125,6 +126,7 @@ export class Forgelet {
   readonly commits: Commits;
   readonly repositoryFiles: RepositoryFiles;
   readonly repositoryTree: RepositoryTree;
+  readonly repositories: Repositories;
   readonly issueNotes: IssueNotes;
   readonly mergeRequestNotes: MergeRequestNotes;
   readonly projectSnippetNotes: ProjectSnippetNotes;
@@ -219,6 +221,7 @@ export class Forgelet {
     this.commits = new Commits(this.requester);
     this.repositoryFiles = new RepositoryFiles(this.requester);
     this.repositoryTree = new RepositoryTree(this.requester);
+    this.repositories = new Repositories(this.requester);
     this.issueNotes = new IssueNotes(this.requester);
     this.mergeRequestNotes = new MergeRequestNotes(this.requester);
     this.projectSnippetNotes = new ProjectSnippetNotes(this.requester);

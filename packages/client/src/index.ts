@@ -94,9 +94,10 @@ export { ProjectMilestones } from './resources/project-milestones.js';
 export { BulkImports, type BulkImportEntityParams, type BulkImportFailureRecord, type BulkImportSourceConfig, type ListBulkImportsParams } from './resources/bulk-imports.js';
 export { RepositoryBranches, type ListBranchesParams } from './resources/repository-branches.js';
 export { RepositoryTags, type ListTagsParams, type CreateTagParams } from './resources/repository-tags.js';
-export { Commits, type ListCommitsParams, type CommitActionParams, type CreateCommitParams, type ListCommitRefsParams } from './resources/commits.js';
+export { Commits, type ListCommitsParams, type CommitActionParams, type CreateCommitParams, type ListCommitRefsParams, type ShowCommitDiffParams } from './resources/commits.js';
 export { RepositoryFiles, type WriteFileParams, type RemoveFileParams } from './resources/repository-files.js';
 export { RepositoryTree, type ListTreeParams } from './resources/repository-tree.js';
+export { Repositories, type CompareParams, type ListContributorsParams, type ArchiveParams } from './resources/repositories.js';
 export type {
   BranchEntity,
   TagEntity,

@@ -167,6 +167,8 @@ export {
   type ListBranchesInput, type CreateBranchInput, type ListTagsInput, type CreateTagInput,
   type ListCommitsInput, type GetCommitInput, type CommitRefsInput, type CreateCommitInput,
   type GetFileInput, type RawFileInput, type WriteFileInput, type DeleteFileInput, type ListTreeInput,
+  type DiffEntity, type CompareEntity, type ContributorEntity, type BlameRangeEntity, type BlobEntity,
+  type CommitDiffInput, type CompareInput, type ContributorsInput, type ArchiveInput, type BlameInput,
 } from './domains/repository/index.js';
 
 // custom member roles (the flag → ability table lives in the policy)

@@ -38,6 +38,11 @@ const LINK_PRIORITY = ['next', 'prev', 'first', 'last'];
  * `X-Next-Page` still tells the next page.
  */
 export function paginationHeaders(page: Page<unknown>, linkBase: string, query: Record<string, unknown>): Record<string, string> {
+  if (page.keyset) {
+    const { page: _page, ...rest } = query;
+    const token = page.keyset.nextToken;
+    return token === null ? {} : { Link: `<${linkBase}?${buildQuery({ ...rest, page_token: token, per_page: page.perPage })}>; rel="next"` };
+  }
   const totalPages = page.total === null ? null : Math.max(1, Math.ceil(page.total / page.perPage));
   const next = page.hasNext ? page.page + 1 : null;
   // As Kaminari: a page past the end has no previous page.

@@ -1,6 +1,8 @@
 /** `projects/:id/repository/commits` (gitbeaker's Commits). */
 import type {
   CommitDetailEntity,
+  CommitDiffInput,
+  DiffEntity,
   CommitEntity,
   CommitRefEntity,
   CommitRefsInput,
@@ -18,6 +20,7 @@ export type ListCommitsParams = Omit<ListParams<ListCommitsInput>, 'since' | 'un
 export type CommitActionParams = CreateCommitInput['actions'][number];
 export type CreateCommitParams = Partial<Omit<CreateCommitInput, 'id' | 'branch' | 'commit_message' | 'actions'>>;
 export type ListCommitRefsParams = ListParams<Omit<CommitRefsInput, 'sha'>>;
+export type ShowCommitDiffParams = ListParams<Omit<CommitDiffInput, 'sha'>>;
 
 export class Commits {
   constructor(private readonly requester: Requester) {}
@@ -35,6 +38,11 @@ export class Commits {
   /** Commits several file actions on `branch` (new branches start from `start_branch` or `start_sha`). */
   create(projectId: ResourceId, branch: string, message: string, actions: CommitActionParams[], params: CreateCommitParams = {}): Promise<CommitDetailEntity> {
     return this.requester.post(endpoint`projects/${projectId}/repository/commits`, { branch, commit_message: message, actions, ...params });
+  }
+
+  /** The commit's diff against its first parent, one entry per file (`unidiff: true` adds `---`/`+++` lines). */
+  showDiff(projectId: ResourceId, sha: string, params: ShowCommitDiffParams = {}): Paginated<DiffEntity> {
+    return new Paginated(this.requester, endpoint`projects/${projectId}/repository/commits/${sha}/diff`, params);
   }
 
   /** The branches and tags whose history holds the commit. */

@@ -1,5 +1,5 @@
 /** `projects/:id/repository/files/:file_path` (gitbeaker's RepositoryFiles); paths are URL-encoded here. */
-import type { DeleteFileInput, FileCommitEntity, FileEntity, FileMetadata, WriteFileInput } from '@forgelet/core';
+import type { BlameRangeEntity, DeleteFileInput, FileCommitEntity, FileEntity, FileMetadata, WriteFileInput } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
 import type { ResourceId } from '../infrastructure/params.js';
 import type { Requester, StreamResponse } from '../infrastructure/requester.js';
@@ -41,6 +41,12 @@ export class RepositoryFiles {
   /** The file's bytes as a stream (at the default branch unless `ref` is given): consume `body` once. */
   streamRaw(projectId: ResourceId, filePath: string, params: { ref?: string } = {}): Promise<StreamResponse> {
     return this.requester.stream('GET', endpoint`projects/${projectId}/repository/files/${filePath}/raw`, { query: params });
+  }
+
+  /** Who last changed each line at `ref`, consecutive lines of one commit grouped; `range` limits the lines (1-based, inclusive). */
+  allFileBlames(projectId: ResourceId, filePath: string, ref: string, params: { range?: { start: number; end: number } } = {}): Promise<BlameRangeEntity[]> {
+    const range = params.range ? { 'range[start]': params.range.start, 'range[end]': params.range.end } : {};
+    return this.requester.get(endpoint`projects/${projectId}/repository/files/${filePath}/blame`, { ref, ...range });
   }
 
   /** One commit creating the file (`encoding: 'base64'` for binary content). */

@@ -41,6 +41,11 @@ export interface Page<T> {
   hasNext: boolean;
   /** The row offset the page starts at. */
   offset?: number;
+  /**
+   * Keyset pagination (`pagination=keyset`): no X-* headers, only a `Link` rel="next" carrying
+   * `page_token=<nextToken>` when there is a next page (GitLab's Gitaly keyset pager).
+   */
+  keyset?: { nextToken: string | null };
 }
 
 export function clampPerPage(perPage: number): number {
@@ -83,4 +88,12 @@ export async function paginate<O, T>(
     total = n > COUNT_LIMIT ? null : n;
   }
   return { items: await map(rows), page, perPage, total, hasNext, offset };
+}
+
+/** One offset page of a list already in memory (git's answers: refs, diffs, contributors), with its total. */
+export function pageOf<T>(all: readonly T[], req: PageRequest): Page<T> {
+  const perPage = clampPerPage(req.per_page);
+  const page = Math.max(1, req.page);
+  const offset = (page - 1) * perPage;
+  return { items: all.slice(offset, offset + perPage), page, perPage, total: all.length, hasNext: offset + perPage < all.length };
 }

@@ -61,11 +61,17 @@ export function commitWebUrl(urls: UrlBuilder, project: Pick<ProjectRow, 'path_w
   return urls.web(`/${project.path_with_namespace}/-/commit/${sha}`);
 }
 
+/** What the entities show of a commit: a row of the index or a commit read from git. */
+export type CommitFields = Pick<
+  RepositoryCommitRow,
+  'sha' | 'parent_ids' | 'title' | 'message' | 'author_name' | 'author_email' | 'authored_date' | 'committer_name' | 'committer_email' | 'committed_date'
+>;
+
 /** `trailers: false` leaves them empty, as GitLab's commit list does unless asked (`trailers=true`). */
 export function presentCommit(
   urls: UrlBuilder,
   project: Pick<ProjectRow, 'path_with_namespace'>,
-  row: RepositoryCommitRow,
+  row: CommitFields,
   options: { trailers?: boolean } = {},
 ): CommitEntity {
   const { trailers, extended } = options.trailers === false ? { trailers: {}, extended: {} } : trailersOf(row.message);
@@ -91,7 +97,7 @@ export function presentCommit(
 export function presentCommitDetail(
   urls: UrlBuilder,
   project: Pick<ProjectRow, 'id' | 'path_with_namespace'>,
-  row: RepositoryCommitRow,
+  row: CommitFields,
   extra: { stats?: CommitStats; status?: string | null; lastPipeline?: unknown } = {},
 ): CommitDetailEntity {
   return {

@@ -24,6 +24,9 @@ export type GetCommitInput = InferShape<typeof GetCommitInput.shape>;
 export const CommitRefsInput = params({ id: p.string(), sha: p.string(), type: p.enum(['branch', 'tag', 'all']).default('all'), ...paginationParams });
 export type CommitRefsInput = InferShape<typeof CommitRefsInput.shape>;
 
+export const CommitDiffInput = params({ id: p.string(), sha: p.string(), unidiff: p.boolean().default(false).describe('Patches with `---`/`+++` lines.'), ...paginationParams });
+export type CommitDiffInput = InferShape<typeof CommitDiffInput.shape>;
+
 export const COMMIT_ACTIONS = ['create', 'delete', 'move', 'update', 'chmod'] as const;
 
 export const CommitActionInput = p.object({

@@ -1,113 +1,91 @@
 /**
- * Commits: GitLab's `API::Commits` list, show, refs and create. The list walks the ancestry
- * of a ref in SQL (recursive CTE) and pages it with LIMIT/OFFSET; like GitLab it sends no
- * totals, only whether a next page exists.
+ * Commits: GitLab's `API::Commits` list, show, refs, diff (read from git) and create.
  */
 import { repositoryTransaction } from './git-write.js';
-import { sql } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
-import { clampPerPage, paginate, type Page } from '../../kernel/pagination.js';
+import { clampPerPage, pageOf, type Page } from '../../kernel/pagination.js';
 import type { ProjectRow } from '../../access/project.table.js';
+import { commitStats, logCommits, readCommits, refsContaining, treePath, type GitCommitInfo } from '../../storage/git-read.js';
 import type { CommitAction } from './commit-actions.js';
-import { presentCommit, presentCommitDetail, type CommitDetailEntity, type CommitEntity, type CommitStats, type CommitWithStatsEntity } from './commit.entity.js';
-import type { CommitRefsInput, CreateCommitInput, GetCommitInput, ListCommitsInput } from './commits.schema.js';
-import { ancestryCte, bytewise, descendantsCte, position, startsWith, type WalkStart } from './history.queries.js';
-import { resolveRevision } from './refs.js';
+import { presentCommit, presentCommitDetail, type CommitDetailEntity, type CommitEntity, type CommitFields, type CommitWithStatsEntity } from './commit.entity.js';
+import type { CommitDiffInput, CommitRefsInput, CreateCommitInput, GetCommitInput, ListCommitsInput } from './commits.schema.js';
+import { diffCommit, presentDiff, type DiffEntity } from './diffs.js';
+import { commitOf, commitOrNull } from './git-revisions.js';
 import { findCodeProject } from './repository-access.js';
-import type { RepositoryCommitRow } from './repository.table.js';
 import { authorizePush, recordCommitIn } from './write-commit.js';
 import { runRefPushed } from './push-hooks.js';
 
-/** Line counts of commits, from what they recorded as changed. */
-export async function statsOf(ctx: Ctx, commitIds: number[]): Promise<Map<number, CommitStats>> {
-  const out = new Map<number, CommitStats>(commitIds.map((id) => [id, { additions: 0, deletions: 0, total: 0 }]));
-  if (!commitIds.length) return out;
-  const rows = await ctx.db
-    .selectFrom('repository_commit_changes')
-    .select((eb) => ['commit_id', eb.fn.sum<number>('additions').as('additions'), eb.fn.sum<number>('deletions').as('deletions')])
-    .where('commit_id', 'in', commitIds)
-    .groupBy('commit_id')
-    .execute();
-  for (const r of rows) {
-    const additions = Number(r.additions);
-    const deletions = Number(r.deletions);
-    out.set(r.commit_id, { additions, deletions, total: additions + deletions });
-  }
-  return out;
+/** A commit read from git in the shape the entities present. */
+export function commitFields(info: GitCommitInfo): CommitFields {
+  return {
+    sha: info.sha,
+    parent_ids: JSON.stringify(info.parents),
+    title: info.message.split('\n', 1)[0]!.trim(),
+    message: info.message,
+    author_name: info.authorName,
+    author_email: info.authorEmail,
+    authored_date: info.authoredDate,
+    committer_name: info.committerName,
+    committer_email: info.committerEmail,
+    committed_date: info.committedDate,
+  };
 }
 
-/** GET /projects/:id/repository/commits */
+/**
+ * GET /projects/:id/repository/commits: `git log` from `ref_name` (or every branch and tag
+ * with `all`), paged by git (`--skip`, `--max-count` one past the page). Like GitLab it sends
+ * no totals, only whether a next page exists. An unknown `ref_name` lists nothing.
+ */
 export async function listCommits(ctx: Ctx, input: ListCommitsInput): Promise<Page<CommitEntity | CommitWithStatsEntity>> {
   const project = await findCodeProject(ctx, input.id);
-  let start: WalkStart;
-  if (input.all) start = { allRefs: true };
+  const perPage = clampPerPage(input.per_page);
+  const page = Math.max(1, input.page);
+  const empty = { items: [], page, perPage, total: null, hasNext: false };
+  let from: string[] | 'all';
+  if (input.all) from = 'all';
   else {
-    const refName = input.ref_name || project.default_branch;
-    if (refName.startsWith('-') || /[\0\s]/.test(refName)) throw new BadRequestError('ref_name is invalid', { raw: true });
-    const resolved = await resolveRevision(ctx.db, project.id, refName);
-    if (!resolved) return { items: [], page: input.page, perPage: clampPerPage(input.per_page), total: null, hasNext: false };
-    start = { sha: resolved.commit.sha };
+    const sha = await commitOrNull(ctx, project, input.ref_name || project.default_branch, 'ref_name');
+    if (!sha) return empty;
+    from = [sha];
   }
-  let q = ctx.db
-    .withRecursive('anc(sha)', () => ancestryCte(project.id, start, { firstParent: input.first_parent }))
-    .selectFrom('repository_commits as c')
-    .innerJoin('anc', 'anc.sha', 'c.sha')
-    .selectAll('c')
-    .where('c.project_id', '=', project.id);
-  if (input.since) q = q.where('c.committed_date', '>=', input.since.toISOString());
-  if (input.until) q = q.where('c.committed_date', '<=', input.until.toISOString());
-  if (input.author) q = q.where(sql<boolean>`${position(ctx.dialect, sql<string>`c.author_name || ' <' || c.author_email || '>'`, input.author)} > 0`);
-  if (input.path) {
-    const path = input.path.replace(/^\/+|\/+$/g, '');
-    const under = `${path}/`;
-    q = q.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('repository_commit_changes as ch')
-          .select('ch.id')
-          .whereRef('ch.commit_id', '=', 'c.id')
-          .where((w) =>
-            w.or([
-              w('ch.path', '=', path),
-              w('ch.previous_path', '=', path),
-              startsWith('ch.path', under),
-              w.and([w('ch.previous_path', 'is not', null), startsWith('ch.previous_path', under)]),
-            ]),
-          ),
-      ),
-    );
-  }
-  // Recording order is a topological order; `default` is newest first by commit date.
-  if (input.order === 'default') q = q.orderBy('c.committed_date', 'desc');
-  q = q.orderBy('c.id', 'desc');
-  return paginate(
-    ctx.db,
-    q,
-    input,
-    async (rows: RepositoryCommitRow[]) => {
-      const stats = input.with_stats ? await statsOf(ctx, rows.map((r) => r.id)) : undefined;
-      return rows.map((row) => {
-        const entity = presentCommit(ctx.urls, project, row, { trailers: input.trailers });
-        return stats ? { ...entity, stats: stats.get(row.id)! } : entity;
-      });
-    },
-    { count: false },
-  );
+  const path = input.path === undefined ? undefined : treePath(input.path);
+  if (path === null) return empty; // a path outside the tree: no commit touched it
+  const commits = await logCommits(ctx.git, project.id, {
+    from,
+    skip: (page - 1) * perPage,
+    maxCount: perPage + 1,
+    path: path || undefined,
+    since: input.since,
+    until: input.until,
+    author: input.author,
+    firstParent: input.first_parent,
+    order: input.order === 'topo' ? 'topo' : 'default',
+  });
+  const hasNext = commits.length > perPage;
+  const shown = commits.slice(0, perPage);
+  const stats = input.with_stats ? await commitStats(ctx.git, project.id, shown.map((c) => c.sha)) : undefined;
+  const items = shown.map((c) => {
+    const entity = presentCommit(ctx.urls, project, commitFields(c), { trailers: input.trailers });
+    return stats ? { ...entity, stats: stats.get(c.sha)! } : entity;
+  });
+  return { items, page, perPage, total: null, hasNext };
 }
 
-async function findCommit(ctx: Ctx, project: ProjectRow, revision: string): Promise<RepositoryCommitRow> {
-  const resolved = await resolveRevision(ctx.db, project.id, revision);
-  if (!resolved) throw new NotFoundError('Commit');
-  return resolved.commit;
+/** The commit `revision` names, read from git; 404 Commit when git does not know it. */
+export async function findGitCommit(ctx: Ctx, project: ProjectRow, revision: string, field = 'sha'): Promise<GitCommitInfo> {
+  const sha = await commitOf(ctx, project, revision, { field, notFound: 'Commit' });
+  const [info] = await readCommits(ctx.git, project.id, [sha]);
+  if (!info) throw new NotFoundError('Commit');
+  return info;
 }
 
 /** GET /projects/:id/repository/commits/:sha (a sha, branch or tag). */
 export async function getCommit(ctx: Ctx, input: GetCommitInput): Promise<CommitDetailEntity> {
   const project = await findCodeProject(ctx, input.id);
-  const commit = await findCommit(ctx, project, input.sha);
-  const stats = input.stats ? (await statsOf(ctx, [commit.id])).get(commit.id) : undefined;
-  return presentCommitDetail(ctx.urls, project, commit, { stats });
+  const commit = await findGitCommit(ctx, project, input.sha);
+  const stats = input.stats ? (await commitStats(ctx.git, project.id, [commit.sha])).get(commit.sha) : undefined;
+  return presentCommitDetail(ctx.urls, project, commitFields(commit), { stats });
 }
 
 export interface CommitRefEntity {
@@ -115,19 +93,22 @@ export interface CommitRefEntity {
   name: string;
 }
 
-/** GET /projects/:id/repository/commits/:sha/refs: branches and tags whose history holds the commit. */
+/** GET /projects/:id/repository/commits/:sha/refs: branches, then tags, whose history holds the commit (git's `--contains`). */
 export async function listCommitRefs(ctx: Ctx, input: CommitRefsInput): Promise<Page<CommitRefEntity>> {
   const project = await findCodeProject(ctx, input.id);
-  const commit = await findCommit(ctx, project, input.sha);
-  let q = ctx.db
-    .withRecursive('descendants(sha)', () => descendantsCte(project.id, commit.sha))
-    .selectFrom('repository_refs as r')
-    .select(['r.kind', 'r.name'])
-    .where('r.project_id', '=', project.id)
-    .where('r.commit_sha', 'in', (eb) => eb.selectFrom('descendants').select('descendants.sha'));
-  if (input.type !== 'all') q = q.where('r.kind', '=', input.type);
-  q = q.orderBy('r.kind').orderBy(bytewise(ctx.dialect, 'r.name'));
-  return paginate(ctx.db, q, input, (rows) => rows.map((r) => ({ type: r.kind, name: r.name })));
+  const commit = await commitOf(ctx, project, input.sha, { field: 'sha', notFound: 'Commit' });
+  const kinds: Array<'branch' | 'tag'> = input.type === 'all' ? ['branch', 'tag'] : [input.type];
+  const refs = await refsContaining(ctx.git, project.id, commit, kinds);
+  refs.sort((x, y) => (x.type === y.type ? 0 : x.type === 'branch' ? -1 : 1));
+  return pageOf(refs, input);
+}
+
+/** GET /projects/:id/repository/commits/:sha/diff: the commit's diff against its first parent, paged (GitLab's limits apply first). */
+export async function getCommitDiff(ctx: Ctx, input: CommitDiffInput): Promise<Page<DiffEntity>> {
+  const project = await findCodeProject(ctx, input.id);
+  const commit = await commitOf(ctx, project, input.sha, { field: 'sha', notFound: 'Commit' });
+  const { diffs } = await diffCommit(ctx.git, project.id, commit);
+  return pageOf(diffs.map((d) => presentDiff(d, { unidiff: input.unidiff })), input);
 }
 
 /** GitLab's `validate_commit_action!`: what each action needs beyond the declared types. */

@@ -28,6 +28,9 @@ const filePath = () => new FilePathField();
 export const GetFileInput = params({ id: p.string(), file_path: filePath(), ref: p.string().nonBlank() });
 export type GetFileInput = InferShape<typeof GetFileInput.shape>;
 
+export const BlobInput = params({ id: p.string(), sha: p.string().describe('The blob id') });
+export type BlobInput = InferShape<typeof BlobInput.shape>;
+
 export const RawFileInput = params({
   id: p.string(),
   file_path: filePath().leadingSlash(),
@@ -35,6 +38,14 @@ export const RawFileInput = params({
   lfs: p.boolean().default(false).describe('Git LFS is not stored by Forgelet: accepted and ignored.'),
 });
 export type RawFileInput = InferShape<typeof RawFileInput.shape>;
+
+export const BlameInput = params({
+  id: p.string(),
+  file_path: filePath(),
+  ref: p.string().nonBlank(),
+  range: p.object({ start: p.integer().min(1), end: p.integer().min(1) }).optional().describe('Lines `start`..`end` (1-based, inclusive).'),
+});
+export type BlameInput = InferShape<typeof BlameInput.shape>;
 
 const simpleFields = {
   id: p.string(),

@@ -1,17 +1,20 @@
 /**
- * Repository files: GitLab's `API::Files`. Reads resolve `ref` to a commit; Forgelet keeps
- * the files of branch and tag heads only, so a commit that no branch or tag points at has
- * no readable files (404 `File Not Found`). Writes are one-action commits.
+ * Repository files: GitLab's `API::Files` and the blobs of `API::Repositories`. Reads come
+ * from git at any ref, tag or sha; raw bodies stream from `git cat-file`. Writes are
+ * one-action commits.
  */
 import { repositoryTransaction } from './git-write.js';
 import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { blobStream, entryAt, lastCommitFor, objectInfo, readBlob, type TreeEntry } from '../../storage/git-read.js';
+import { commitOf } from './git-revisions.js';
 import type { Ctx } from '../../access/context.js';
 import { BadRequestError, NotFoundError } from '../../kernel/errors.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { CommitActionName } from './commit-actions.js';
 import type { DeleteFileInput, GetFileInput, RawFileInput, WriteFileInput } from './files.schema.js';
 import { canOnBranch } from './protection.js';
-import { readFileOnRef, resolveRevision, selectBranch } from './refs.js';
+import { readFileOnRef, selectBranch } from './refs.js';
 import { findCodeProject, findPushProject } from './repository-access.js';
 import { recordCommitIn } from './write-commit.js';
 import { runRefPushed } from './push-hooks.js';
@@ -34,13 +37,6 @@ export interface FileEntity extends FileMetadata {
   content: string;
 }
 
-export interface LoadedFile {
-  metadata: FileMetadata;
-  content: Buffer;
-  /** `X-Gitlab-File-Name: …` and the rest, as GitLab's `set_http_headers`. */
-  headers: Record<string, string>;
-}
-
 /** `file_name` → `X-Gitlab-File-Name`; null → empty. */
 function gitlabHeaders(data: FileMetadata): Record<string, string> {
   const headers: Record<string, string> = {};
@@ -54,31 +50,60 @@ function gitlabHeaders(data: FileMetadata): Record<string, string> {
   return headers;
 }
 
-async function loadFile(ctx: Ctx, project: ProjectRow, ref: string | undefined, path: string): Promise<LoadedFile> {
-  const resolved = await resolveRevision(ctx.db, project.id, ref ?? project.default_branch);
-  if (!resolved) throw new NotFoundError('Commit');
-  const found = resolved.ref && (await readFileOnRef(ctx.db, resolved.ref, path));
-  if (!found) throw new NotFoundError('File');
-  const metadata: FileMetadata = {
+/** The file's metadata at `ref` (404 Commit for an unknown ref, 404 File for a path that is not a file there). */
+async function locateFile(ctx: Ctx, project: ProjectRow, ref: string | undefined, path: string): Promise<{ commit: string; blob: TreeEntry; metadata: Omit<FileMetadata, 'content_sha256'> }> {
+  const commit = await commitOf(ctx, project, ref, { field: 'ref', notFound: 'Commit' });
+  const blob = await entryAt(ctx.git, project.id, commit, path);
+  if (!blob || blob.type !== 'blob') throw new NotFoundError('File');
+  const metadata = {
     file_name: path.slice(path.lastIndexOf('/') + 1),
     file_path: path,
-    size: found.size,
-    encoding: 'base64',
-    content_sha256: createHash('sha256').update(found.content).digest('hex'),
+    size: blob.size ?? 0,
+    encoding: 'base64' as const,
     ref: ref ?? null,
-    blob_id: found.file.blob_sha,
-    commit_id: resolved.commit.sha,
-    last_commit_id: found.file.last_commit_sha,
-    execute_filemode: found.file.executable === 1,
+    blob_id: blob.sha,
+    commit_id: commit,
+    last_commit_id: (await lastCommitFor(ctx.git, project.id, commit, path)) ?? commit,
+    execute_filemode: blob.mode === '100755',
   };
-  return { metadata, content: found.content, headers: gitlabHeaders(metadata) };
+  return { commit, blob, metadata };
+}
+
+/** GitLab's field order: content_sha256 after encoding. */
+function withSha256(m: Omit<FileMetadata, 'content_sha256'>, sha256: string): FileMetadata {
+  return { file_name: m.file_name, file_path: m.file_path, size: m.size, encoding: m.encoding, content_sha256: sha256, ref: m.ref, blob_id: m.blob_id, commit_id: m.commit_id, last_commit_id: m.last_commit_id, execute_filemode: m.execute_filemode };
+}
+
+/** SHA-256 and the first bytes of a blob, read as a stream (the blob is never held whole). */
+async function digestBlob(ctx: Ctx, projectId: number, sha: string): Promise<{ sha256: string; head: Buffer }> {
+  const hash = createHash('sha256');
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  for await (const chunk of blobStream(ctx.git, projectId, sha) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    if (headBytes < 8000) {
+      head.push(chunk.subarray(0, 8000 - headBytes));
+      headBytes += Math.min(chunk.length, 8000 - headBytes);
+    }
+  }
+  return { sha256: hash.digest('hex'), head: Buffer.concat(head) };
 }
 
 /** GET /projects/:id/repository/files/:file_path (and HEAD, which sends only the headers). */
 export async function getFile(ctx: Ctx, input: GetFileInput): Promise<{ body: FileEntity; headers: Record<string, string> }> {
   const project = await findCodeProject(ctx, input.id);
-  const file = await loadFile(ctx, project, input.ref, input.file_path);
-  return { body: { ...file.metadata, content: file.content.toString('base64') }, headers: file.headers };
+  const { metadata } = await locateFile(ctx, project, input.ref, input.file_path);
+  const content = await readBlob(ctx.git, project.id, metadata.blob_id);
+  const full = withSha256(metadata, createHash('sha256').update(content).digest('hex'));
+  return { body: { ...full, content: content.toString('base64') }, headers: gitlabHeaders(full) };
+}
+
+/** HEAD /projects/:id/repository/files/:file_path: the headers only (the blob is hashed as a stream). */
+export async function headFile(ctx: Ctx, input: GetFileInput): Promise<Record<string, string>> {
+  const project = await findCodeProject(ctx, input.id);
+  const { metadata } = await locateFile(ctx, project, input.ref, input.file_path);
+  const { sha256 } = await digestBlob(ctx, project.id, metadata.blob_id);
+  return gitlabHeaders(withSha256(metadata, sha256));
 }
 
 /** The type a browser may safely get: text as text/plain, a few image formats, else octet-stream. */
@@ -108,21 +133,56 @@ export function inlineDisposition(name: string): string {
   return `inline; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-/** GET /projects/:id/repository/files/:file_path/raw: the bytes, `ref` defaulting to the default branch. */
-export async function getRawFile(ctx: Ctx, input: RawFileInput): Promise<{ content: Buffer; contentType: string; headers: Record<string, string> }> {
+const NO_CACHE = { 'Cache-Control': 'no-cache, no-store', Pragma: 'no-cache', Expires: 'Fri, 01 Jan 1990 00:00:00 GMT' };
+
+export interface RawBlob {
+  body: Readable;
+  size: number;
+  contentType: string;
+  headers: Record<string, string>;
+}
+
+/** GET /projects/:id/repository/files/:file_path/raw: the bytes streamed from git, `ref` defaulting to the default branch. */
+export async function getRawFile(ctx: Ctx, input: RawFileInput): Promise<RawBlob> {
   const project = await findCodeProject(ctx, input.id);
-  const file = await loadFile(ctx, project, input.ref, input.file_path);
+  const { metadata } = await locateFile(ctx, project, input.ref, input.file_path);
+  const { sha256, head } = await digestBlob(ctx, project.id, metadata.blob_id);
   return {
-    content: file.content,
-    contentType: rawContentType(file.content),
-    headers: {
-      ...file.headers,
-      'Content-Disposition': inlineDisposition(file.metadata.file_name),
-      'Cache-Control': 'no-cache, no-store',
-      Pragma: 'no-cache',
-      Expires: 'Fri, 01 Jan 1990 00:00:00 GMT',
-    },
+    body: blobStream(ctx.git, project.id, metadata.blob_id),
+    size: metadata.size,
+    contentType: rawContentType(head),
+    headers: { ...gitlabHeaders(withSha256(metadata, sha256)), 'Content-Disposition': inlineDisposition(metadata.file_name), ...NO_CACHE },
   };
+}
+
+/** `:sha` of the blobs routes: a full object id naming a blob, else 404 Blob. */
+async function findBlob(ctx: Ctx, projectId: number, sha: string): Promise<{ size: number }> {
+  const info = /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(sha) ? await objectInfo(ctx.git, projectId, sha) : null;
+  if (!info || info.type !== 'blob') throw new NotFoundError('Blob');
+  return info;
+}
+
+export interface BlobEntity {
+  size: number;
+  encoding: 'base64';
+  content: string;
+  sha: string;
+}
+
+/** GET /projects/:id/repository/blobs/:sha */
+export async function getBlob(ctx: Ctx, input: { id: string; sha: string }): Promise<BlobEntity> {
+  const project = await findCodeProject(ctx, input.id);
+  const info = await findBlob(ctx, project.id, input.sha);
+  const content = await readBlob(ctx.git, project.id, input.sha);
+  return { size: info.size, encoding: 'base64', content: content.toString('base64'), sha: input.sha };
+}
+
+/** GET /projects/:id/repository/blobs/:sha/raw: streamed from git. */
+export async function getRawBlob(ctx: Ctx, input: { id: string; sha: string }): Promise<RawBlob> {
+  const project = await findCodeProject(ctx, input.id);
+  const info = await findBlob(ctx, project.id, input.sha);
+  const { head } = await digestBlob(ctx, project.id, input.sha);
+  return { body: blobStream(ctx.git, project.id, input.sha), size: info.size, contentType: rawContentType(head), headers: { ...NO_CACHE } };
 }
 
 export interface FileCommitEntity {

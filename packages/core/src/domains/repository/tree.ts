@@ -1,19 +1,20 @@
 /**
- * GET /projects/:id/repository/tree. Forgelet stores files, not trees: directories are the
- * path prefixes of the files on the ref, found in SQL (one level with `instr`/`strpos`; all
- * levels with a recursive CTE that descends one directory per step). Trees come first, then
- * blobs, each by path, paged with LIMIT/OFFSET. Limitations: a directory's `id` is a stable
- * hash of the ref's commit and the path (not git's tree id); empty directories do not exist;
- * a commit no branch or tag points at lists nothing.
+ * GET /projects/:id/repository/tree, from git (`ls-tree`) at any branch, tag or sha: one
+ * directory, or everything under it with `recursive`. Trees come before blobs, each in git's
+ * order, as Gitaly's `TREES_FIRST`. Ids are git's tree and blob ids.
+ *
+ * A `path` that is no directory at the ref is GitLab's `404 invalid revision or path Not Found`.
+ *
+ * Pagination: offset pages (`legacy`, the default); `keyset` pages after the entry whose id
+ * is `page_token` (GitLab's "tree record ID") and tells the next page only by a `Link` with
+ * the last entry's id; `none` (recursive only) returns everything.
  */
-import { createHash } from 'node:crypto';
-import { sql, type RawBuilder } from 'kysely';
 import type { Ctx } from '../../access/context.js';
-import { NotFoundError } from '../../kernel/errors.js';
-import { clampPerPage, paginate, paginationParams, type Page } from '../../kernel/pagination.js';
+import { NotFoundError, ValidationError } from '../../kernel/errors.js';
+import { clampPerPage, paginationParams, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
-import { bytewise, position } from './history.queries.js';
-import { resolveRevision } from './refs.js';
+import { listDirectory, type TreeEntry } from '../../storage/git-read.js';
+import { commitOf } from './git-revisions.js';
 import { findCodeProject } from './repository-access.js';
 
 export const ListTreeInput = params({
@@ -21,8 +22,8 @@ export const ListTreeInput = params({
   path: p.string().optional().describe('A directory; the root when absent.'),
   ref: p.string().optional().describe('Branch, tag or commit; the default branch when absent.'),
   recursive: p.boolean().default(false),
-  pagination: p.enum(['legacy', 'keyset', 'none']).optional().describe('`keyset` is accepted; pages are offset pages either way.'),
-  page_token: p.string().optional(),
+  pagination: p.enum(['legacy', 'keyset', 'none']).default('legacy').describe('`keyset` pages after `page_token`; `none` (recursive only) lists everything.'),
+  page_token: p.string().optional().describe('With `pagination=keyset`: the id of the entry the page starts after.'),
   ...paginationParams,
 });
 export type ListTreeInput = InferShape<typeof ListTreeInput.shape>;
@@ -30,61 +31,38 @@ export type ListTreeInput = InferShape<typeof ListTreeInput.shape>;
 export interface TreeEntryEntity {
   id: string;
   name: string;
-  type: 'tree' | 'blob';
+  type: 'tree' | 'blob' | 'commit';
   path: string;
   mode: string;
 }
 
-interface TreeRow {
-  grp: number;
-  path: string;
-  blob_sha: string;
-  executable: number;
+function present(e: TreeEntry): TreeEntryEntity {
+  return { id: e.sha, name: e.path.slice(e.path.lastIndexOf('/') + 1), type: e.type, path: e.path, mode: e.mode };
 }
 
 export async function listTree(ctx: Ctx, input: ListTreeInput): Promise<Page<TreeEntryEntity>> {
+  if (input.pagination === 'none' && !input.recursive) throw new ValidationError([{ field: 'pagination', message: 'cannot be "none" unless "recursive" is true' }]);
   const project = await findCodeProject(ctx, input.id);
-  const resolved = await resolveRevision(ctx.db, project.id, input.ref || project.default_branch);
-  if (!resolved) throw new NotFoundError('Tree');
-  const refRow = resolved.ref;
-  if (!refRow) return { items: [], page: input.page, perPage: clampPerPage(input.per_page), total: 0, hasNext: false };
-  const dir = (input.path ?? '').replace(/^\/+|\/+$/g, '');
-  const prefix = dir ? `${dir}/` : '';
-  const len = prefix.length;
-  const pos = (expr: RawBuilder<string>) => position(ctx.dialect, expr, '/');
-  const rest = sql<string>`substr(f.path, ${len + 1})`;
-  const under = prefix ? sql`substr(f.path, 1, ${len}) = ${prefix}` : sql`1 = 1`;
-  const blobs = sql`select 1 as grp, f.path as path, f.blob_sha as blob_sha, f.executable as executable
-    from repository_files f where f.ref_id = ${refRow.id} and ${under} and ${pos(rest)} = 0`;
-  const allBlobs = sql`select 1 as grp, f.path as path, f.blob_sha as blob_sha, f.executable as executable
-    from repository_files f where f.ref_id = ${refRow.id} and ${under}`;
-  const firstDirs = sql`select distinct substr(f.path, 1, ${len} + ${pos(rest)} - 1) as dir
-    from repository_files f where f.ref_id = ${refRow.id} and ${under} and ${pos(rest)} > 0`;
-  const byPath = bytewise(ctx.dialect, 'e.path');
-  let query;
-  if (input.recursive) {
-    const deeper = sql<string>`substr(f.path, length(d.dir) + 2)`;
-    const dirs = sql<{ dir: string }>`(${firstDirs}
-      union
-      select substr(f.path, 1, length(d.dir) + ${pos(deeper)}) as dir
-        from dirs d join repository_files f on f.ref_id = ${refRow.id} and substr(f.path, 1, length(d.dir) + 1) = d.dir || '/'
-        where ${pos(deeper)} > 0)`;
-    const entries = sql<TreeRow>`(select 0 as grp, d.dir as path, '' as blob_sha, 0 as executable from dirs d union all ${allBlobs})`;
-    query = ctx.db.withRecursive('dirs(dir)', () => dirs).selectFrom(entries.as('e')).selectAll('e').orderBy('e.grp').orderBy(byPath);
-  } else {
-    const entries = sql<TreeRow>`(select 0 as grp, s.dir as path, '' as blob_sha, 0 as executable from (${firstDirs}) s union all ${blobs})`;
-    query = ctx.db.selectFrom(entries.as('e')).selectAll('e').orderBy('e.grp').orderBy(byPath);
+  const commit = await commitOf(ctx, project, input.ref, { field: 'ref', notFound: 'Tree' });
+  const entries = await listDirectory(ctx.git, project.id, commit, input.path ?? '', input.recursive);
+  // Gitaly's resolve-tree error, which GitLab shows through `not_found!(e.message)`.
+  if (!entries) throw new NotFoundError('invalid revision or path');
+  // Trees first (stable: git's order within each group).
+  const sorted = [...entries.filter((e) => e.type === 'tree'), ...entries.filter((e) => e.type !== 'tree')];
+  const perPage = clampPerPage(input.per_page);
+  if (input.pagination === 'none') return { items: sorted.map(present), page: 1, perPage: Math.max(sorted.length, 1), total: sorted.length, hasNext: false };
+  if (input.pagination === 'keyset') {
+    let start = 0;
+    if (input.page_token) {
+      const at = sorted.findIndex((e) => e.sha === input.page_token || e.path === input.page_token);
+      if (at === -1) throw new NotFoundError('Tree', { exact: `404 Tree Not Found` });
+      start = at + 1;
+    }
+    const items = sorted.slice(start, start + perPage).map(present);
+    // As GitLab's GitalyKeysetPager: a full page links to the next one.
+    return { items, page: 1, perPage, total: null, hasNext: false, keyset: { nextToken: items.length === perPage ? items[items.length - 1]!.id : null } };
   }
-  return paginate(ctx.db, query, input, (rows: TreeRow[]) =>
-    rows.map((row) => {
-      const tree = Number(row.grp) === 0;
-      return {
-        id: tree ? createHash('sha1').update(`tree ${resolved.commit.sha} ${row.path}`).digest('hex') : row.blob_sha,
-        name: row.path.slice(row.path.lastIndexOf('/') + 1),
-        type: tree ? 'tree' : 'blob',
-        path: row.path,
-        mode: tree ? '040000' : Number(row.executable) ? '100755' : '100644',
-      };
-    }),
-  );
+  const page = Math.max(1, input.page);
+  const offset = (page - 1) * perPage;
+  return { items: sorted.slice(offset, offset + perPage).map(present), page, perPage, total: sorted.length, hasNext: offset + perPage < sorted.length };
 }

@@ -13,6 +13,8 @@ import type { UrlBuilder } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { UserRow } from '../../access/user.table.js';
 import type { Database } from '../../storage/database.js';
+import type { GitRepositories } from '../../storage/git.js';
+import { logCommits } from '../../storage/git-read.js';
 import {
   ancestryCte,
   commitWebUrl,
@@ -148,18 +150,15 @@ export async function buildPushPayload(db: Db, urls: UrlBuilder, { by, project, 
  * first, from the oldest to the newest, on the default branch or (tag push) the last tag by
  * name; null for an empty repository, whose test sends GitLab's fixed sample.
  */
-export async function buildPushSample(db: Db, urls: UrlBuilder, by: UserRow, project: ProjectRow, tag: boolean): Promise<Json | null> {
+export async function buildPushSample(db: Db, git: GitRepositories, urls: UrlBuilder, by: UserRow, project: ProjectRow, tag: boolean): Promise<Json | null> {
   const head = await selectBranch(db, project.id, project.default_branch);
   if (!head?.commit_sha) return null;
-  const commits = await db
-    .withRecursive('anc(sha)', () => ancestryCte(project.id, { sha: head.commit_sha }))
-    .selectFrom('repository_commits as c')
-    .innerJoin('anc', 'anc.sha', 'c.sha')
-    .selectAll('c')
-    .where('c.project_id', '=', project.id)
-    .orderBy('c.id', 'desc')
-    .limit(3)
-    .execute();
+  // `git log -3` order (GitLab's `repository.commits(ref, limit: 3)`), the rows from the index.
+  const order = (await logCommits(git, project.id, { from: [head.commit_sha], maxCount: 3 })).map((c) => c.sha);
+  const rows = order.length ? await db.selectFrom('repository_commits').selectAll().where('project_id', '=', project.id).where('sha', 'in', order).execute() : [];
+  const bySha = new Map(rows.map((r) => [r.sha, r]));
+  const commits = order.map((sha) => bySha.get(sha)).filter((r) => r !== undefined);
+  if (!commits.length) return null;
   let name = project.default_branch;
   if (tag) {
     const last = await db.selectFrom('repository_refs').select('name').where('project_id', '=', project.id).where('kind', '=', 'tag').orderBy('name', 'desc').limit(1).executeTakeFirst();

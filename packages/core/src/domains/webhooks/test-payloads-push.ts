@@ -66,7 +66,7 @@ export async function refsTestPayload(ctx: Ctx, projects: ProjectRow[], trigger:
     case 'push_events':
     case 'tag_push_events': {
       const tag = trigger === 'tag_push_events';
-      const data = project && (await buildPushSample(ctx.db, ctx.urls, requireUser(ctx), project, tag));
+      const data = project && (await buildPushSample(ctx.db, ctx.git, ctx.urls, requireUser(ctx), project, tag));
       return { data: data ?? pushSampleData(tag), trigger: tag ? 'tag_push_hooks' : 'push_hooks' };
     }
     case 'releases_events': {
