@@ -42,10 +42,12 @@ export interface GitCommitInfo {
   message: string;
 }
 
-const COMMIT_FORMAT = ['%H', '%P', '%an', '%ae', '%at', '%cn', '%ce', '%ct', '%B'].join('%x1f');
+/** `git log --format` for `parseCommits` (with `-z`). */
+export const COMMIT_FORMAT = ['%H', '%P', '%an', '%ae', '%at', '%cn', '%ce', '%ct', '%B'].join('%x1f');
 const isoOf = (epoch: string) => new Date(Number(epoch) * 1000).toISOString();
 
-function parseCommits(out: Buffer): GitCommitInfo[] {
+/** Commits printed by `git log -z --format=${COMMIT_FORMAT}`. */
+export function parseCommits(out: Buffer): GitCommitInfo[] {
   return out
     .toString('utf8')
     .split('\0')

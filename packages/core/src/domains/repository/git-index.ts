@@ -11,6 +11,7 @@ import type { Database } from '../../storage/database.js';
 import { nowIso, type Ctx } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import type { GitRepositories } from '../../storage/git.js';
+import { COMMIT_FORMAT, parseCommits, type GitCommitInfo } from '../../storage/git-read.js';
 import { recordProjectActivity } from '../../access/project-activity.js';
 import type { PushOptions } from './push-options.js';
 import { runRefPushed, runRefUpdated, type RefUpdate } from './push-hooks.js';
@@ -20,18 +21,6 @@ import type { CommitChangeKind, RepositoryRefRow } from './repository.table.js';
 import { queueRefMove } from './git-write.js';
 
 type Trx = Kysely<Database>;
-
-interface GitCommit {
-  sha: string;
-  parents: string[];
-  authorName: string;
-  authorEmail: string;
-  authoredDate: string;
-  committerName: string;
-  committerEmail: string;
-  committedDate: string;
-  message: string;
-}
 
 interface GitChange {
   path: string;
@@ -49,33 +38,12 @@ function chunks<T>(items: T[], size = CHUNK): T[][] {
   return out;
 }
 
-const isoOf = (epoch: string) => new Date(Number(epoch) * 1000).toISOString();
-
 /** Commits reachable from `tips` and from none of `known`, oldest first (parents before children). */
-async function commitsBetween(git: GitRepositories, projectId: number, tips: string[], known: string[]): Promise<GitCommit[]> {
+async function commitsBetween(git: GitRepositories, projectId: number, tips: string[], known: string[]): Promise<GitCommitInfo[]> {
   if (!tips.length) return [];
-  const format = ['%H', '%P', '%an', '%ae', '%at', '%cn', '%ce', '%ct', '%B'].join('%x1f');
   const input = [...tips, ...known.map((k) => `^${k}`)].join('\n') + '\n';
-  const out = await git.run(projectId, ['log', '--reverse', '--topo-order', '-z', `--format=${format}`, '--stdin'], { input });
-  const text = out.stdout.toString('utf8');
-  if (!text) return [];
-  return text
-    .split('\0')
-    .filter((r) => r.length)
-    .map((record) => {
-      const [sha, parents, an, ae, at, cn, ce, ct, ...rest] = record.split('\x1f');
-      return {
-        sha: sha!,
-        parents: parents ? parents.split(' ') : [],
-        authorName: an!,
-        authorEmail: ae!,
-        authoredDate: isoOf(at!),
-        committerName: cn!,
-        committerEmail: ce!,
-        committedDate: isoOf(ct!),
-        message: rest.join('\x1f').replace(/\n$/, ''),
-      };
-    });
+  const out = await git.run(projectId, ['log', '--reverse', '--topo-order', '-z', `--format=${COMMIT_FORMAT}`, '--stdin'], { input });
+  return parseCommits(out.stdout);
 }
 
 /** What each commit changed against its first parent (renames found), with line counts. */
@@ -183,7 +151,7 @@ async function peel(git: GitRepositories, projectId: number, sha: string) {
  * Indexes commits git has and the database lacks (reachable from `tips`), with their parents
  * and changes; returns them oldest first.
  */
-export async function indexNewCommits(trx: Trx, git: GitRepositories, projectId: number, tips: string[]): Promise<GitCommit[]> {
+export async function indexNewCommits(trx: Trx, git: GitRepositories, projectId: number, tips: string[]): Promise<GitCommitInfo[]> {
   const known = (await trx.selectFrom('repository_refs').select('commit_sha').distinct().where('project_id', '=', projectId).execute())
     .map((r) => r.commit_sha)
     .filter(Boolean);
@@ -230,7 +198,7 @@ export async function indexNewCommits(trx: Trx, git: GitRepositories, projectId:
 }
 
 /** Replaces the indexed files of a ref with those of its new head commit. */
-async function indexRefFiles(trx: Trx, git: GitRepositories, projectId: number, refId: number, head: string, fresh: GitCommit[], changes: Map<string, string>): Promise<void> {
+async function indexRefFiles(trx: Trx, git: GitRepositories, projectId: number, refId: number, head: string, fresh: GitCommitInfo[], changes: Map<string, string>): Promise<void> {
   const files = await filesAt(git, projectId, head);
   const old = new Map((await trx.selectFrom('repository_files').select(['path', 'blob_sha', 'last_commit_sha']).where('ref_id', '=', refId).execute()).map((r) => [r.path, r]));
   await indexBlobs(trx, git, projectId, files.map((f) => f.blob));
@@ -244,7 +212,7 @@ async function indexRefFiles(trx: Trx, git: GitRepositories, projectId: number, 
 }
 
 /** The newest of the `fresh` commits changing each path (for the files' last commits). */
-async function lastChangesOf(trx: Trx, projectId: number, fresh: GitCommit[]): Promise<Map<string, string>> {
+async function lastChangesOf(trx: Trx, projectId: number, fresh: GitCommitInfo[]): Promise<Map<string, string>> {
   if (!fresh.length) return new Map();
   const rows = await trx
     .selectFrom('repository_commit_changes as ch')
