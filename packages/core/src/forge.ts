@@ -37,7 +37,7 @@ import { createOpenApiRoutes } from './domains/system/openapi.routes.js';
 import { issueNoteable, issuesGraphql, issuesMergeRequestHooks, issuesPushHooks, issuesRoutes, registerIssueClosingJobs, registerIssueHooks } from './domains/issues/index.js';
 import { webhookDeploymentHooks, webhookPipelineHooks } from './domains/webhooks/index.js';
 import { registerWebhookJobs, webhookAccountHooks, webhookAwardEmojiHooks, webhookIssueHooks, webhookMergeRequestHooks, webhookMilestoneHooks, webhookNoteHooks, webhookPushHooks, webhookReleaseHooks, webhooksRoutes } from './domains/webhooks/index.js';
-import { mergeRequestsGraphql, mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestPushHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks, registerMergeRequestJobs } from './domains/merge-requests/index.js';
+import { manualMergePushHooks, mergeRequestsGraphql, mergeRequestNoteable, mergeRequestPipelineHooks, mergeRequestPushHooks, mergeRequestsRoutes, registerApprovalStatus, registerMergeRequestHooks, registerMergeRequestJobs } from './domains/merge-requests/index.js';
 import { findAwardableNoteable, notesRoutes, registerNoteHooks, registerNoteable } from './domains/notes/index.js';
 import { snippetNoteable, snippetsRoutes } from './domains/snippets/index.js';
 import { awardEmojiRoutes, registerAwardableFinder, registerAwardEmojiHooks } from './domains/award-emoji/index.js';
@@ -222,6 +222,9 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerPushHooks(approvalsPushHooks);
   // A moved branch records merge request diff versions and makes mergeability unchecked.
   registerPushHooks(mergeRequestPushHooks);
+  // A push that brings an open merge request's head into its target merges it (before the
+  // hooks below see the push, so the merge's own reactions run in the same transaction).
+  registerPushHooks(manualMergePushHooks);
   registerPushHooks(ciPushHooks);
   // A deleted tag takes its release (whose deletion is a release event), then the push goes out to the hooks.
   registerPushHooks(releasesPushHooks);

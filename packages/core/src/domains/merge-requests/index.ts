@@ -48,3 +48,5 @@ export { publicMergeStatus, mergeRequestPushHooks, registerMergeRequestJobs } fr
 export { mergeRequestsGraphql } from './merge-requests.graphql.js';
 /** For git-http: `git push -o merge_request.*`. */
 export { applyMergeRequestPushOptions, openMergeRequestIids, type PushedBranch } from './push-options.js';
+/** A push that brings an open merge request's head into its target merges it (GitLab's post_merge_manually_merged). */
+export { manualMergePushHooks } from './manually-merged.js';
