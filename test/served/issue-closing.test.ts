@@ -128,6 +128,16 @@ for (const dialect of DIALECTS) {
       assert.equal(first.headers.get('x-total'), '2');
       assert.equal(first.headers.get('x-next-page'), '2');
       assert.equal(ok(first)[0].has_tasks, undefined, 'IssueBasic, as GitLab');
+      // The issues' side (merge_request_closing_issues): merge_requests_count and closed_by.
+      assert.equal(ok(await f.api('GET', `/projects/${project.id}/issues/${h.iid}`)).merge_requests_count, 1);
+      assert.deepEqual((await client.issues.closedBy(project.id, h.iid).toArray()).map((m) => m.iid), [mr.iid]);
+      // Edited: #h no longer named, #g still (in the title).
+      ok(await f.api('PUT', `/projects/${project.id}/merge_requests/${mr.iid}`, { token: dev.token, body: { description: 'No longer closes anything here' } }));
+      assert.equal(ok(await f.api('GET', `/projects/${project.id}/issues/${h.iid}`)).merge_requests_count, 0);
+      assert.deepEqual(ok(await f.api('GET', `/projects/${project.id}/issues/${h.iid}/closed_by`)), []);
+      assert.equal(ok(await f.api('GET', `/projects/${project.id}/issues/${g.iid}`)).merge_requests_count, 1);
+      ok(await f.api('PUT', `/projects/${project.id}/merge_requests/${mr.iid}`, { token: dev.token, body: { description: `Closes #${h.iid}` } }));
+      assert.deepEqual(ok(await f.api('GET', `/projects/${project.id}/issues/${h.iid}/closed_by`)).map((m: any) => m.iid), [mr.iid]);
       const stranger = await f.createUser(`stranger-${dialect}`);
       assert.equal((await f.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}/closes_issues`, { token: stranger.token })).status, 404);
       ok(await f.api('PUT', `/projects/${project.id}/merge_requests/${mr.iid}/merge`, { token: dev.token }));

@@ -57,14 +57,12 @@ const ALLOWED: Record<string, string> = {
   'project_list.star_count': 'not served: starring',
   'project_list.avatar_url': 'not served: avatars',
 
-  'issue.merge_requests_count': 'not computed yet: GitLab counts the merge requests that close the issue ("Closes #1" in their description, MergeRequestsClosingIssues)',
   'issue.time_stats.time_estimate': 'not served: time tracking (time_estimate/add_spent_time endpoints, /estimate and /spend quick actions)',
   'issue.time_stats.total_time_spent': 'not served: time tracking',
   'issue.time_stats.human_time_estimate': 'not served: time tracking',
   'issue.time_stats.human_total_time_spent': 'not served: time tracking',
   'issue.severity': "not served: setting an incident's severity (GraphQL issueSetSeverity, the /severity quick action)",
   'issue.moved_to_id': 'not served: moving issues (POST /projects/:id/issues/:issue_iid/move)',
-  'issue_list.merge_requests_count': 'not computed yet: merge requests that close the issue (as issue.merge_requests_count)',
   'issue_list.time_stats.time_estimate': 'not served: time tracking',
   'issue_list.time_stats.total_time_spent': 'not served: time tracking',
   'issue_list.time_stats.human_time_estimate': 'not served: time tracking',
@@ -434,7 +432,10 @@ for (const dialect of DIALECTS) {
       at(16 * DAY);
       await commitFiles(f, project.id, 'spike', { 'spike.txt': 'spike\n' }, { startBranch: main, username: 'richdev' });
       await commitFiles(f, project.id, 'feature', { 'src/app.ts': 'export const x = 1;\n', 'src/new.ts': 'new\n' }, { startBranch: main, username: 'richdev' });
-      const draft = await call('POST', `${base}/merge_requests`, { source_branch: 'spike', target_branch: main, title: 'Draft: spike', labels: 'bug' }, dev.token);
+      const draft = await call('POST', `${base}/merge_requests`, { source_branch: 'spike', target_branch: main, title: 'Draft: spike', labels: 'bug', description: `Closes #${issue.iid}` }, dev.token);
+      // The rich issue again, now named by a merge request that closes it (merge_requests_count).
+      add('issue', await get(issuePath));
+      add('issue_list', (await get(`${base}/issues?iids[]=${issue.iid}`))[0]);
       const mr = await call('POST', `${base}/merge_requests`, {
         source_branch: 'feature', target_branch: main, title: 'Rich MR', description: '- [x] code\n- [ ] docs\n', labels: 'bug', milestone_id: milestone.id,
         assignee_ids: [dev.id], reviewer_ids: [mate.id], squash: true, remove_source_branch: true,

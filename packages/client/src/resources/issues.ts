@@ -1,4 +1,4 @@
-import type { CreateIssueInput, IssueEntity, ListIssuesInput, ListProjectIssuesInput, UpdateIssueInput } from '@forgelet/core';
+import type { CreateIssueInput, IssueEntity, ListIssuesInput, ListProjectIssuesInput, MergeRequestEntity, UpdateIssueInput } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
 import { Paginated } from '../infrastructure/paginated.js';
 import type { ListParams, ResourceId } from '../infrastructure/params.js';
@@ -31,6 +31,11 @@ export class Issues {
   }
 
   /** `GET /issues`: the caller's issues across every project they can read (`scope` picks which). */
+  /** The project's merge requests that close the issue when merged ("Closes #N" in their title or description). */
+  closedBy(id: ResourceId, iid: number, params: { page?: number; per_page?: number } = {}): Paginated<MergeRequestEntity> {
+    return new Paginated(this.requester, endpoint`projects/${id}/issues/${iid}/closed_by`, params);
+  }
+
   allAccessible(params: ListAccessibleIssuesParams = {}): Paginated<IssueEntity> {
     return new Paginated(this.requester, 'issues', params);
   }

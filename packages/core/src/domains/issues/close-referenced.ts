@@ -21,11 +21,12 @@ import { selectProjectByRef } from '../../access/lookup.js';
 import { selectUserById } from '../../access/users.js';
 import type { Database } from '../../storage/database.js';
 import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
-import { findMergeRequest, type MergeRequestHooks } from '../merge-requests/index.js';
+import { findMergeRequest, presentMergeRequests, type MergeRequestEntity, type MergeRequestHooks, type MergeRequestRow } from '../merge-requests/index.js';
+import { closingMergeRequestsQuery } from './closing-issue.queries.js';
 import type { PushHooks } from '../repository/index.js';
 import { recordStateEvent } from '../state-events/index.js';
 import { closingReferences, type IssueReference } from './closing-references.js';
-import { canReadIssue } from './find-issue.js';
+import { canReadIssue, findIssue } from './find-issue.js';
 import { toIssueBasicEntity, type IssueBasicEntity } from './issue.entity.js';
 import { issueChanged } from './issue-hooks.js';
 import { presentIssues } from './present-issues.js';
@@ -137,6 +138,38 @@ export async function closeReferencedIssues(
   return closed;
 }
 
+/**
+ * The issues a merge request names as closing, resolved in `db` (a transaction or the
+ * database): existing issues, in the order named, whoever may see them (readers filter).
+ * None unless it targets the default branch (GitLab's MergeRequest#closes_issues).
+ */
+async function closingIssuesOf(db: Kysely<Database>, urls: Deps['urls'], project: ProjectRow, mr: Pick<MergeRequestRow, 'title' | 'description' | 'target_branch'>) {
+  if (mr.target_branch !== project.default_branch) return [];
+  const out: Array<{ project: ProjectRow; issue: IssueRow }> = [];
+  for (const ref of closingReferences(`${mr.title}\n${mr.description ?? ''}`, urls.web(''), namespaceOf(project))) {
+    const target = ref.projectPath === null ? project : await selectProjectByRef({ db }, ref.projectPath);
+    if (!target) continue;
+    const issue = await db.selectFrom('issues').selectAll().where('project_id', '=', target.id).where('iid', '=', ref.iid).executeTakeFirst();
+    if (issue && !out.some((o) => o.issue.id === issue.id)) out.push({ project: target, issue });
+  }
+  return out;
+}
+
+/**
+ * Keeps `merge_request_closing_issues` for a merge request opened or edited, in its transaction
+ * (GitLab's cache_merge_request_closes_issues!). Merged and closed ones keep what they had.
+ */
+async function cacheClosingIssues(trx: Kysely<Database>, by: Ctx, mr: MergeRequestRow): Promise<void> {
+  const project = await selectProjectByRef({ db: trx }, mr.project_id);
+  if (!project) return;
+  const issues = await closingIssuesOf(trx, by.urls, project, mr);
+  await trx.deleteFrom('merge_request_closing_issues').where('merge_request_id', '=', mr.id).execute();
+  if (issues.length) {
+    const now = nowIso(by);
+    await trx.insertInto('merge_request_closing_issues').values(issues.map(({ issue }) => ({ merge_request_id: mr.id, issue_id: issue.id, created_at: now }))).execute();
+  }
+}
+
 /** The commits of a push, oldest first: sha, whether it has several parents, message. */
 async function pushedCommits(deps: Deps, projectId: number, before: string | null, after: string) {
   const range = before && SHA.test(before) && !/^0+$/.test(before) ? [after, `^${before}`] : [after];
@@ -191,6 +224,7 @@ export const issuesPushHooks: PushHooks = { refUpdated: queueClosingByPush };
 export const issuesMergeRequestHooks: MergeRequestHooks = {
   mergeRequestChanged: async (trx, change) => {
     if (change.action === 'merge') await queueClosingByMerge(trx, change.by, change.after.id);
+    else if (change.action === 'open' || change.action === 'update' || change.action === 'reopen') await cacheClosingIssues(trx, change.by, change.after);
   },
 };
 
@@ -202,18 +236,26 @@ export const issuesMergeRequestHooks: MergeRequestHooks = {
  */
 export async function listMergeRequestClosingIssues(ctx: Ctx, projectRef: string, iid: number, page: PageRequest): Promise<Page<IssueBasicEntity>> {
   const { project, mergeRequest } = await findMergeRequest(ctx, projectRef, iid);
-  const refs = mergeRequest.target_branch === project.default_branch
-    ? closingReferences(`${mergeRequest.title}\n${mergeRequest.description ?? ''}`, ctx.urls.web(''), namespaceOf(project))
-    : [];
   const ids: number[] = [];
-  for (const ref of refs) {
-    const target = ref.projectPath === null ? project : await selectProjectByRef(ctx, ref.projectPath);
-    if (!target || !target.issues_enabled || !(await can(ctx, 'read_issue', { kind: 'project', project: target }))) continue;
-    const issue = await ctx.db.selectFrom('issues').selectAll().where('project_id', '=', target.id).where('iid', '=', ref.iid).executeTakeFirst();
-    if (issue && (await canReadIssue(ctx, target, issue))) ids.push(issue.id);
+  for (const { project: target, issue } of await closingIssuesOf(ctx.db, ctx.urls, project, mergeRequest)) {
+    if (!target.issues_enabled || !(await can(ctx, 'read_issue', { kind: 'project', project: target }))) continue;
+    if (await canReadIssue(ctx, target, issue)) ids.push(issue.id);
   }
   if (!ids.length) return paginate(ctx.db, ctx.db.selectFrom('issues').selectAll().where(sql<boolean>`1 = 0`), page, () => []);
   const order = sql.join(ids.map((id, i) => sql`when ${id} then ${i}`), sql` `);
   const q = ctx.db.selectFrom('issues').selectAll().where('id', 'in', ids).orderBy(sql`case id ${order} end`);
   return paginate(ctx.db, q, page, async (rows) => (await presentIssues(ctx, rows as IssueRow[])).map(toIssueBasicEntity));
+}
+
+/**
+ * GET /projects/:id/issues/:issue_iid/closed_by: the project's merge requests that close the
+ * issue once merged (GitLab: MergeRequestBasic, from merge_requests_closing_issues), paged.
+ */
+export async function listClosingMergeRequests(ctx: Ctx, projectRef: string, iid: number, page: PageRequest): Promise<Page<MergeRequestEntity>> {
+  const { project, issue } = await findIssue(ctx, projectRef, iid);
+  if (!project.merge_requests_enabled || !(await can(ctx, 'read_merge_request', { kind: 'project', project }))) {
+    return paginate(ctx.db, ctx.db.selectFrom('merge_requests').selectAll().where(sql<boolean>`1 = 0`), page, () => []);
+  }
+  const q = closingMergeRequestsQuery(ctx, issue.id).where('mr.project_id', '=', project.id);
+  return paginate(ctx.db, q, page, (rows) => presentMergeRequests(ctx, rows as MergeRequestRow[], { project: project.id }, [project]));
 }

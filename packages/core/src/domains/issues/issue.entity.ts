@@ -69,6 +69,8 @@ export interface IssueRelations {
   userNotesCount: number;
   upvotes: number;
   downvotes: number;
+  /** Merge requests the caller can see that close the issue when merged (merge_request_closing_issues). */
+  mergeRequestsCount: number;
   /** Weight is a Premium feature: null on lower tiers. */
   showWeight: boolean;
   /** The caller takes part (GitLab's subscribed? without explicit subscriptions: a participant). */
@@ -99,7 +101,7 @@ export function toIssueEntity(row: IssueRow, rel: IssueRelations, urls: UrlBuild
     type: row.issue_type.toUpperCase(),
     assignee: rel.assignees[0] ?? null,
     user_notes_count: rel.userNotesCount,
-    merge_requests_count: 0,
+    merge_requests_count: rel.mergeRequestsCount,
     upvotes: rel.upvotes,
     downvotes: rel.downvotes,
     due_date: row.due_date,

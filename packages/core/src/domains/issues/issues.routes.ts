@@ -11,8 +11,13 @@ import { updateIssue } from './update-issue.js';
 import { MilestoneIssuablesInput, MilestoneRefInput } from '../milestones/index.js';
 import { getIssueStateEvent, listIssueStateEvents } from './issue-state-events.js';
 import { listBurndownEvents, listIssuesOfMilestone } from './milestone-issues.js';
-import { listMergeRequestClosingIssues } from './close-referenced.js';
+import { listClosingMergeRequests, listMergeRequestClosingIssues } from './close-referenced.js';
 
+const ClosedByInput = params({
+  id: p.string().describe('ID or URL-encoded path of the project.'),
+  issue_iid: p.integer().describe('Internal ID of the issue.'),
+  ...paginationParams,
+});
 const ClosesIssuesInput = params({
   id: p.string().describe('ID or URL-encoded path of the project.'),
   merge_request_iid: p.integer().describe('Internal ID of the merge request.'),
@@ -40,6 +45,8 @@ export const issuesRoutes = [
     }),
   route('GET', '/projects/:id/merge_requests/:merge_request_iid/closes_issues', { auth: 'optional', params: ClosesIssuesInput, tag: 'merge_requests', summary: 'Issues that the merge request closes when merged into the default branch' },
     async (ctx, { id, merge_request_iid, ...page }) => paged(await listMergeRequestClosingIssues(ctx, id, merge_request_iid, page))),
+  route('GET', '/projects/:id/issues/:issue_iid/closed_by', { auth: 'optional', params: ClosedByInput, tag: 'issues', summary: 'Merge requests that close the issue when merged' },
+    async (ctx, { id, issue_iid, ...page }) => paged(await listClosingMergeRequests(ctx, id, issue_iid, page))),
   route('GET', '/groups/:id/milestones/:milestone_id/issues', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Issues of a group milestone' },
     async (ctx, input) => paged(await listIssuesOfMilestone(ctx, 'groups', input))),
   route('GET', '/projects/:id/milestones/:milestone_id/issues', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Issues of a project milestone' },

@@ -1,4 +1,5 @@
 /** Turns a page of issue rows into entities with a fixed number of queries, whatever the page size. */
+import { countClosingMergeRequests } from './closing-issue.queries.js';
 import { selectUsersByIds } from '../../access/users.js';
 import type { Ctx, UrlBuilder } from '../../access/context.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
@@ -43,7 +44,7 @@ export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: P
   const missingProjects = [...new Set(rows.map((r) => r.project_id))].filter((id) => !projects.has(id));
   const viewer = ctx.actor.user;
   const none = new Map<number, never>();
-  const [projectRows, assignees, labels, notes, votes, milestones, involved] = await Promise.all([
+  const [projectRows, assignees, labels, notes, votes, milestones, involved, closingMrs] = await Promise.all([
     missingProjects.length ? ctx.db.selectFrom('projects').selectAll().where('id', 'in', missingProjects).execute() : [],
     created ? new Map([[ids[0]!, created.assignees.map((u) => u.id).sort((a, b) => a - b)]]) : selectAssigneesOfIssues(ctx.db, ids),
     created && !created.labelled ? none : selectLabelsOfTargets(ctx.db, 'Issue', ids),
@@ -51,6 +52,7 @@ export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: P
     created ? none : countVotesOf(ctx.db, 'Issue', ids),
     milestonesByIdFor(ctx, rows.map((r) => r.milestone_id)),
     viewer && !created ? noteablesInvolving(ctx.db, 'Issue', ids, viewer) : new Set<number>(),
+    created ? none : countClosingMergeRequests(ctx, ids),
   ]);
   // GitLab's participants: the author, the assignees, who is mentioned or wrote a note.
   const participates = (row: IssueRow) =>
@@ -89,6 +91,7 @@ export async function presentIssues(ctx: Ctx, rows: IssueRow[], knownProjects: P
         userNotesCount: notes.get(row.id) ?? 0,
         upvotes: votes.get(row.id)?.up ?? 0,
         downvotes: votes.get(row.id)?.down ?? 0,
+        mergeRequestsCount: closingMrs.get(row.id) ?? 0,
         showWeight,
         subscribed: participates(row),
       },
