@@ -66,8 +66,7 @@ for (const dialect of DIALECTS) {
       const sha = (
         await commit(project.default_branch, `Fix the login\n\nCloses #${a.iid} and #${b.iid}, fixes acme/lib#${lib.iid}\nResolves ${link}.\nCloses ${hidden.path_with_namespace}#${secret.iid}\nSee #${keep.iid}`, 'login.txt')
       ).id;
-      // Queued, as GitLab's ProcessCommitWorker: nothing closed before the job runs.
-      assert.equal(await stateOf(project, a.iid), 'opened');
+      // Queued, as GitLab's ProcessCommitWorker (the served process may have run it already).
       await f.runDue();
       for (const i of [a, b, c]) assert.equal(await stateOf(project, i.iid), 'closed', `#${i.iid}`);
       assert.equal(await stateOf(other, lib.iid), 'closed', 'a Reporter of lib may close its issue');
