@@ -160,6 +160,22 @@ for (const dialect of DIALECTS) {
       assert.equal((await gitOk(fresh, ['show', 'main:other.txt'])), 'main only\n');
     });
 
+    it('a merge pushed with git (GitLab\'s post_merge_manually_merged): the merge request is merged by the pusher, its merge commit the pushed one', async () => {
+      await gitOk(src, ['checkout', '-q', 'main']);
+      await gitOk(src, ['pull', '-q', '--no-rebase', url, 'main']);
+      await gitOk(src, ['checkout', '-q', '-b', 'manual']);
+      const head = await commit('manual', { 'manual.txt': 'by hand\n' }, 'Manual change');
+      const mr = ok(await f.api('POST', `/projects/${project.id}/merge_requests`, { body: { source_branch: 'manual', target_branch: 'main', title: 'Manual' } }), 201);
+      await gitOk(src, ['checkout', '-q', 'main']);
+      await gitOk(src, ['merge', '-q', '--no-ff', '-m', 'Merge manual by hand', 'manual']);
+      const mergeCommit = (await gitOk(src, ['rev-parse', 'HEAD'])).trim();
+      await gitOk(src, ['push', '-q', url, 'main']);
+      const merged = ok(await f.api('GET', mrPath(mr.iid)));
+      assert.deepEqual([merged.state, merged.sha, merged.merge_commit_sha, merged.merged_by?.username], ['merged', head, mergeCommit, 'root']);
+      const events = ok(await f.api('GET', mrPath(mr.iid, '/resource_state_events')));
+      assert.deepEqual(events.map((e: any) => e.state), ['merged']);
+    });
+
     it('conflicts: both branches change the same line; the check says cannot_be_merged / conflict', async () => {
       await commit('clash', { 'app.txt': 'line 1 clash\nline 2\nline 3\n' }, 'Clash');
       await gitOk(src, ['checkout', '-q', 'main']);

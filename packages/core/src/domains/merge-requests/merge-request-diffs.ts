@@ -20,6 +20,8 @@ import type { GitRepositories } from '../../storage/git.js';
 import type { PushHooks, RefUpdate } from '../repository/index.js';
 import { selectBranch } from '../repository/index.js';
 import type { MergeRequestDiffRow, MergeRequestRow, MergeStatus } from './merge-request.table.js';
+import { recordStateEvent } from '../state-events/index.js';
+import { runMergeRequestChanged } from './merge-request-hooks.js';
 
 type Trx = Kysely<Database>;
 
@@ -149,7 +151,51 @@ async function onRefUpdated(trx: Trx, ctx: Ctx, project: { id: number }, update:
   const from = update.after ? await open(openMergeRequests().where('source_project_id', '=', project.id).where('source_branch', '=', update.name)) : [];
   for (const mr of from) await refreshDiff(trx, ctx, mr, now);
   const into = await open(openMergeRequests().where('project_id', '=', project.id).where('target_branch', '=', update.name));
-  await markUnchecked(trx, into.map((m) => m.id));
+  const merged = update.after ? await mergedByPush(trx, ctx, project.id, into, update.before, update.after, now) : new Set<number>();
+  await markUnchecked(trx, into.filter((m) => !merged.has(m.id)).map((m) => m.id));
+}
+
+/**
+ * GitLab's RefreshService#post_merge_manually_merged: an open merge request into the pushed
+ * branch whose head is among the pushed commits (and whose diff is not empty) was merged by
+ * the push. Its `merge_commit_sha` is the first commit of the push's first-parent line that
+ * contains the head (GitLab's BranchPushMergeCommitAnalyzer), and it is merged by the pusher
+ * with a `merged` state event and the merge hooks, in the push's transaction.
+ */
+async function mergedByPush(trx: Trx, ctx: Ctx, projectId: number, into: MergeRequestRow[], before: string | null, after: string, now: string): Promise<Set<number>> {
+  const done = new Set<number>();
+  const candidates = into.filter((m) => m.sha);
+  if (!candidates.length) return done;
+  const range = before ? [`${before}..${after}`] : [after];
+  const pushed = new Set((await ctx.git.run(projectId, ['rev-list', ...range])).stdout.toString('utf8').split('\n').filter(Boolean));
+  const heads = candidates.filter((m) => pushed.has(m.sha));
+  if (!heads.length) return done;
+  const diffs = await latestDiffsOf(trx, heads.map((m) => m.id));
+  const line = (await ctx.git.run(projectId, ['rev-list', '--first-parent', '--reverse', ...range])).stdout.toString('utf8').split('\n').filter(Boolean);
+  for (const mr of heads) {
+    if (diffs.get(mr.id)?.state === 'empty') continue;
+    let mergeCommit = mr.sha;
+    for (const sha of line) {
+      const contains = await ctx.git.run(projectId, ['merge-base', '--is-ancestor', mr.sha, sha], { okCodes: [0, 1] });
+      if (contains.code === 0) {
+        mergeCommit = sha;
+        break;
+      }
+    }
+    const userId = ctx.actor.user?.id ?? null;
+    const after = await trx
+      .updateTable('merge_requests')
+      .set({ state: 'merged', merged_at: now, merged_by_id: userId, merge_commit_sha: mergeCommit, updated_at: now })
+      .where('id', '=', mr.id)
+      .where('state', '=', 'opened')
+      .returningAll()
+      .executeTakeFirst();
+    if (!after) continue;
+    if (userId !== null) await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, 'merged', userId, now);
+    await runMergeRequestChanged(trx, { action: 'merge', by: ctx, before: mr, after });
+    done.add(mr.id);
+  }
+  return done;
 }
 
 export const mergeRequestPushHooks: PushHooks = { refUpdated: onRefUpdated };
