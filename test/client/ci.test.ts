@@ -55,6 +55,23 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([current.id, current.name, current.status], [job.id, 'build', 'running']);
       assert.equal((await patchTrace(f, job, 0, 'hello\n')).status, 202);
       assert.equal(await api.jobs.trace(project.id, job.id), 'hello\n');
+      // Following a running log: only what is past the offset comes back (206), nothing new is a 416 the client answers as empty.
+      assert.deepEqual(await api.jobs.traceFrom(project.id, job.id, 0), { text: 'hello\n', size: 6, received: 6 });
+      assert.deepEqual(await api.jobs.traceFrom(project.id, job.id, 6), { text: '', size: 6, received: 0 });
+      assert.equal((await patchTrace(f, job, 6, 'wörld\n')).status, 202);
+      assert.deepEqual(await api.jobs.traceFrom(project.id, job.id, 6), { text: 'wörld\n', size: 13, received: 7 });
+      const traceUrl = `${f.url}/api/v4/projects/${project.id}/jobs/${job.id}/trace`;
+      const ranged = await fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: 'bytes=6-' } });
+      assert.deepEqual([ranged.status, ranged.headers.get('content-range'), await ranged.text()], [206, 'bytes 6-12/13', 'wörld\n']);
+      const bounded = await fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: 'bytes=0-4' } });
+      assert.deepEqual([bounded.status, bounded.headers.get('content-range'), await bounded.text()], [206, 'bytes 0-4/13', 'hello']);
+      const past = await fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: 'bytes=13-' } });
+      assert.deepEqual([past.status, past.headers.get('content-range')], [416, 'bytes */13']);
+      // Several ranges or another unit: the whole log (RFC 9110 lets a server ignore a Range).
+      for (const range of ['bytes=0-1,3-4', 'lines=1-', 'bytes=5-2']) {
+        const whole = await fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: range } });
+        assert.deepEqual([whole.status, whole.headers.get('accept-ranges'), await whole.text()], [200, 'bytes', 'hello\nwörld\n'], range);
+      }
       await finishJob(f, job, 'success');
       assert.equal((await apiError(asJob.jobs.current())).status, 401);
 

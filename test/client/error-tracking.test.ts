@@ -73,5 +73,28 @@ for (const dialect of DIALECTS) {
       assert.equal(conflict.status, 409);
       assert.deepEqual(await api.errorTrackingErrors.sessions(projectId).toArray(), []);
     });
+
+    it('frequency: per hour over 24 hours, per day over 30 days from every stored event; a bad period is a 400 naming it', async () => {
+      const [key] = await api.errorTrackingClientKeys.all(projectId).toArray();
+      const at = ['2024-06-15T01:00:00.000Z', '2024-06-13T08:00:00.000Z', '2024-06-13T23:59:59.000Z', '2024-05-17T00:00:00.000Z', '2024-05-16T23:59:59.000Z'];
+      for (const timestamp of at) assert.equal((await store(f, projectId, key!.public_key, exceptionEvent({ value: 'stock is negative', timestamp }))).status, 200);
+      const [error] = await api.errorTrackingErrors.all(projectId, { search: 'stock is negative' }).toArray();
+      const daily = await api.errorTrackingErrors.frequency(projectId, error!.id, { period: '30d' });
+      assert.equal(daily.period, '30d');
+      assert.equal(daily.frequency.length, 30);
+      assert.deepEqual(daily.frequency[0], ['2024-05-17T00:00:00.000Z', 1], 'the first of the 30 days; the day before is out');
+      assert.deepEqual(daily.frequency[27], ['2024-06-13T00:00:00.000Z', 2]);
+      assert.deepEqual(daily.frequency[29], ['2024-06-15T00:00:00.000Z', 1]);
+      assert.equal(daily.frequency.reduce((n, [, c]) => n + c, 0), 4);
+      const hourly = await api.errorTrackingErrors.frequency(projectId, error!.id);
+      assert.deepEqual(hourly, { period: '24h', frequency: (await api.errorTrackingErrors.show(projectId, error!.id)).frequency });
+      assert.deepEqual(hourly.frequency.find(([h]) => h === '2024-06-15T01:00:00.000Z'), ['2024-06-15T01:00:00.000Z', 1]);
+      const bad = await f.api('GET', `/forgelet/projects/${projectId}/error_tracking/errors/${error!.id}/frequency?period=7d`);
+      assert.deepEqual([bad.status, bad.body], [400, { error: 'period does not have a valid value' }]);
+      const outsider = await f.createUser('frequency-outsider');
+      assert.equal((await f.api('GET', `/forgelet/projects/${projectId}/error_tracking/errors/${error!.id}/frequency`, { token: outsider.token })).status, 404);
+      const missing = await apiError(api.errorTrackingErrors.frequency(projectId, 999999, { period: '30d' }));
+      assert.equal(missing.status, 404);
+    });
   });
 }

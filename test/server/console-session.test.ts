@@ -127,6 +127,27 @@ for (const dialect of DIALECTS) {
       assert.equal((await asBrowser(b, 'GET', '/api/v4/user')).status, 401);
     });
 
+    it('expired sessions are swept: by the queued sweep when they expire, and on sign-in', async () => {
+      const count = async () => Number((await f.forge.deps.db.selectFrom('console_sessions').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const before = await count();
+      assert.ok(before > 0);
+      const b = await session({ token: f.rootToken });
+      assert.equal(await count(), before + 1);
+      // A week and a minute later every session so far has expired: the sweep queued at sign-in deletes them.
+      f.clock.freeze();
+      await f.clock.advance(7 * 24 * 3600 + 60);
+      assert.equal(await count(), 0);
+      assert.equal((await asBrowser(b, 'GET', '/api/v4/user')).status, 401);
+      // Signing in sweeps too (rows written behind the queue's back, as a crashed process could leave).
+      await session({ token: f.rootToken });
+      const expired = { user_id: 1, access_token_id: null, scopes: null, created_at: '2000-01-01T00:00:00.000Z', expires_at: '2000-01-08T00:00:00.000Z' };
+      await f.forge.deps.db.insertInto('console_sessions').values([{ ...expired, session_digest: 'stale-1' }, { ...expired, session_digest: 'stale-2' }]).execute();
+      assert.equal(await count(), 3);
+      await session({ token: f.rootToken });
+      assert.equal(await count(), 2);
+      f.clock.unfreeze();
+    });
+
     it('no token, password or session secret in the access log', () => {
       const text = logged.join('\n');
       assert.ok(text.includes('POST /-/console/session 201'), text.slice(0, 500));

@@ -1,5 +1,5 @@
 /** Wires the domains to the injected dependencies. */
-import { currentConsoleSession, signInConsole, signOutConsole, type ConsoleSession } from './access/console-sessions.js';
+import { currentConsoleSession, registerConsoleSessionJobs, signInConsole, signOutConsole, type ConsoleSession } from './access/console-sessions.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -213,6 +213,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerIssueClosingJobs(deps);
   // Merge request diff versions' patch ids and mergeability checks run on the queue.
   registerMergeRequestJobs(deps);
+  registerConsoleSessionJobs(deps);
   // A pipeline advancing moves deployments (which may hold its jobs), then flows, then the
   // merge requests' metrics: in this order, in the pipeline's transaction.
   registerPipelineHooks(deliveryPipelineHooks);

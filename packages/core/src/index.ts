@@ -190,7 +190,7 @@ export type * from './domains/error-tracking/index.js';
 export {
   errorTrackingRoutes, registerErrorTrackingJobs, purgeErrorTracking, ingestBufferOf, closeIngestBuffer, IngestBuffer, DEFAULT_BUFFER_OPTIONS, normalizeEvent, parseEnvelope, writeBatch,
   getErrorTrackingSettings, patchErrorTrackingSettings, putErrorTrackingSettings, listClientKeys, createClientKey, deleteClientKey, sentryDsn,
-  listErrors, getError, listErrorEvents, updateError, createIssueForError, listSessions, formatStackTrace, RETENTION_DAYS, PURGE_JOB,
+  listErrors, getError, getErrorFrequency, listErrorEvents, updateError, createIssueForError, listSessions, formatStackTrace, RETENTION_DAYS, PURGE_JOB,
 } from './domains/error-tracking/index.js';
 
 // CI: pipelines, jobs, runners

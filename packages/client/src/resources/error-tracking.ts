@@ -1,5 +1,7 @@
 import type {
   ClientKeyEntity,
+  ErrorFrequencyEntity,
+  ErrorFrequencyInput,
   ErrorStatus,
   ErrorTrackingErrorEntity,
   ErrorTrackingEventEntity,
@@ -71,6 +73,11 @@ export class ErrorTrackingErrors {
 
   show(projectId: ResourceId, errorId: number): Promise<ErrorTrackingErrorEntity> {
     return this.requester.get(endpoint`forgelet/projects/${projectId}/error_tracking/errors/${errorId}`);
+  }
+
+  /** Events per hour over 24 hours (`period` 24h, the default) or per UTC day over 30 days (`30d`). */
+  frequency(projectId: ResourceId, errorId: number, params: { period?: ErrorFrequencyInput['period'] } = {}): Promise<ErrorFrequencyEntity> {
+    return this.requester.get(endpoint`forgelet/projects/${projectId}/error_tracking/errors/${errorId}/frequency`, params);
   }
 
   /** Newest first. */

@@ -1,4 +1,5 @@
 import type { JobEntity, ListProjectJobsInput, PlayJobInput } from '@forgelet/core';
+import { ApiError } from '../infrastructure/api-error.js';
 import { endpoint } from '../infrastructure/endpoint.js';
 import { Paginated } from '../infrastructure/paginated.js';
 import type { ResourceId } from '../infrastructure/params.js';
@@ -25,6 +26,28 @@ export class Jobs {
     return (await this.requester.get<string | undefined>(endpoint`projects/${projectId}/jobs/${jobId}/trace`)) ?? '';
   }
 
+  /**
+   * The log from byte `offset` on (`Range: bytes=<offset>-`, answered 206), to follow a running
+   * job without downloading its log again: `text` is the new part, `size` the log's whole size in
+   * bytes (the next offset), `received` the bytes this call downloaded. Nothing new (416): `text`
+   * is empty. A `size` below `offset` means the log was replaced: read it again from 0.
+   */
+  async traceFrom(projectId: ResourceId, jobId: number, offset: number): Promise<{ text: string; size: number; received: number }> {
+    const path = endpoint`projects/${projectId}/jobs/${jobId}/trace`;
+    try {
+      const r = await this.requester.request<string | undefined>('GET', path, { headers: { Range: `bytes=${offset}-` } });
+      const text = r.data ?? '';
+      const whole = utf8.encode(text);
+      const total = rangeTotal(r.headers.get('content-range'));
+      if (r.status === 206 && total !== null) return { text, size: total, received: whole.length };
+      // A whole log (200: the server ignored the range): the part past `offset`.
+      return { text: new TextDecoder().decode(whole.subarray(Math.min(offset, whole.length))), size: whole.length, received: whole.length };
+    } catch (err) {
+      if (ApiError.is(err, 416)) return { text: '', size: rangeTotal(err.headers?.get('content-range') ?? null) ?? offset, received: 0 };
+      throw err;
+    }
+  }
+
   cancel(projectId: ResourceId, jobId: number, params: { force?: boolean } = {}): Promise<JobEntity> {
     return this.requester.post(endpoint`projects/${projectId}/jobs/${jobId}/cancel`, params);
   }
@@ -43,4 +66,12 @@ export class Jobs {
   current(): Promise<JobEntity> {
     return this.requester.get('job');
   }
+}
+
+const utf8 = new TextEncoder();
+
+/** The complete length of `Content-Range: bytes a-b/<length>` or `bytes *\/<length>`. */
+function rangeTotal(header: string | null): number | null {
+  const m = /\/(\d+)\s*$/.exec(header ?? '');
+  return m ? Number(m[1]) : null;
 }

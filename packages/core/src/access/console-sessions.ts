@@ -9,7 +9,8 @@
  * Writes made with a session need its CSRF token (`X-CSRF-Token`), derived from the secret, so
  * a page on another origin can neither read nor forge it.
  */
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../storage/database.js';
 import type { Actor, Deps } from './context.js';
 import { ValidationError, UnauthorizedError } from '../kernel/errors.js';
 import { digestToken, randomToken } from '../kernel/ids.js';
@@ -33,6 +34,27 @@ export interface ConsoleSession {
 function sessionUser(actor: Actor): ConsoleSession['user'] {
   const u = actor.user!;
   return { id: u.id, username: u.username, name: u.name, is_admin: u.is_admin === 1 };
+}
+
+/** The queued job that deletes expired sessions. */
+export const SESSION_SWEEP_JOB = 'console_sessions.sweep';
+
+/** Deletes the sessions that have expired at `now`; answers how many. */
+export async function sweepConsoleSessions(db: Kysely<Database>, now: Date): Promise<number> {
+  const done = await db.deleteFrom('console_sessions').where('expires_at', '<=', now.toISOString()).executeTakeFirst();
+  return Number(done.numDeletedRows ?? 0);
+}
+
+/**
+ * Registers the sweep: it deletes expired sessions, then comes back when the next session
+ * expires (sign-in queues it for its own expiry when none is pending).
+ */
+export function registerConsoleSessionJobs(deps: Deps): void {
+  deps.queue.register(SESSION_SWEEP_JOB, async (_payload, { now }) => {
+    await sweepConsoleSessions(deps.db, now);
+    const next = await deps.db.selectFrom('console_sessions').select('expires_at').orderBy('expires_at').limit(1).executeTakeFirst();
+    return next ? { retryAt: new Date(next.expires_at) } : undefined;
+  });
 }
 
 /** Signs in with a personal access token or a username (or email) and password; 401 when they do not match. */
@@ -60,17 +82,22 @@ export async function signInConsole(deps: Deps, input: Partial<{ token: string; 
   const secret = randomToken('', 32);
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + CONSOLE_SESSION_TTL_MS).toISOString();
-  await deps.db
-    .insertInto('console_sessions')
-    .values({
-      user_id: actor.user!.id,
-      session_digest: digestToken(secret),
-      access_token_id: tokenId,
-      scopes: scopes ? JSON.stringify(scopes) : null,
-      created_at: now.toISOString(),
-      expires_at: expiresAt,
-    })
-    .execute();
+  await deps.db.transaction().execute(async (trx) => {
+    // Signing in sweeps what has expired, and makes sure the sweep job runs when this session expires.
+    await sweepConsoleSessions(trx, now);
+    await trx
+      .insertInto('console_sessions')
+      .values({
+        user_id: actor.user!.id,
+        session_digest: digestToken(secret),
+        access_token_id: tokenId,
+        scopes: scopes ? JSON.stringify(scopes) : null,
+        created_at: now.toISOString(),
+        expires_at: expiresAt,
+      })
+      .execute();
+    await deps.queue.enqueue(trx, SESSION_SWEEP_JOB, {}, { runAt: new Date(expiresAt), uniqueKey: SESSION_SWEEP_JOB });
+  });
   return { secret, csrfToken: consoleCsrfToken(secret), expiresAt, user: sessionUser(actor) };
 }
 

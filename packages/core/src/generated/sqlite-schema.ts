@@ -33,6 +33,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "032-console-sessions",
     "034-merge-request-diffs",
     "035-protected-tags",
+    "037-console-session-expiry",
     "038-merge-request-closing-issues"
   ],
   "statements": [
@@ -322,6 +323,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE UNIQUE INDEX \"protected_tags_name\" on \"protected_tags\" (\"project_id\", \"name\")",
     "CREATE TABLE \"protected_tag_create_access_levels\" (\"id\" integer primary key autoincrement, \"protected_tag_id\" integer not null references \"protected_tags\" (\"id\") on delete cascade, \"access_level\" integer, \"user_id\" integer references \"users\" (\"id\") on delete cascade, \"group_id\" integer references \"namespaces\" (\"id\") on delete cascade)",
     "CREATE INDEX \"protected_tag_create_access_levels_tag\" on \"protected_tag_create_access_levels\" (\"protected_tag_id\")",
+    "CREATE INDEX \"console_sessions_expires_at\" on \"console_sessions\" (\"expires_at\")",
     "CREATE TABLE \"merge_request_closing_issues\" (\"id\" integer primary key autoincrement, \"merge_request_id\" integer not null references \"merge_requests\" (\"id\") on delete cascade, \"issue_id\" integer not null references \"issues\" (\"id\") on delete cascade, \"created_at\" text not null)",
     "CREATE UNIQUE INDEX \"merge_request_closing_issues_pair\" on \"merge_request_closing_issues\" (\"merge_request_id\", \"issue_id\")",
     "CREATE INDEX \"merge_request_closing_issues_issue\" on \"merge_request_closing_issues\" (\"issue_id\", \"merge_request_id\")"

@@ -4,7 +4,17 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import './console.css';
 import { BASE, Link, match, navigate, usePath } from './router.js';
 import { clientFor, currentSession, signIn, signOut, type Session } from './session.js';
-import { Admin, ClientContext, ErrorDetail, Group, Home, Issue, Job, MergeRequest, Pipeline, Project } from './views.js';
+import { Admin } from './views/admin.js';
+import { Job, Pipeline } from './views/ci.js';
+import { ErrorDetail } from './views/errors.js';
+import { FlowDetail, Flows } from './views/flows.js';
+import { Group, Home } from './views/home.js';
+import { ImportDetail, Imports } from './views/imports.js';
+import { Issue, MergeRequest } from './views/issues.js';
+import { PackageDetail } from './views/packages.js';
+import { Project } from './views/project.js';
+import { ClientContext } from './views/shared.js';
+import { TestMode } from './views/test-mode.js';
 
 function SignIn(props: { onSignedIn(session: Session): void }) {
   const [mode, setMode] = useState<'token' | 'password'>('token');
@@ -58,10 +68,16 @@ function Routes(props: { path: string }) {
   if ((m = match('/projects/:id/pipelines/:pid', path))) return <Project id={m.id!} tab="pipelines"><Pipeline id={m.id!} pipelineId={Number(m.pid)} /></Project>;
   if ((m = match('/projects/:id/jobs/:jid', path))) return <Project id={m.id!} tab="pipelines"><Job id={m.id!} jobId={Number(m.jid)} /></Project>;
   if ((m = match('/projects/:id/errors/:eid', path))) return <Project id={m.id!} tab="errors"><ErrorDetail id={m.id!} errorId={Number(m.eid)} /></Project>;
+  if ((m = match('/projects/:id/packages/:pid', path))) return <Project id={m.id!} tab="packages"><PackageDetail id={m.id!} packageId={Number(m.pid)} /></Project>;
   if ((m = match('/projects/:id/:tab', path))) return <Project id={m.id!} tab={m.tab!} />;
   if ((m = match('/projects/:id', path))) return <Project id={m.id!} tab="issues" />;
   if ((m = match('/groups/:id', path))) return <Group id={m.id!} />;
   if (match('/admin', path)) return <Admin />;
+  if ((m = match('/imports/:iid', path))) return <ImportDetail id={Number(m.iid)} />;
+  if (match('/imports', path)) return <Imports />;
+  if ((m = match('/flows/:fid', path))) return <FlowDetail id={Number(m.fid)} />;
+  if (match('/flows', path)) return <Flows />;
+  if (match('/test-mode', path)) return <TestMode />;
   if (path === BASE) return <Home />;
   return <p role="alert">Not found: {path}</p>;
 }
@@ -73,6 +89,15 @@ function App() {
     currentSession().then(setSession, () => setSession(null));
   }, []);
   const client = useMemo(() => (session ? clientFor(session) : null), [session]);
+  // The test-mode page exists when the API has its clock (servers in --test-mode, admins only).
+  const [testMode, setTestMode] = useState(false);
+  useEffect(() => {
+    setTestMode(false);
+    if (client && session?.user.is_admin) client.harness.clock().then(() => setTestMode(true), () => setTestMode(false));
+  }, [client]);
+  const nav = (to: string, label: string) => (
+    <Link to={`${BASE}${to}`} aria-current={path === `${BASE}${to}` ? 'page' : undefined}>{label}</Link>
+  );
   if (session === undefined) return <p class="muted">Loading…</p>;
   if (!session || !client) return <SignIn onSignedIn={setSession} />;
   return (
@@ -82,7 +107,10 @@ function App() {
         <nav aria-label="Main">
           <Link to={BASE} class="brand">Forgelet</Link>
           <Link to={BASE} aria-current={path === BASE ? 'page' : undefined}>Projects</Link>
-          <Link to={`${BASE}/admin`} aria-current={path === `${BASE}/admin` ? 'page' : undefined}>Admin</Link>
+          {nav('/imports', 'Imports')}
+          {nav('/flows', 'Agent flows')}
+          {nav('/admin', 'Admin')}
+          {testMode && nav('/test-mode', 'Test mode')}
         </nav>
         <span class="who">{session.user.name} (@{session.user.username})</span>
         <button

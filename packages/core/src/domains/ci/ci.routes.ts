@@ -43,6 +43,15 @@ import { patchTrace, requestJob, updateJob } from './runner-api.js';
 import { createUserRunner, getRunner, listProjectRunners, listRunnerManagers, registerRunner, unregisterRunner, verifyRunner } from './runners.js';
 
 const pipelines = 'pipelines';
+/** One `bytes=N-` or `bytes=N-M` range; anything else (several ranges, a suffix, other units) is ignored, as RFC 9110 allows: the whole log. */
+function byteRange(header: string | undefined): { start: number; end: number | null } | null {
+  const m = /^bytes=(\d{1,15})-(\d{1,15})?$/.exec((header ?? '').trim());
+  if (!m) return null;
+  const start = Number(m[1]);
+  const end = m[2] === undefined ? null : Number(m[2]);
+  return end !== null && end < start ? null : { start, end };
+}
+
 const jobs = 'jobs';
 const runners = 'runners';
 
@@ -76,9 +85,16 @@ export const ciRoutes: Route[] = [
   route('GET', '/projects/:id/jobs/:job_id', { auth: 'required', params: JobRefInput, tag: jobs, summary: 'Get a job' },
     async (ctx, input) => ok(await getJob(ctx, input))),
   route('GET', '/projects/:id/jobs/:job_id/trace', { auth: 'required', params: JobRefInput, tag: jobs, summary: 'The log of a job (text/plain)' },
-    async (ctx, input) => {
+    async (ctx, input, req) => {
       const trace = await getJobTrace(ctx, input);
-      return text(trace.body, 'text/plain', 200, { 'Content-Disposition': `infile; filename="${trace.filename}"` });
+      const headers = { 'Content-Disposition': `infile; filename="${trace.filename}"`, 'Accept-Ranges': 'bytes' };
+      // `Range: bytes=N-` (or N-M): the part from byte N, so a page following a running job reads only what is new.
+      const range = byteRange(req.headers.range);
+      if (!range) return text(trace.body, 'text/plain', 200, headers);
+      const log = Buffer.from(trace.body, 'utf8');
+      if (range.start >= log.length) return text('', 'text/plain', 416, { 'Content-Range': `bytes */${log.length}` });
+      const end = Math.min(range.end ?? log.length - 1, log.length - 1);
+      return text(log.subarray(range.start, end + 1).toString('utf8'), 'text/plain', 206, { ...headers, 'Content-Range': `bytes ${range.start}-${end}/${log.length}` });
     }),
   route('POST', '/projects/:id/jobs/:job_id/cancel', { auth: 'required', params: CancelJobInput, tag: jobs, summary: 'Cancel a job' },
     async (ctx, input) => created(await cancelJob(ctx, input))),

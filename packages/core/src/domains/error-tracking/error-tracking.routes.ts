@@ -4,6 +4,7 @@ import { collect } from './collector.js';
 import {
   ClientKeyRefInput,
   CollectorInput,
+  ErrorFrequencyInput,
   ErrorRefInput,
   ListClientKeysInput,
   ListErrorEventsInput,
@@ -14,6 +15,7 @@ import {
   PutSettingsInput,
   UpdateErrorInput,
 } from './error-tracking.schema.js';
+import { getErrorFrequency } from './error-frequency.js';
 import { createIssueForError, getError, listErrorEvents, listErrors, listSessions, updateError } from './errors.js';
 import {
   createClientKey,
@@ -57,6 +59,8 @@ export const errorTrackingRoutes: Route[] = [
     async (ctx, input) => paged(await listErrors(ctx, input))),
   route('GET', '/forgelet/projects/:id/error_tracking/errors/:error_id', { auth: 'required', params: ErrorRefInput, tag, summary: 'Get one error with its 24-hour frequency and latest stack trace' },
     async (ctx, input) => ok(await getError(ctx, input))),
+  route('GET', '/forgelet/projects/:id/error_tracking/errors/:error_id/frequency', { auth: 'required', params: ErrorFrequencyInput, tag, summary: 'Events of an error per hour over 24 hours or per day over 30 days (period)' },
+    async (ctx, input) => ok(await getErrorFrequency(ctx, input))),
   route('GET', '/forgelet/projects/:id/error_tracking/errors/:error_id/events', { auth: 'required', params: ListErrorEventsInput, tag, summary: 'List the events of an error (newest first)' },
     async (ctx, input) => paged(await listErrorEvents(ctx, input))),
   route('PUT', '/forgelet/projects/:id/error_tracking/errors/:error_id', { auth: 'required', params: UpdateErrorInput, tag, summary: 'Set the status of an error: unresolved, resolved or ignored' },

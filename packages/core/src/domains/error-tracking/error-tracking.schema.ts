@@ -35,6 +35,14 @@ export type ListErrorsInput = InferShape<typeof ListErrorsInput.shape>;
 export const ErrorRefInput = params({ id: p.string(), error_id: p.integer() });
 export type ErrorRefInput = InferShape<typeof ErrorRefInput.shape>;
 
+export const FREQUENCY_PERIODS = ['24h', '30d'] as const;
+export const ErrorFrequencyInput = params({
+  id: p.string(),
+  error_id: p.integer(),
+  period: p.enum(FREQUENCY_PERIODS).default('24h').describe("24h (default): events per hour, the 24 hours ending with the current one; 30d: events per day (UTC), the 30 days ending with today (Sentry's stats periods)."),
+});
+export type ErrorFrequencyInput = InferShape<typeof ErrorFrequencyInput.shape>;
+
 export const ListErrorEventsInput = params({ id: p.string(), error_id: p.integer(), ...paginationParams });
 export type ListErrorEventsInput = InferShape<typeof ListErrorEventsInput.shape>;
 

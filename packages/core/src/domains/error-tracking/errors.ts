@@ -81,7 +81,7 @@ function parseJson<T>(text: string | null, fallback: T): T {
 }
 
 /** The 24 hour starts ending with the current hour (injected clock). */
-function frequencyHours(now: Date): string[] {
+export function frequencyHours(now: Date): string[] {
   const current = Math.floor(now.getTime() / HOUR_MS) * HOUR_MS;
   return Array.from({ length: 24 }, (_, i) => new Date(current - (23 - i) * HOUR_MS).toISOString());
 }
@@ -146,14 +146,14 @@ function presentEvent(row: ErrorTrackingEventRow): ErrorTrackingEventEntity {
 }
 
 /** The project for the ability. */
-async function projectFor(ctx: Ctx, ref: string, ability: ProjectAbility): Promise<ProjectRow> {
+export async function projectFor(ctx: Ctx, ref: string, ability: ProjectAbility): Promise<ProjectRow> {
   requireUser(ctx);
   const project = await findProject(ctx, ref);
   await authorize(ctx, ability, { kind: 'project', project });
   return project;
 }
 
-async function findError(ctx: Ctx, project: ProjectRow, errorId: number): Promise<ErrorTrackingErrorRow> {
+export async function findError(ctx: Ctx, project: ProjectRow, errorId: number): Promise<ErrorTrackingErrorRow> {
   const row = await ctx.db.selectFrom('error_tracking_errors').selectAll().where('id', '=', errorId).where('project_id', '=', project.id).executeTakeFirst();
   if (!row) throw new NotFoundError('Error');
   return row;

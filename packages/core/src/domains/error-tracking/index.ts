@@ -16,6 +16,7 @@ export {
   type ClientKeyEntity,
   type ErrorTrackingSettingEntity,
 } from './settings.js';
+export { getErrorFrequency, type ErrorFrequencyEntity } from './error-frequency.js';
 export {
   createIssueForError,
   formatStackTrace,
@@ -31,7 +32,9 @@ export {
 export {
   ERROR_SORTS,
   ERROR_STATUSES,
+  FREQUENCY_PERIODS,
   type ClientKeyRefInput,
+  type ErrorFrequencyInput,
   type ErrorRefInput,
   type ErrorStatus,
   type ListClientKeysInput,

@@ -32,6 +32,7 @@ import * as m031ac from './031-ai-catalog.js';
 import * as m032cs from './032-console-sessions.js';
 import * as m034md from './034-merge-request-diffs.js';
 import * as m035pt from './035-protected-tags.js';
+import * as m037cse from './037-console-session-expiry.js';
 import * as m038mrci from './038-merge-request-closing-issues.js';
 
 /** Every migration, in order. Names sort lexically. */
@@ -67,6 +68,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '032-console-sessions': m032cs,
   '034-merge-request-diffs': m034md,
   '035-protected-tags': m035pt,
+  '037-console-session-expiry': m037cse,
   '038-merge-request-closing-issues': m038mrci,
 };
 
