@@ -61,15 +61,15 @@ for (const dialect of DIALECTS) {
       assert.equal((await patchTrace(f, job, 6, 'wörld\n')).status, 202);
       assert.deepEqual(await api.jobs.traceFrom(project.id, job.id, 6), { text: 'wörld\n', size: 13, received: 7 });
       const traceUrl = `${f.url}/api/v4/projects/${project.id}/jobs/${job.id}/trace`;
-      const ranged = await fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: 'bytes=6-' } });
+      const ranged = await globalThis.fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: 'bytes=6-' } });
       assert.deepEqual([ranged.status, ranged.headers.get('content-range'), await ranged.text()], [206, 'bytes 6-12/13', 'wörld\n']);
-      const bounded = await fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: 'bytes=0-4' } });
+      const bounded = await globalThis.fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: 'bytes=0-4' } });
       assert.deepEqual([bounded.status, bounded.headers.get('content-range'), await bounded.text()], [206, 'bytes 0-4/13', 'hello']);
-      const past = await fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: 'bytes=13-' } });
+      const past = await globalThis.fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: 'bytes=13-' } });
       assert.deepEqual([past.status, past.headers.get('content-range')], [416, 'bytes */13']);
       // Several ranges or another unit: the whole log (RFC 9110 lets a server ignore a Range).
       for (const range of ['bytes=0-1,3-4', 'lines=1-', 'bytes=5-2']) {
-        const whole = await fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: range } });
+        const whole = await globalThis.fetch(traceUrl, { headers: { 'PRIVATE-TOKEN': f.rootToken, Range: range } });
         assert.deepEqual([whole.status, whole.headers.get('accept-ranges'), await whole.text()], [200, 'bytes', 'hello\nwörld\n'], range);
       }
       await finishJob(f, job, 'success');
