@@ -1,9 +1,10 @@
 /**
- * Commit history in SQL: ancestry walks with a recursive CTE over repository_commit_parents
- * (and the reverse walk to descendants), plus the few string functions whose spelling
- * differs between SQLite and PostgreSQL.
+ * Commit history in the index, in SQL: ancestry walks with a recursive CTE over
+ * repository_commit_parents (for the SQL users: branches' merged flag, webhooks, deployments),
+ * plus the name comparisons branch and tag lists need. Reads of history answer from git
+ * (storage/git-read.ts).
  */
-import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { DialectName } from '../../storage/dialect.js';
 
@@ -32,16 +33,6 @@ export function ancestryCte(projectId: number, start: WalkStart, options: { firs
       where c.project_id = ${projectId} ${firstParent})`;
 }
 
-/** `desc(sha)`: the commit and every commit that has it as an ancestor. */
-export function descendantsCte(projectId: number, sha: string): RawBuilder<{ sha: string }> {
-  return sql<{ sha: string }>`(select cast(${sha} as text) as sha
-    union
-    select c.sha as sha from repository_commit_parents p
-      join repository_commits c on c.id = p.commit_id
-      join descendants on descendants.sha = p.parent_sha
-      where c.project_id = ${projectId})`;
-}
-
 /** Which of `shas` are `head` or its ancestors. */
 export async function ancestorsAmong(db: Db, projectId: number, head: string, shas: string[]): Promise<Set<string>> {
   const wanted = [...new Set(shas.filter(Boolean))];
@@ -55,35 +46,9 @@ export async function ancestorsAmong(db: Db, projectId: number, head: string, sh
   return new Set(rows.map((r) => r.sha));
 }
 
-/** The nearest common ancestor of two commits (by recording order), if any. */
-export async function mergeBase(db: Db, projectId: number, a: string, b: string): Promise<string | undefined> {
-  const row = await db
-    .withRecursive('anc(sha)', () => ancestryCte(projectId, { sha: a }))
-    .withRecursive('anc_b(sha)', () => ancestryCte(projectId, { sha: b }, { name: 'anc_b' }))
-    .selectFrom('repository_commits as c')
-    .innerJoin('anc', 'anc.sha', 'c.sha')
-    .select('c.sha')
-    .where('c.project_id', '=', projectId)
-    .where('c.sha', 'in', (eb) => eb.selectFrom('anc_b').select('anc_b.sha'))
-    .orderBy('c.id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.sha;
-}
-
-/** 1-based position of `needle` in `haystack`, 0 when absent (`instr` / `strpos`). */
-export function position(dialect: DialectName, haystack: Expression<string> | RawBuilder<string>, needle: string): RawBuilder<number> {
-  return dialect === 'postgres' ? sql<number>`strpos(${haystack}, ${needle})` : sql<number>`instr(${haystack}, ${needle})`;
-}
-
 /** A text column compared byte by byte, as git and Ruby sort names (PostgreSQL's collation may not). */
 export function bytewise(dialect: DialectName, column: string): RawBuilder<string> {
   return dialect === 'postgres' ? sql<string>`${sql.ref(column)} collate "C"` : sql<string>`${sql.ref(column)}`;
-}
-
-/** `column` starts with `prefix`, exactly (LIKE is case-insensitive on SQLite). */
-export function startsWith(column: string, prefix: string): RawBuilder<boolean> {
-  return sql<boolean>`substr(${sql.ref(column)}, 1, ${prefix.length}) = ${prefix}`;
 }
 
 /** GitLab's branch and tag `search`: `^term` starts with, `term$` ends with, else contains; case-insensitive. */

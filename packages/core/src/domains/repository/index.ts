@@ -75,7 +75,7 @@ export {
   type CommitWithStatsEntity,
   type CommitStats,
 } from './commit.entity.js';
-export { ancestryCte, ancestorsAmong, mergeBase } from './history.queries.js';
+export { ancestryCte, ancestorsAmong } from './history.queries.js';
 export { presentBranch, presentBranches, type BranchEntity } from './branch.entity.js';
 export { presentTags, type TagEntity } from './tag.entity.js';
 export { listBranches, getBranch, createBranch, deleteBranch, deleteMergedBranches } from './branches.js';
