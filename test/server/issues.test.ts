@@ -277,9 +277,10 @@ for (const dialect of DIALECTS) {
       expectStatus(await f.api('DELETE', `/projects/${app.id}/issues/${byAdmin.iid}`), 204);
     });
 
-    it('who may create: Guest and up; non-members 403 on public, 404 on private; anonymous 401', async () => {
+    it('who may create: Guest and up, and any signed-in user on a public project (GitLab public_user_access); 404 on private; anonymous 401', async () => {
       const onPublic = await f.api('POST', `/projects/${site.id}/issues`, { token: outsider.token, body: { title: 'drive-by' } });
-      assert.deepEqual([onPublic.status, onPublic.body], [403, FORBIDDEN]);
+      assert.equal(onPublic.status, 201, onPublic.text);
+      assert.equal(onPublic.body.author.username, outsider.username);
       const onPrivate = await f.api('POST', `/projects/${app.id}/issues`, { token: outsider.token, body: { title: 'drive-by' } });
       assert.deepEqual([onPrivate.status, onPrivate.body], [404, PROJECT_NOT_FOUND]);
       const anon = await f.api('POST', `/projects/${site.id}/issues`, { token: null, body: { title: 'drive-by' } });

@@ -451,6 +451,11 @@ export async function enforceJobTokenScope(ctx: Ctx, project: ProjectRow): Promi
   await checkJobTokenScope(ctx.db, source ?? { id: ctx.actor.job!.projectId, path_with_namespace: String(ctx.actor.job!.projectId) }, project);
 }
 
+/** GitLab's `(~anonymous & public_project) | internal_access`, for a signed-in user. */
+function publicUserAccess(visibility: string, external: number | boolean): boolean {
+  return visibility === 'public' || (visibility === 'internal' && !external);
+}
+
 export async function can(ctx: Ctx, ability: Ability, subject: Subject): Promise<boolean> {
   const rules: Record<string, Rule> = subject.kind === 'project' ? PROJECT_RULES : GROUP_RULES;
   const rule = rules[ability];
@@ -463,6 +468,9 @@ export async function can(ctx: Ctx, ability: Ability, subject: Subject): Promise
   if (!(await canRead(ctx, subject))) return false;
   if (rule === 'read') return true;
   if (ctx.actor.isAdmin) return true;
+  // GitLab's public_user_access: a signed-in user on a public project (an internal one unless
+  // external) has guest_access without being a member (create issues and notes, react).
+  if (rule === GUEST && subject.kind === 'project' && ctx.actor.kind === 'user' && ctx.actor.user && publicUserAccess(subject.project.visibility, ctx.actor.user.external)) return true;
   const levels = await memberLevels(ctx, subject);
   if (typeof rule === 'number' ? levels.effective >= rule : rule(ctx, subject, levels.effective)) return true;
   // a custom role adds abilities to its base level
