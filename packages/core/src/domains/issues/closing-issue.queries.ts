@@ -3,6 +3,8 @@ import { sql } from 'kysely';
 import type { Ctx } from '../../access/context.js';
 import { isoDate } from '../../kernel/clock.js';
 import { visibleProjectsFilter } from '../../access/visibility.queries.js';
+// The table's declaration (merged into storage/database.ts's Database).
+import './closing-issue.table.js';
 
 /** The merge requests closing `issueIds` in projects whose merge requests the caller may read (a query to select from). */
 function visibleClosingMergeRequests(ctx: Ctx, issueIds: number[]) {
