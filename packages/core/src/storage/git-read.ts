@@ -132,7 +132,7 @@ export interface LineStats {
 export async function commitStats(git: GitRepositories, projectId: number, shas: string[]): Promise<Map<string, LineStats>> {
   const result = new Map<string, LineStats>();
   if (!shas.length) return result;
-  const out = await git.run(projectId, ['diff-tree', '--stdin', '-r', '-M', '--root', '-m', '--first-parent', '--numstat', '-z'], { input: shas.map(checkSha).join('\n') + '\n' });
+  const out = await git.run(projectId, ['diff-tree', '--stdin', '-r', '-M', '--root', '--diff-merges=first-parent', '--numstat', '-z'], { input: shas.map(checkSha).join('\n') + '\n' });
   let current: LineStats | null = null;
   const fields = out.stdout.toString('utf8').split('\0');
   for (let i = 0; i < fields.length; i++) {

@@ -13,7 +13,7 @@ import type { Ctx } from '../../access/context.js';
 import { cancelPipeline, deletePipeline, projectIdOfCiRecord, retryPipeline, getLatestPipeline, getPipeline, getPipelineByIid, listPipelines, listPipelineJobs, listPipelineStages, type PipelineStageEntity } from './pipelines.js';
 import { cancelJob, getJob, playJob, retryJob } from './jobs.js';
 import { NotFoundError } from '../../kernel/errors.js';
-import { projectByPath } from '../accounts/accounts.graphql.js';
+import { projectByPath } from '../accounts/index.js';
 import { ListPipelineJobsInput, ListPipelinesInput } from './ci.schema.js';
 import { AVAILABLE_STATUSES, ACTIVE_STATUSES, CANCELABLE_STATUSES, COMPLETED_STATUSES } from './status.js';
 import { detailedStatus, type DetailedStatusEntity, type PipelineBasicEntity, type PipelineEntity } from './pipeline.entity.js';

@@ -13,8 +13,8 @@ import { connectionArgs, resolveConnection, visibleConnection, type ConnectionAr
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
 import { listEnvironmentProtections, listEnvironments, type EnvironmentProtectionEntity } from './environments.js';
-import { getUser } from '../accounts/users.js';
-import { groupByPath, projectByPath } from '../accounts/accounts.graphql.js';
+import { getUser } from '../accounts/index.js';
+import { groupByPath, projectByPath } from '../accounts/index.js';
 import type { DeployAccessLevelEntity, ProtectedEnvironmentApprovalRuleEntity } from './delivery.entity.js';
 import { listDeployments } from './deployments.js';
 import { ListDeploymentsInput, ListEnvironmentsInput } from './delivery.schema.js';

@@ -9,7 +9,7 @@ import { gql, oncePerRequest, orNull, type GraphqlModule } from '../../kernel/gr
 import { connectionArgs, resolveConnection, visibleConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
-import { groupByPath } from '../accounts/accounts.graphql.js';
+import { groupByPath } from '../accounts/index.js';
 import { getEpic, getIssueEpic, listEpics } from './epics.js';
 import { listChildEpics } from './epic-links.js';
 import { listEpicIssues } from './epic-issues.js';

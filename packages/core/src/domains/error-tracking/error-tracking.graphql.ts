@@ -15,7 +15,7 @@ import { gql, orNull, parseGlobalId, toGlobalId, type GraphqlModule } from '../.
 import { connectionArgs, resolveConnection, visibleConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
-import { projectByPath } from '../accounts/accounts.graphql.js';
+import { projectByPath } from '../accounts/index.js';
 import { getError, listErrorEvents, listErrors, projectIdOfError, updateError, type ErrorTrackingErrorEntity } from './errors.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { ListErrorsInput, UpdateErrorInput } from './error-tracking.schema.js';
