@@ -26,6 +26,53 @@ import { basic, nupkg, putPackage } from '../server/packages-fixtures.js';
 import { FAKE_GITLAB_TOKEN, startFakeGitLab, type FakeGitLab } from '../support/bulk-imports.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Runs in the page (a string: the tests have no DOM types): each visible element holding text,
+ * with its colour (SVG text: its fill) against the first opaque background up its ancestors,
+ * as WCAG 2's contrast ratio; answers those under AA (4.5:1, or 3:1 for large text: 24px, or
+ * 18.66px bold). Disabled controls are exempt, as WCAG says.
+ */
+const CONTRAST_AUDIT = `(() => {
+  const parse = (c) => {
+    const m = /rgba?\(([^)]+)\)/.exec(c);
+    if (!m) return null;
+    const [r = 0, g = 0, b = 0, a = 1] = m[1].split(/[\s,/]+/).filter(Boolean).map(Number);
+    return { r, g, b, a };
+  };
+  const channel = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  const lum = (c) => 0.2126 * channel(c.r) + 0.7152 * channel(c.g) + 0.0722 * channel(c.b);
+  const background = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c.a > 0) return c;
+    }
+    return { r: 255, g: 255, b: 255, a: 1 };
+  };
+  const low = [];
+  const seen = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const text = (walker.currentNode.textContent || '').trim();
+    const el = walker.currentNode.parentElement;
+    if (!text || !el || seen.has(el)) continue;
+    seen.add(el);
+    if (el.closest('[disabled], [aria-disabled="true"], [aria-hidden="true"], title, script, style')) continue;
+    const style = getComputedStyle(el);
+    if (style.visibility !== 'visible' || el.getClientRects().length === 0) continue;
+    const fg = parse(el instanceof SVGElement ? style.fill : style.color);
+    if (!fg) continue;
+    const bg = background(el);
+    const mix = { r: fg.r * fg.a + bg.r * (1 - fg.a), g: fg.g * fg.a + bg.g * (1 - fg.a), b: fg.b * fg.a + bg.b * (1 - fg.a) };
+    const [hi, lo] = [lum(mix), lum(bg)].sort((x, y) => y - x);
+    const ratio = (hi + 0.05) / (lo + 0.05);
+    const size = parseFloat(style.fontSize);
+    const large = size >= 24 || (Number(style.fontWeight) >= 700 && size >= 18.66);
+    if (ratio < (large ? 3 : 4.5)) low.push('<' + el.tagName.toLowerCase() + '> "' + text.slice(0, 40) + '" ' + ratio.toFixed(2) + ':1');
+  }
+  return low;
+})()`;
+
 const SHOTS = join(REPO_ROOT, '.tmp', 'console-screenshots');
 const NOW = '2026-03-10T10:00:00.000Z';
 const CI_YAML = `
@@ -63,7 +110,12 @@ for (const dialect of missing ? [] : DIALECTS) {
       assert.ok(r.status < 300, `${method} ${path}: ${r.status} ${r.text}`);
       return r.body as any;
     };
-    const shot = (name: string) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+    /** Text below WCAG AA contrast (4.5:1, 3:1 for large text) on each view a screenshot is taken of. */
+    const lowContrast: string[] = [];
+    const shot = async (name: string) => {
+      await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+      for (const line of (await page.evaluate(CONTRAST_AUDIT)) as string[]) lowContrast.push(`${name}: ${line}`);
+    };
 
     before(async () => {
       mkdirSync(shots, { recursive: true });
@@ -419,6 +471,9 @@ for (const dialect of missing ? [] : DIALECTS) {
       await page.goto(`${s.url}/-/console/projects/${world.projectId}/hooks`);
       await page.getByRole('alert').getByText('403 Forbidden').waitFor();
       assert.equal(await page.getByRole('link', { name: 'Test mode' }).count(), 0);
+    });
+    it('has text at WCAG AA contrast on every view screenshotted above (4.5:1; 3:1 for large text)', () => {
+      assert.ok(lowContrast.length === 0, `low contrast:\n${lowContrast.join('\n')}`);
     });
   });
 }
