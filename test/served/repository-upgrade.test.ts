@@ -49,7 +49,7 @@ describe('sqlite: a data directory from before git storage is upgraded on first 
         'Administrator|admin@example.com|Initial commit',
       ],
     );
-    const api = await f.api('GET', '/projects/1/repository/commits?ref_name=main');
+    const api = await f.api('GET', '/projects/1/repository/commits?ref_name=main&order=topo');
     assert.deepEqual(
       api.body.map((c: any) => c.id),
       log.map((l) => l.split(' ')[0]),
