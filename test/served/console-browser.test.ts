@@ -7,7 +7,8 @@
  * notes, approvals and state events; a pushed package with its versions, download count and
  * files; an import watched to finished; a webhook's delivery after an event (payload, resend);
  * the test-mode clock advanced and a snapshot taken and restored; a list paged past its first
- * page. One browser and one
+ * page; keyboard navigation (skip link, main navigation) and WCAG AA text contrast on every
+ * view screenshotted. One browser and one
  * server per dialect. Screenshots of each view go to a git-ignored folder printed at the end;
  * the page weight and the time to an interactive sign-in page are printed too.
  */
@@ -472,6 +473,23 @@ for (const dialect of missing ? [] : DIALECTS) {
       await page.getByRole('alert').getByText('403 Forbidden').waitFor();
       assert.equal(await page.getByRole('link', { name: 'Test mode' }).count(), 0);
     });
+    it('works from the keyboard: the skip link first, then the main navigation, followed with Enter', async () => {
+      await page.goto(`${s.url}/`);
+      await page.getByRole('heading', { name: 'Groups and projects' }).waitFor();
+      const focused = () => page.evaluate('document.activeElement ? document.activeElement.textContent.trim() : null');
+      await page.keyboard.press('Tab');
+      assert.equal(await focused(), 'Skip to content');
+      assert.ok(await page.getByRole('link', { name: 'Skip to content' }).isVisible(), 'the skip link shows when focused');
+      const order: unknown[] = [];
+      for (let i = 0; i < 3; i++) {
+        await page.keyboard.press('Tab');
+        order.push(await focused());
+      }
+      assert.deepEqual(order, ['Forgelet', 'Projects', 'Imports']);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { name: 'Imports', exact: true }).waitFor();
+    });
+
     it('has text at WCAG AA contrast on every view screenshotted above (4.5:1; 3:1 for large text)', () => {
       assert.ok(lowContrast.length === 0, `low contrast:\n${lowContrast.join('\n')}`);
     });
