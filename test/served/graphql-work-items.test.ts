@@ -106,7 +106,12 @@ for (const dialect of DIALECTS) {
     });
 
     it('Project.mergeRequest: fields and approval state equal the REST answers', async () => {
+      // Mergeability first settles (a read makes it `checking` and queues the check, which the
+      // served process may run at any moment): both answers are read after it has run.
+      await ok('GET', `/projects/${project.id}/merge_requests/1`);
+      await s.runDue();
       const rest = await ok('GET', `/projects/${project.id}/merge_requests/1`);
+      assert.notEqual(rest.detailed_merge_status, 'checking');
       const approvals = await ok('GET', `/projects/${project.id}/merge_requests/1/approvals`);
       const data = await gql(`{ project(fullPath: "work/app") { mergeRequest(iid: "1") {
         id iid title description state draft createdAt updatedAt mergedAt closedAt sourceBranch targetBranch sourceProjectId targetProjectId projectId
