@@ -137,6 +137,12 @@ for (const dialect of DIALECTS) {
       assert.equal(ok(await f.api('GET', `/projects/${project.id}/issues/${g.iid}`)).merge_requests_count, 1);
       ok(await f.api('PUT', `/projects/${project.id}/merge_requests/${mr.iid}`, { token: dev.token, body: { description: `Closes #${h.iid}` } }));
       assert.deepEqual(ok(await f.api('GET', `/projects/${project.id}/issues/${h.iid}/closed_by`)).map((m: any) => m.iid), [mr.iid]);
+      // Bad input: 400 naming the field.
+      const badMr = await f.api('GET', `/projects/${project.id}/merge_requests/abc/closes_issues`);
+      assert.deepEqual([badMr.status, badMr.body], [400, { error: 'merge_request_iid is invalid' }]);
+      const badIssue = await f.api('GET', `/projects/${project.id}/issues/x/closed_by?per_page=0`);
+      assert.equal(badIssue.status, 400);
+      assert.match(badIssue.text, /issue_iid|per_page/);
       const stranger = await f.createUser(`stranger-${dialect}`);
       assert.equal((await f.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}/closes_issues`, { token: stranger.token })).status, 404);
       ok(await f.api('PUT', `/projects/${project.id}/merge_requests/${mr.iid}/merge`, { token: dev.token }));

@@ -241,9 +241,9 @@ export async function listMergeRequestClosingIssues(ctx: Ctx, projectRef: string
     if (!target.issues_enabled || !(await can(ctx, 'read_issue', { kind: 'project', project: target }))) continue;
     if (await canReadIssue(ctx, target, issue)) ids.push(issue.id);
   }
-  if (!ids.length) return paginate(ctx.db, ctx.db.selectFrom('issues').selectAll().where(sql<boolean>`1 = 0`), page, () => []);
-  const order = sql.join(ids.map((id, i) => sql`when ${id} then ${i}`), sql` `);
-  const q = ctx.db.selectFrom('issues').selectAll().where('id', 'in', ids).orderBy(sql`case id ${order} end`);
+  // In the order named: the position of each id (no ids: nothing matches).
+  const order = sql.join([...ids.map((id, i) => sql`when ${id} then ${i}`), sql`else 0`], sql` `);
+  const q = ctx.db.selectFrom('issues').selectAll().where(ids.length ? sql<boolean>`id in (${sql.join(ids)})` : sql<boolean>`1 = 0`).orderBy(sql`case id ${order} end`);
   return paginate(ctx.db, q, page, async (rows) => (await presentIssues(ctx, rows as IssueRow[])).map(toIssueBasicEntity));
 }
 
@@ -253,9 +253,7 @@ export async function listMergeRequestClosingIssues(ctx: Ctx, projectRef: string
  */
 export async function listClosingMergeRequests(ctx: Ctx, projectRef: string, iid: number, page: PageRequest): Promise<Page<MergeRequestEntity>> {
   const { project, issue } = await findIssue(ctx, projectRef, iid);
-  if (!project.merge_requests_enabled || !(await can(ctx, 'read_merge_request', { kind: 'project', project }))) {
-    return paginate(ctx.db, ctx.db.selectFrom('merge_requests').selectAll().where(sql<boolean>`1 = 0`), page, () => []);
-  }
-  const q = closingMergeRequestsQuery(ctx, issue.id).where('mr.project_id', '=', project.id);
+  const readable = Boolean(project.merge_requests_enabled) && (await can(ctx, 'read_merge_request', { kind: 'project', project }));
+  const q = closingMergeRequestsQuery(ctx, issue.id).where('mr.project_id', '=', project.id).where(readable ? sql<boolean>`1 = 1` : sql<boolean>`1 = 0`);
   return paginate(ctx.db, q, page, (rows) => presentMergeRequests(ctx, rows as MergeRequestRow[], { project: project.id }, [project]));
 }
