@@ -143,6 +143,11 @@ for (const dialect of DIALECTS) {
       const badIssue = await f.api('GET', `/projects/${project.id}/issues/x/closed_by?per_page=0`);
       assert.equal(badIssue.status, 400);
       assert.match(badIssue.text, /issue_iid|per_page/);
+      // A merge request that names no issue: an empty page (the fuzz test found a 500 here).
+      await commit('plain', 'Plain work', 'plain.txt', project.default_branch);
+      const plain = ok(await f.api('POST', `/projects/${project.id}/merge_requests`, { token: dev.token, body: { source_branch: 'plain', target_branch: project.default_branch, title: 'Plain' } }), 201);
+      const none = await f.api('GET', `/projects/${project.id}/merge_requests/${plain.iid}/closes_issues?page=1&per_page=1`, { token: dev.token });
+      assert.deepEqual([none.status, none.body, none.headers.get('x-total')], [200, [], '0']);
       const stranger = await f.createUser(`stranger-${dialect}`);
       assert.equal((await f.api('GET', `/projects/${project.id}/merge_requests/${mr.iid}/closes_issues`, { token: stranger.token })).status, 404);
       ok(await f.api('PUT', `/projects/${project.id}/merge_requests/${mr.iid}/merge`, { token: dev.token }));

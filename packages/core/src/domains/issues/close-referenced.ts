@@ -241,9 +241,11 @@ export async function listMergeRequestClosingIssues(ctx: Ctx, projectRef: string
     if (!target.issues_enabled || !(await can(ctx, 'read_issue', { kind: 'project', project: target }))) continue;
     if (await canReadIssue(ctx, target, issue)) ids.push(issue.id);
   }
-  // In the order named: the position of each id (no ids: nothing matches).
-  const order = sql.join([...ids.map((id, i) => sql`when ${id} then ${i}`), sql`else 0`], sql` `);
-  const q = ctx.db.selectFrom('issues').selectAll().where(ids.length ? sql<boolean>`id in (${sql.join(ids)})` : sql<boolean>`1 = 0`).orderBy(sql`case id ${order} end`);
+  // In the order named: the position of each id. No ids: nothing matches (and a CASE needs a WHEN).
+  const base = ctx.db.selectFrom('issues').selectAll();
+  const q = ids.length
+    ? base.where(sql<boolean>`id in (${sql.join(ids)})`).orderBy(sql`case id ${sql.join(ids.map((id, i) => sql`when ${id} then ${i}`), sql` `)} else 0 end`)
+    : base.where(sql<boolean>`1 = 0`).orderBy('id');
   return paginate(ctx.db, q, page, async (rows) => (await presentIssues(ctx, rows as IssueRow[])).map(toIssueBasicEntity));
 }
 
