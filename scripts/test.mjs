@@ -269,6 +269,9 @@ const nodeArgs = [
   '--test',
   `--test-concurrency=${concurrency}`,
   '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${path.join(ROOT, 'scripts/test-times-reporter.mjs')}`,
+  '--test-reporter-destination=stdout',
   ...runFiles,
 ];
 
