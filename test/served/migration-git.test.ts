@@ -1,49 +1,127 @@
 /**
- * Direct transfer between two `forgelet serve` processes copies the repository by git, as
- * GitLab's RepositoryPipeline: the destination fetches the source's `http_url_to_repo` with the
- * source token (never on a command line or in a log) before merge requests and releases replay,
- * so a mirror clone of the destination has the source's refs and history exactly (same shas),
- * and the merge request and the release point at the same commits.
+ * Direct transfer between two `forgelet serve` processes copies the repository as GitLab does:
+ * from the source's `repository` relation export (a git bundle in a tar.gz, GitLab's
+ * RepositoryBundlePipeline) when the source exports it, else by `git fetch` of the source's
+ * `http_url_to_repo` with the source token (GitLab's RepositoryPipeline; never on a command line
+ * or in a log). It runs before merge requests and releases replay, so a mirror clone of the
+ * destination has the source's refs and history exactly (same shas), and the merge request and
+ * the release point at the same commits. A bundle the destination refuses fails the entity with
+ * a recorded failure and leaves no ref behind.
+ *
+ * The destination reaches the source through a proxy (below) that can hide the `repository`
+ * relation (as a source that does not export it answers), make the clone URL unreachable, or
+ * serve a broken export.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { DIALECTS } from '../support/databases.js';
 import { startServed, type ServedForgelet } from '../support/served.js';
 import { waitForImport } from '../support/bulk-imports.js';
-import { gitOk } from '../support/git-client.js';
+import { git, gitOk } from '../support/git-client.js';
 
 function ok<T = any>(r: { status: number; text: string; body: T }, status = 200): T {
   assert.equal(r.status, status, r.text);
   return r.body;
 }
 
+type ProxyMode = 'pass' | 'bundle-only' | 'no-bundle-relation' | { archive: Buffer };
+
+/**
+ * Forwards to `target`, except: `bundle-only` answers the project's `http_url_to_repo` with a
+ * port nothing listens on; `no-bundle-relation` answers the `repository` export as a source
+ * without it (status 404 `Export not found`, download 400 `relation is not portable`); an
+ * `archive` is served as the `repository` download.
+ */
+async function startProxy(target: string, mode: () => ProxyMode): Promise<{ url: string; server: Server; seen: string[] }> {
+  const upstream = new URL(target);
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://proxy');
+    seen.push(`${req.method} ${req.url}`);
+    const m = mode();
+    const isRepositoryExport = url.pathname.includes('/export_relations/') && url.searchParams.get('relation') === 'repository';
+    if (m === 'no-bundle-relation' && isRepositoryExport) {
+      const status = url.pathname.endsWith('/status') ? 404 : 400;
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(status === 404 ? { message: 'Export not found' } : { error: 'relation is not portable' }));
+      return;
+    }
+    if (typeof m === 'object' && isRepositoryExport && url.pathname.endsWith('/download')) {
+      res.writeHead(200, { 'Content-Type': 'application/gzip' });
+      res.end(m.archive);
+      return;
+    }
+    const rewrite = m === 'bundle-only' && req.method === 'GET' && /^\/api\/v4\/projects\/[^/]+$/.test(url.pathname);
+    const out = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } }, (up) => {
+      if (!rewrite || up.statusCode !== 200) {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      up.on('data', (c) => chunks.push(c));
+      up.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        body.http_url_to_repo = String(body.http_url_to_repo).replace(/^http:\/\/[^/]+/, 'http://127.0.0.1:9');
+        const text = JSON.stringify(body);
+        const { 'content-length': _l, ...headers } = up.headers;
+        res.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(text)) });
+        res.end(text);
+      });
+    });
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, seen };
+}
+
 for (const dialect of DIALECTS) {
-  describe(`${dialect}: direct transfer copies the repository by git`, () => {
+  describe(`${dialect}: direct transfer copies the repository from its bundle, else by git`, () => {
     let src: ServedForgelet;
     let dst: ServedForgelet;
     let work: string;
+    let proxy: { url: string; server: Server; seen: string[] };
+    let mode: ProxyMode = 'pass';
 
     before(async () => {
       [src, dst] = await Promise.all([startServed(dialect), startServed(dialect)]);
       work = await mkdtemp(join(tmpdir(), 'forgelet-migration-git-'));
+      proxy = await startProxy(src.url, () => mode);
     });
     after(async () => {
+      await new Promise((resolve) => proxy?.server.close(resolve));
       await Promise.all([src?.stop(), dst?.stop()]);
       if (work) await rm(work, { recursive: true, force: true });
     });
 
-    it('arrives with every branch, tag and commit of the source, and MRs and releases on the same shas', async () => {
-      const group = ok(await src.api('POST', '/groups', { body: { name: 'Origin', path: 'origin-grp' } }), 201);
-      const project = ok(await src.api('POST', '/projects', { body: { name: 'app', path: 'app', namespace_id: group.id } }), 201);
+    const uploadPacks = (path: string) => src.stdoutLines().filter((l) => l.includes(`/${path}.git/git-upload-pack`)).length;
+    /** `repository` downloads the destination asked the source for (the access log shows paths only). */
+    const bundleDownloads = () => proxy.seen.filter((l) => l.includes('/export_relations/download') && l.includes('relation=repository')).length;
+    const mirror = async (f: ServedForgelet, path: string, dir: string) => {
+      await gitOk(work, ['clone', '-q', '--mirror', `${f.url.replace('://', `://root:${f.rootToken}@`)}/${path}.git`, join(work, dir)]);
+      return {
+        refs: (await gitOk(join(work, dir), ['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)'])).trim(),
+        log: (await gitOk(join(work, dir), ['log', '--all', '--format=%H %P %an %ae %at %cn %ce %ct %s'])).trim(),
+        head: (await gitOk(join(work, dir), ['symbolic-ref', 'HEAD'])).trim(),
+      };
+    };
+    /** A source project with two branches, a lightweight and an annotated tag. */
+    const seedSource = async (path: string, groupId: number) => {
+      const project = ok(await src.api('POST', '/projects', { body: { name: path, path, namespace_id: groupId } }), 201);
       const srcUrl = `${src.url.replace('://', `://root:${src.rootToken}@`)}/${project.path_with_namespace}.git`;
-      const repo = join(work, 'repo');
+      const repo = join(work, `${path}-work`);
       await gitOk(work, ['init', '-q', repo]);
       for (const n of [1, 2, 3]) {
-        await writeFile(join(repo, 'README.md'), `v${n}\n`);
+        await writeFile(join(repo, 'README.md'), `${path} v${n}\n`);
         await gitOk(repo, ['add', '.']);
         await gitOk(repo, ['commit', '-q', '-m', `Main ${n}`]);
       }
@@ -56,34 +134,39 @@ for (const dialect of DIALECTS) {
         await gitOk(repo, ['commit', '-q', '-m', `Feature ${n}`]);
       }
       await gitOk(repo, ['push', '-q', srcUrl, 'main', 'feature', 'light-1', 'v1.0.0']);
-      const mr = ok(await src.api('POST', `/projects/${project.id}/merge_requests`, { body: { title: 'Feature', source_branch: 'feature', target_branch: 'main' } }), 201);
-      ok(await src.api('POST', `/projects/${project.id}/releases`, { body: { tag_name: 'v1.0.0', name: 'One', description: 'First' } }), 201);
-
-      ok(await dst.api('POST', '/groups', { body: { name: 'Into', path: 'into' } }), 201);
+      return project;
+    };
+    const migrate = async (sourcePath: string, slug: string) => {
       const started = ok(
         await dst.api('POST', '/bulk_imports', {
           body: {
-            configuration: { url: src.url, access_token: src.rootToken },
-            entities: [{ source_type: 'project_entity', source_full_path: project.path_with_namespace, destination_slug: 'app-copy', destination_namespace: 'into' }],
+            configuration: { url: proxy.url, access_token: src.rootToken },
+            entities: [{ source_type: 'project_entity', source_full_path: sourcePath, destination_slug: slug, destination_namespace: 'into', migrate_memberships: false }],
           },
         }),
         201,
       );
       const finished = await waitForImport(dst, started.id, 60_000);
-      assert.equal(finished.status, 'finished', JSON.stringify(finished));
-      const failures = ok(await dst.api('GET', `/bulk_imports/${started.id}/entities/${ok(await dst.api('GET', `/bulk_imports/${started.id}/entities`))[0].id}/failures`));
-      assert.deepEqual(failures, []);
-      // By git: the destination fetched from the source's clone URL (before this test clones anything).
-      assert.ok(src.stdoutLines().some((l) => l.includes(`/${project.path_with_namespace}.git/git-upload-pack`)), 'the destination fetched by git');
+      const [entity] = ok(await dst.api('GET', `/bulk_imports/${started.id}/entities`));
+      return { finished, entity, failures: ok(await dst.api('GET', `/bulk_imports/${started.id}/entities/${entity.id}/failures`)) };
+    };
 
-      const mirror = async (f: ServedForgelet, path: string, dir: string) => {
-        await gitOk(work, ['clone', '-q', '--mirror', `${f.url.replace('://', `://root:${f.rootToken}@`)}/${path}.git`, join(work, dir)]);
-        return {
-          refs: (await gitOk(join(work, dir), ['for-each-ref', '--format=%(refname) %(objectname) %(objecttype)'])).trim(),
-          log: (await gitOk(join(work, dir), ['log', '--all', '--format=%H %P %an %ae %at %cn %ce %ct %s'])).trim(),
-          head: (await gitOk(join(work, dir), ['symbolic-ref', 'HEAD'])).trim(),
-        };
-      };
+    it('arrives from the bundle (clone URL unreachable) with every branch, tag and commit, and MRs and releases on the same shas', async () => {
+      mode = 'bundle-only';
+      const group = ok(await src.api('POST', '/groups', { body: { name: 'Origin', path: 'origin-grp' } }), 201);
+      const project = await seedSource('app', group.id);
+      const mr = ok(await src.api('POST', `/projects/${project.id}/merge_requests`, { body: { title: 'Feature', source_branch: 'feature', target_branch: 'main' } }), 201);
+      ok(await src.api('POST', `/projects/${project.id}/releases`, { body: { tag_name: 'v1.0.0', name: 'One', description: 'First' } }), 201);
+
+      ok(await dst.api('POST', '/groups', { body: { name: 'Into', path: 'into' } }), 201);
+      const { finished, entity, failures } = await migrate(project.path_with_namespace, 'app-copy');
+      assert.equal(finished.status, 'finished', JSON.stringify(finished));
+      assert.deepEqual(failures, []);
+      assert.deepEqual(entity.stats.repository, { source: 4, fetched: 4, imported: 4 });
+      // From the bundle: the destination downloaded the `repository` relation and never used git over HTTP (before this test clones anything).
+      assert.equal(uploadPacks(project.path_with_namespace), 0, 'no git fetch');
+      assert.equal(bundleDownloads(), 1, 'one bundle download');
+
       const before = await mirror(src, project.path_with_namespace, 'src.git');
       const copied = await mirror(dst, 'into/app-copy', 'dst.git');
       assert.equal(copied.refs, before.refs);
@@ -122,6 +205,62 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(ok(await dst.api('GET', `/projects/${dstProject.id}/pipelines`)), []);
 
       assert.ok(!dst.stdoutLines().join('\n').includes(src.rootToken) && !dst.stderr().includes(src.rootToken), 'the source token in no log');
+    });
+
+    it('a source without the repository relation: the repository comes by git fetch of the clone URL', async () => {
+      mode = 'no-bundle-relation';
+      const group = ok(await src.api('GET', `/groups/origin-grp`));
+      const project = await seedSource('plain', group.id);
+      const downloadsBefore = bundleDownloads();
+      const { finished, entity, failures } = await migrate(project.path_with_namespace, 'plain-copy');
+      assert.equal(finished.status, 'finished', JSON.stringify(finished));
+      assert.deepEqual(failures, []);
+      assert.deepEqual(entity.stats.repository, { source: 4, fetched: 4, imported: 4 });
+      assert.ok(uploadPacks(project.path_with_namespace) > 0, 'fetched by git');
+      assert.equal(bundleDownloads(), downloadsBefore + 1, 'the download answered `relation is not portable`');
+      const before = await mirror(src, project.path_with_namespace, 'plain-src.git');
+      const copied = await mirror(dst, 'into/plain-copy', 'plain-dst.git');
+      assert.deepEqual([copied.refs, copied.log, copied.head], [before.refs, before.log, 'refs/heads/main']);
+    });
+
+    it('a broken export fails the entity with the reason recorded and leaves no ref behind', async () => {
+      const group = ok(await src.api('GET', `/groups/origin-grp`));
+      const project = await seedSource('broken', group.id);
+      // A real bundle of the project, cut short: `git bundle verify` refuses it.
+      ok(await src.api('POST', `/projects/${project.id}/export_relations`), 202);
+      const real = await fetch(`${src.url}/api/v4/projects/${project.id}/export_relations/download?relation=repository`, { headers: { 'PRIVATE-TOKEN': src.rootToken } });
+      assert.equal(real.status, 200);
+      const tar = gunzipSync(Buffer.from(await real.arrayBuffer()));
+      const size = parseInt(tar.subarray(124, 136).toString('latin1').replace(/\0.*$/, '').trim(), 8);
+      const dir = await mkdtemp(join(work, 'broken-'));
+      await writeFile(join(dir, 'repository.bundle'), tar.subarray(512, 512 + Math.floor(size / 2)));
+      await promisify(execFile)('tar', ['-czf', join(dir, 'repository.tar.gz'), '-C', dir, 'repository.bundle']);
+      const cases: Array<[string, Buffer, RegExp]> = [
+        ['truncated', await readFile(join(dir, 'repository.tar.gz')), /^Invalid repository bundle: /],
+        ['not-gzip', Buffer.from('this is not a tar.gz'), /^Invalid repository export: /],
+      ];
+      for (const [slug, archive, message] of cases) {
+        mode = { archive };
+        // (Each from its own source project: a project's name is unique in the destination group.)
+        const source = slug === 'truncated' ? project : await seedSource(`broken-${slug}`, group.id);
+        const { finished, entity, failures } = await migrate(source.path_with_namespace, `broken-${slug}`);
+        assert.equal(finished.status, 'failed', JSON.stringify(finished));
+        assert.equal(entity.status, 'failed');
+        assert.equal(failures.length, 1, JSON.stringify([failures, entity]));
+        assert.equal(failures[0].relation, 'repository', JSON.stringify(failures));
+        assert.equal(failures[0].exception_class, 'BulkImports::Error');
+        assert.match(failures[0].exception_message, message);
+        assert.ok(failures[0].exception_message.length <= 72);
+        const full = ok(await dst.api('GET', `/bulk_imports/${finished.id}/entities/${entity.id}`));
+        assert.equal(full.failures[0].pipeline_class, 'BulkImports::Projects::Pipelines::RepositoryBundlePipeline');
+        // No partial import: the project exists, its repository has no ref, its index no branch.
+        const copy = ok(await dst.api('GET', `/projects/${encodeURIComponent(`into/broken-${slug}`)}`));
+        assert.deepEqual(ok(await dst.api('GET', `/projects/${copy.id}/repository/branches`)), []);
+        assert.deepEqual(ok(await dst.api('GET', `/projects/${copy.id}/repository/tags`)), []);
+        const remote = await git(work, ['ls-remote', `${dst.url.replace('://', `://root:${dst.rootToken}@`)}/into/broken-${slug}.git`]);
+        assert.equal(remote.stdout.trim(), '', remote.stderr);
+      }
+      assert.equal(uploadPacks(project.path_with_namespace) + uploadPacks(`${project.namespace.full_path}/broken-not-gzip`), 0, 'no git fetch after a refused bundle');
     });
   });
 }

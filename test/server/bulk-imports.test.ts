@@ -247,7 +247,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(entities[1].stats.iterations_cadences, { source: 0, fetched: 0, imported: 0 });
       for (const e of entities.slice(3)) {
         const n = e.source_full_path === 'acme/app' ? 1 : 0;
-        // app's repository, fetched by git: its refs (branches main and feature, tag v1.0).
+        // app's repository, from its bundle: its refs (branches main and feature, tag v1.0).
         assert.deepEqual(e.stats.repository, { source: 3 * n, fetched: 3 * n, imported: 3 * n });
         delete e.stats.repository;
         assert.deepEqual(e.stats.merge_requests, { source: n, fetched: n, imported: n });

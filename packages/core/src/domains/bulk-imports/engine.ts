@@ -19,7 +19,7 @@ import { importMember, importRecord } from './import-records.js';
 import { fetchPackageFiles } from './import-code.js';
 import { MAX_PACKAGE_BYTES } from '../packages/index.js';
 import { SourceUsers } from './source-users.js';
-import { fetchRepositoryByGit } from './repository-git.js';
+import { importRepositoryStep, isRepositoryCursor, pipelineClassOf, type RepositoryCursor } from './repository-step.js';
 export { missingAuthorNote } from './import-records.js';
 
 export const ENTITY_JOB = 'bulk_imports.entity';
@@ -103,10 +103,11 @@ async function runEntityStep(deps: Deps, entityId: number, now: Date): Promise<v
     result = await runStep({ deps, ctx, imp, entity: fresh, tracker, def, source, now });
   } catch (err) {
     if (err instanceof StepCanceled) return;
-    await recordFailure(deps, fresh, def, err);
+    await recordFailure(deps, fresh, def, err, 'extractor', null, pipelineClassOf(err) ?? def.pipelineClass);
     await deps.db.updateTable('bulk_import_trackers').set({ status: 'failed', updated_at: deps.clock.now().toISOString() }).where('id', '=', tracker.id).execute();
-    // Without its group or project an entity has nothing to import into.
-    if (def.kind === 'attributes') {
+    // Without its group or project an entity has nothing to import into; a pipeline that aborts
+    // on failure (GitLab's `abort_on_failure!`: the repository) fails the entity too.
+    if (def.kind === 'attributes' || def.abortOnFailure) {
       await deps.db.updateTable('bulk_import_trackers').set({ status: 'canceled' }).where('entity_id', '=', entity.id).where('status', 'in', ['created', 'started']).execute();
       await failEntity(deps, entity.id);
       return;
@@ -133,7 +134,7 @@ async function ensureTrackers(deps: Deps, entity: BulkImportEntityRow, stamp: st
 
 function exceptionClass(err: unknown): string {
   if (err instanceof SourceNetworkError) return err.className;
-  if (err instanceof SourceExportError) return 'BulkImports::Error';
+  if (err instanceof SourceExportError || (err as Error)?.name === 'BulkImports::Error') return 'BulkImports::Error';
   if (err instanceof DomainError) return 'ActiveRecord::RecordInvalid';
   return (err as Error)?.constructor?.name ?? 'StandardError';
 }
@@ -145,7 +146,7 @@ function exceptionMessage(err: unknown): string {
   return text.slice(0, 72);
 }
 
-async function recordFailure(deps: Deps, entity: BulkImportEntityRow, def: PipelineDef, err: unknown, step = 'extractor', sourceTitle: string | null = null): Promise<void> {
+async function recordFailure(deps: Deps, entity: BulkImportEntityRow, def: PipelineDef, err: unknown, step = 'extractor', sourceTitle: string | null = null, pipelineClass = def.pipelineClass): Promise<void> {
   const now = deps.clock.now().toISOString();
   await deps.db
     .insertInto('bulk_import_failures')
@@ -156,7 +157,7 @@ async function recordFailure(deps: Deps, entity: BulkImportEntityRow, def: Pipel
       exception_message: exceptionMessage(err),
       exception_class: exceptionClass(err),
       correlation_id_value: null,
-      pipeline_class: def.pipelineClass,
+      pipeline_class: pipelineClass,
       source_url: null,
       source_title: sourceTitle,
       created_at: now,
@@ -444,7 +445,12 @@ async function importNdjsonBatch(env: StepEnv): Promise<StepResult> {
   }
   if (tracker.relation === 'epics' && !(await ancestorEpicsDone(deps.db, entity))) return { done: false, waitMs: 500 };
   const cursor = tracker.cursor ? (JSON.parse(tracker.cursor) as NdjsonCursor) : null;
-  if (tracker.relation === 'repository' && !cursor && (await importRepositoryByGit(env))) return { done: true };
+  if (tracker.relation === 'repository' && (!cursor || isRepositoryCursor(cursor))) {
+    const step = await importRepositoryStep(env, cursor as RepositoryCursor | null);
+    if (!('records' in step)) return step;
+    // A source without the bundle and without git over HTTP: its `forgelet_repository` records.
+    return { done: false };
+  }
   const saveCursor = (next: Partial<NdjsonCursor>, extra: { source_count?: number } = {}) =>
     deps.db.updateTable('bulk_import_trackers').set({ cursor: JSON.stringify(next), ...extra }).where('id', '=', tracker.id).execute();
   if (!cursor || cursor.batches === undefined) {
@@ -513,29 +519,6 @@ async function importNdjsonBatch(env: StepEnv): Promise<StepResult> {
       .execute();
   });
   return { done: cursor.batch + 1 > cursor.batches };
-}
-
-/**
- * The repository by git (repository-git.ts): true when the source served it; false for a source
- * without git over HTTP (an older Forgelet), whose `forgelet_repository` records are imported instead.
- */
-async function importRepositoryByGit(env: StepEnv): Promise<boolean> {
-  const { entity, deps, source, tracker } = env;
-  const src = (await source.json('GET', `/projects/${enc(entity.source_full_path)}`)).body;
-  if (typeof src?.http_url_to_repo !== 'string') return false;
-  const project = await deps.db.selectFrom('projects').selectAll().where('id', '=', entity.project_id!).executeTakeFirstOrThrow();
-  const outcome = await fetchRepositoryByGit(env.ctx, project, {
-    httpUrlToRepo: src.http_url_to_repo,
-    token: deps.secrets.decrypt(env.imp.source_token_encrypted),
-    defaultBranch: typeof src.default_branch === 'string' ? src.default_branch : null,
-  });
-  if (!outcome.fetched) return false;
-  await deps.db
-    .updateTable('bulk_import_trackers')
-    .set({ cursor: JSON.stringify({ git: true }), source_count: outcome.refs, fetched_count: outcome.refs, imported_count: outcome.refs, updated_at: nowIso(deps) })
-    .where('id', '=', tracker.id)
-    .execute();
-  return true;
 }
 
 /** Epics of a subgroup wait for the epics of the groups above it (their parents may be there). */

@@ -15,6 +15,8 @@ export interface PipelineDef {
   exportRelation?: string;
   /** Forgelet's own relation: a source that does not know it (a GitLab) has nothing to import for it. */
   extra?: boolean;
+  /** GitLab's `abort_on_failure!`: a failure of this relation fails the entity. */
+  abortOnFailure?: boolean;
 }
 
 export const GROUP_PIPELINES: PipelineDef[] = [
@@ -30,8 +32,8 @@ export const GROUP_PIPELINES: PipelineDef[] = [
 
 export const PROJECT_PIPELINES: PipelineDef[] = [
   { relation: 'project', stage: 0, kind: 'attributes', pipelineClass: 'BulkImports::Projects::Pipelines::ProjectPipeline', counted: false },
-  // GitLab's `repository` relation is a git bundle; Forgelet sources serve their refs, commits and blobs as records.
-  { relation: 'repository', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::RepositoryPipeline', counted: true, exportRelation: 'forgelet_repository', extra: true },
+  // The `repository` bundle, else git fetch, else (old Forgelet sources) refs, commits and blobs as records: repository-step.ts.
+  { relation: 'repository', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Projects::Pipelines::RepositoryPipeline', counted: true, exportRelation: 'forgelet_repository', extra: true, abortOnFailure: true },
   { relation: 'labels', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Common::Pipelines::LabelsPipeline', counted: true },
   { relation: 'milestones', stage: 1, kind: 'ndjson', pipelineClass: 'BulkImports::Common::Pipelines::MilestonesPipeline', counted: true },
   { relation: 'members', stage: 1, kind: 'rest', pipelineClass: 'BulkImports::Common::Pipelines::MembersPipeline', counted: true },

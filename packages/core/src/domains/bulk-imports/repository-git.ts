@@ -82,7 +82,7 @@ export async function fetchRepositoryByGit(
         ...resolve,
         '-c', 'http.followRedirects=false',
         '-c', 'credential.helper=',
-        'fetch', '--quiet', '--no-write-fetch-head', '--update-head-ok', '--prune', '--no-tags',
+        'fetch', '--atomic', '--quiet', '--no-write-fetch-head', '--update-head-ok', '--prune', '--no-tags',
         url.toString(),
         '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*',
       ],
@@ -94,7 +94,15 @@ export async function fetchRepositoryByGit(
     if (/\b404\b|not found/i.test(err.stderr) && !/Authentication failed|403/i.test(err.stderr)) return { fetched: false };
     throw new SourceNetworkError(`git fetch of the source repository failed: ${scrub(err.stderr, source.token)}`);
   }
-  // The refs now in git become the index (default branch first: it sets the project's default).
+  return { fetched: true, refs: await indexFetchedRefs(ctx, project, source.defaultBranch) };
+}
+
+/**
+ * After a migration's fetch (by git or from a bundle): the refs now in git become the index,
+ * default branch first (it sets the project's default and HEAD). Answers how many refs.
+ */
+export async function indexFetchedRefs(ctx: Ctx, project: ProjectRow, defaultBranch: string | null): Promise<number> {
+  const git = ctx.git;
   const listed = (await git.run(project.id, ['for-each-ref', '--format=%(refname) %(objectname)', 'refs/heads', 'refs/tags'])).stdout.toString('utf8');
   const updates: RefUpdate[] = [];
   for (const line of listed.split('\n')) {
@@ -103,7 +111,7 @@ export async function fetchRepositoryByGit(
     const kind = ref.startsWith('refs/heads/') ? 'branch' : 'tag';
     updates.push({ kind, name: ref.slice(kind === 'branch' ? 'refs/heads/'.length : 'refs/tags/'.length), before: null, after: sha });
   }
-  const first = source.defaultBranch;
+  const first = defaultBranch;
   updates.sort((a, b) => Number(b.kind === 'branch' && b.name === first) - Number(a.kind === 'branch' && a.name === first));
   if (first && updates.some((u) => u.kind === 'branch' && u.name === first) && project.default_branch !== first) {
     await ctx.db.updateTable('projects').set({ default_branch: first }).where('id', '=', project.id).execute();
@@ -111,5 +119,5 @@ export async function fetchRepositoryByGit(
   }
   if (first && updates.some((u) => u.kind === 'branch' && u.name === first)) await git.run(project.id, ['symbolic-ref', 'HEAD', `refs/heads/${first}`]);
   await applyPushedRefUpdates(ctx, project, updates, { imported: true });
-  return { fetched: true, refs: updates.length };
+  return updates.length;
 }

@@ -84,8 +84,8 @@ export class SourceClient {
   }
 
   /** A file from the source, as a stream (never whole in memory); a non-2xx answer is a SourceNetworkError. */
-  async download(path: string): Promise<AsyncIterable<Uint8Array>> {
-    const { res, path: p } = await this.send('GET', path);
+  async download(path: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<AsyncIterable<Uint8Array>> {
+    const { res, path: p } = await this.send('GET', path, query);
     if (!res.ok || !res.body) {
       const text = await res.text().catch(() => '');
       throw new SourceNetworkError(`Unsuccessful response ${res.status} from ${p} Body: ${text.slice(0, 200)}`, res.status);
