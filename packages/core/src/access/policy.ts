@@ -38,6 +38,8 @@ const PROJECT_RULES = {
   // repository (protected branches narrow push_code further, in the repository domain)
   push_code: DEVELOPER,
   admin_protected_branch: MAINTAINER,
+  // GitLab's ProjectPolicy: deleting a protected tag needs Maintainer (and its create access: tags.ts)
+  delete_protected_tag: MAINTAINER,
   // releases
   read_release: 'read',
   create_release: DEVELOPER,

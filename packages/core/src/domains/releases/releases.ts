@@ -16,7 +16,7 @@ import { isUniqueViolation } from '../../storage/dialect.js';
 import { findProject } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { resolveRevision, selectTag } from '../repository/index.js';
-import { createTagIn, validRefName } from '../repository/index.js';
+import { canCreateTag, createTagIn, TAG_MESSAGES, validRefName } from '../repository/index.js';
 import { filepathOf, invalidLinkType, linkErrors, type LinkFields } from './release-link.rules.js';
 import { presentRelease, presentReleases, type ReleaseEntity } from './release.entity.js';
 import { selectRelease, setReleaseMilestones } from './release.queries.js';
@@ -171,6 +171,8 @@ export async function downloadReleaseAsset(ctx: Ctx, input: DownloadReleaseAsset
 export async function createRelease(ctx: Ctx, input: CreateReleaseInput): Promise<ReleaseEntity> {
   const project = await findProject(ctx, input.id);
   await authorize(ctx, 'create_release', { kind: 'project', project });
+  // Releases::CreateService asks `can_create_tag?` first, whether the tag exists or not.
+  if (!(await canCreateTag(ctx, project, input.tag_name))) throw new ForbiddenError(undefined, { exact: TAG_MESSAGES.createProtectedTag });
   if (await selectRelease(ctx.db, project.id, input.tag_name)) throw new ConflictError('Release already exists');
   const milestoneIds = await resolveMilestones(ctx, project, input);
   const tag = await selectTag(ctx.db, project.id, input.tag_name);

@@ -6,8 +6,9 @@
 import { repositoryTransaction } from './git-write.js';
 import { sql } from 'kysely';
 import type { Ctx } from '../../access/context.js';
-import { BadRequestError, NotFoundError, PreconditionError } from '../../kernel/errors.js';
-import { canCreateTag, TAG_MESSAGES } from './protection.js';
+import { BadRequestError, ForbiddenError, NotFoundError, PreconditionError } from '../../kernel/errors.js';
+import { can } from '../../access/policy.js';
+import { canCreateTag, tagProtectionsOf, TAG_MESSAGES } from './protection.js';
 import { clampPerPage, paginate, COUNT_LIMIT, type Page } from '../../kernel/pagination.js';
 import { bytewise, nameSearch } from './history.queries.js';
 import { selectCommit, selectTag } from './refs.js';
@@ -90,13 +91,22 @@ export async function createTag(ctx: Ctx, input: CreateTagInput): Promise<TagEnt
   return (await presentTags(ctx, project, [tag]))[0]!;
 }
 
-/** DELETE /projects/:id/repository/tags/:tag_name (Developer): 204; the tag's release goes with it. */
+/**
+ * DELETE /projects/:id/repository/tags/:tag_name (Developer): 204; the tag's release goes with it.
+ * A protected tag, as GitLab: `Gitlab::Git::TagPolicy#delete_tag` needs `delete_protected_tag`
+ * (Maintainer), else 403 `403 Forbidden`; then Gitaly's pre-receive TagCheck also asks the tag's
+ * create access (`can_create_tag?`), else 400 with its message (`Tags::DestroyService` answers a
+ * PreReceiveError so).
+ */
 export async function deleteTag(ctx: Ctx, input: TagRefInput, options: { unmodifiedSince?: Date } = {}): Promise<void> {
   const project = await findPushProject(ctx, input.id);
   const row = await selectTag(ctx.db, project.id, input.tag_name);
   if (!row) throw new NotFoundError('Tag');
+  const isProtected = (await tagProtectionsOf(ctx.db, project.id, input.tag_name)).length > 0;
+  if (isProtected && !(await can(ctx, 'delete_protected_tag', { kind: 'project', project }))) throw new ForbiddenError();
   const commit = await selectCommit(ctx.db, project.id, row.commit_sha);
   if (options.unmodifiedSince && commit && new Date(commit.authored_date).getTime() > options.unmodifiedSince.getTime()) throw new PreconditionError();
+  if (isProtected && !(await canCreateTag(ctx, project, input.tag_name))) throw new BadRequestError(TAG_MESSAGES.createProtectedTag, { raw: true });
   // Its release goes too: releases reacts to the deletion (Tags::DestroyService runs Releases::DestroyService).
   await repositoryTransaction(ctx, (trx) => deleteRefIn(trx, ctx, project, row));
 }
