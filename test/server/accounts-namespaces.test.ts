@@ -109,6 +109,48 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([bad.status, bad.body], [400, { error: 'owned_only is invalid' }]);
     });
 
+    it('a page of owned groups: each row has its own counts (one query for the page, not per row)', async () => {
+      const [a, b, c] = await createUsers(f, [uniq('nsa'), uniq('nsb'), uniq('nsc')]);
+      const boss = (await createUsers(f, [uniq('nsboss')]))[0]!;
+      const g1 = await createGroup(f, boss.token, { name: 'One', path: uniq('one') });
+      const g2 = await createGroup(f, boss.token, { name: 'Two', path: uniq('two') });
+      const g2sub = await createGroup(f, boss.token, { name: 'Two sub', path: 'sub', parent_id: g2.id });
+      const g3 = await createGroup(f, boss.token, { name: 'Three', path: uniq('three') });
+      await addMember(f, 'groups', g1.id, a.id, 30);
+      await addMember(f, 'groups', g1.id, b.id, 10); // a Guest: not billed on Ultimate
+      await addMember(f, 'groups', g2sub.id, c.id, 40); // a subgroup's member counts for its parent
+      const inG3 = await createProject(f, boss.token, { name: 'p3', namespace_id: g3.id });
+      await addMember(f, 'projects', inG3.id, a.id, 20); // a project's member is billed, not a group member
+      // Queries per page: as many for five rows as for one.
+      const executor = f.forge.deps.db.getExecutor() as unknown as { executeQuery: (...args: unknown[]) => unknown };
+      const execute = executor.executeQuery;
+      const counted = async (path: string) => {
+        let queries = 0;
+        executor.executeQuery = function (this: unknown, ...args: unknown[]) {
+          queries++;
+          return execute.apply(this, args);
+        };
+        const r = await f.api('GET', path, { token: boss.token }).finally(() => (executor.executeQuery = execute));
+        expectStatus(r, 200);
+        return { r, queries };
+      };
+      await counted('/namespaces?owned_only=true&per_page=1&page=2'); // (the caller's token and levels are cached now)
+      const one = await counted('/namespaces?owned_only=true&per_page=1&page=2');
+      const { r: list, queries } = await counted('/namespaces?owned_only=true&per_page=100');
+      assert.equal(list.body.length, 5);
+      assert.equal(queries, one.queries, `${queries} queries for five namespaces, ${one.queries} for one`);
+      const row = (id: number) => list.body.find((n: any) => n.id === id);
+      const counts = (id: number) => [row(id).members_count_with_descendants, row(id).billable_members_count];
+      assert.deepEqual(counts(g1.id), [3, 2]);
+      assert.deepEqual(counts(g2.id), [2, 2]);
+      assert.deepEqual(counts(g2sub.id), [2, 2]);
+      assert.deepEqual(counts(g3.id), [1, 2]);
+      const own = list.body.find((n: any) => n.kind === 'user');
+      assert.deepEqual([own.members_count_with_descendants, own.billable_members_count], [undefined, 1]);
+      // The single view agrees with the list.
+      for (const g of [g1, g2, g2sub, g3]) assert.deepEqual((await f.api('GET', `/namespaces/${g.id}`, { token: boss.token })).body, row(g.id));
+    });
+
     it('GET /namespaces/:id/exists answers whether the path is taken and suggests a free one', async () => {
       const taken = await f.api('GET', `/namespaces/${top.path.toUpperCase()}/exists`, { token: outsider.token });
       expectStatus(taken, 200);

@@ -43,55 +43,52 @@ function today(ctx: Ctx): string {
   return isoDate(ctx.clock.now());
 }
 
-/** Unexpired memberships at `minLevel` or above, on groups under `traversal` or projects in them. */
-function subtreeMembers(ctx: Ctx, traversal: string, minLevel: number) {
+/**
+ * The counts an owner sees, for several namespaces in one query: GitLab's
+ * `users_with_descendants.count` (members of a group and its subgroups) and the billable users
+ * (humans with an unexpired membership in the namespace's groups or projects, and the owner of
+ * a user namespace; Ultimate does not bill Guests, as GitLab's license rules).
+ */
+async function ownerCounts(ctx: Ctx, namespaces: readonly NamespaceRow[]): Promise<Map<number, { members: number; billable: number }>> {
+  const out = new Map<number, { members: number; billable: number }>();
+  if (namespaces.length === 0) return out;
   const day = today(ctx);
-  const unexpired = (eb: any): Expression<SqlBool> => eb.or([eb('m.expires_at', 'is', null), eb('m.expires_at', '>', day)]);
-  const viaGroups = ctx.db
-    .selectFrom('members as m')
-    .innerJoin('namespaces as a', 'a.id', 'm.source_id')
-    .select('m.user_id')
-    .where('m.source_kind', '=', 'namespace')
-    .where('a.traversal', 'like', `${traversal}%`)
-    .where('m.access_level', '>=', minLevel)
-    .where(unexpired);
-  const viaProjects = ctx.db
-    .selectFrom('members as m')
-    .innerJoin('projects as pr', 'pr.id', 'm.source_id')
-    .innerJoin('namespaces as a', 'a.id', 'pr.namespace_id')
-    .select('m.user_id')
-    .where('m.source_kind', '=', 'project')
-    .where('a.traversal', 'like', `${traversal}%`)
-    .where('m.access_level', '>=', minLevel)
-    .where(unexpired);
-  return { viaGroups, viaProjects };
-}
-
-/** GitLab's `users_with_descendants.count`: members of the group and its subgroups. */
-async function membersCountWithDescendants(ctx: Ctx, group: NamespaceRow): Promise<number> {
-  const { viaGroups } = subtreeMembers(ctx, group.traversal, 0);
-  const row = await ctx.db
-    .selectFrom(viaGroups.distinct().as('u'))
-    .select(sql<number | string>`count(*)`.as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  const billableLevel = tierAtLeast(ctx.config.tier, 'ultimate') ? GUEST + 1 : GUEST;
+  const unexpired = sql`(m.expires_at is null or m.expires_at > ${day})`;
+  // Memberships on the groups under n, or on the projects in them, at `level` or above.
+  const viaGroups = (level: number) =>
+    sql`select m.user_id from members m join namespaces a on a.id = m.source_id
+        where m.source_kind = 'namespace' and a.traversal like n.traversal || '%' and m.access_level >= ${level} and ${unexpired}`;
+  const viaProjects = (level: number) =>
+    sql`select m.user_id from members m join projects pr on pr.id = m.source_id join namespaces a on a.id = pr.namespace_id
+        where m.source_kind = 'project' and a.traversal like n.traversal || '%' and m.access_level >= ${level} and ${unexpired}`;
+  const { rows } = await sql<{ id: number; members: number | string; billable: number | string }>`
+    select n.id,
+      (select count(*) from (select distinct g.user_id from (${viaGroups(0)}) g) d) as members,
+      (select count(*) from users u where u.bot_kind is null and (
+        (n.kind = 'group' and u.id in (${viaGroups(billableLevel)}))
+        or u.id in (${viaProjects(billableLevel)})
+        or (n.kind = 'user' and u.id = n.owner_id))) as billable
+    from namespaces n where n.id in (${sql.join(namespaces.map((ns) => ns.id))})`.execute(ctx.db);
+  for (const r of rows) out.set(Number(r.id), { members: Number(r.members), billable: Number(r.billable) });
+  return out;
 }
 
 /**
- * Billable users: humans with a membership in the namespace's groups or projects (and the
- * owner of a user namespace); Ultimate does not bill Guests, as GitLab's license rules.
+ * The caller's level on several groups, inherited from each one's ancestors, in one query
+ * (GitLab's max_member_access_for_group).
  */
-async function billableMembersCount(ctx: Ctx, ns: NamespaceRow): Promise<number> {
-  const minLevel = tierAtLeast(ctx.config.tier, 'ultimate') ? GUEST + 1 : GUEST;
-  const { viaGroups, viaProjects } = subtreeMembers(ctx, ns.traversal, minLevel);
-  const ids = ns.kind === 'group' ? viaGroups.union(viaProjects) : viaProjects;
-  const row = await ctx.db
-    .selectFrom('users')
-    .select(sql<number | string>`count(*)`.as('n'))
-    .where('bot_kind', 'is', null)
-    .where((eb) => eb.or([eb('id', 'in', ids), ...(ns.kind === 'user' && ns.owner_id !== null ? [eb('id', '=', ns.owner_id)] : [])]))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+async function groupLevels(ctx: Ctx, userId: number, groups: readonly NamespaceRow[]): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  if (groups.length === 0) return out;
+  const { rows } = await sql<{ id: number; level: number | string }>`
+    select n.id, max(m.access_level) as level from namespaces n
+    join members m on m.source_kind = 'namespace' and n.traversal like '%/' || m.source_id || '/%'
+    where n.id in (${sql.join(groups.map((g) => g.id))}) and m.user_id = ${userId}
+      and (m.expires_at is null or m.expires_at > ${today(ctx)})
+    group by n.id`.execute(ctx.db);
+  for (const r of rows) out.set(Number(r.id), Number(r.level));
+  return out;
 }
 
 /** GitLab's read_namespace_via_membership: members (Guest and up, inherited) or the user namespace's owner. */
@@ -103,21 +100,23 @@ async function visibleViaMembership(ctx: Ctx, ns: NamespaceRow): Promise<boolean
   return (await accessLevel(ctx, { kind: 'group', group: ns })) >= GUEST;
 }
 
-async function viewOf(ctx: Ctx, ns: NamespaceRow): Promise<NamespaceView> {
+/** What each namespace's caller sees: ownership and, for owners, the counts (a few queries for a whole page). */
+async function present(ctx: Ctx, namespaces: readonly NamespaceRow[]): Promise<NamespaceDetailEntity[]> {
   const user = ctx.actor.user;
-  const owner =
-    ctx.actor.isAdmin ||
-    (user !== null && (ns.kind === 'user' ? ns.owner_id === user.id : (await accessLevel(ctx, { kind: 'group', group: ns })) >= OWNER));
-  return {
-    owner,
-    admin: ctx.actor.isAdmin,
-    membersCountWithDescendants: owner && ns.kind === 'group' ? await membersCountWithDescendants(ctx, ns) : null,
-    billableMembersCount: owner ? await billableMembersCount(ctx, ns) : null,
-  };
-}
-
-async function present(ctx: Ctx, ns: NamespaceRow): Promise<NamespaceDetailEntity> {
-  return toNamespaceDetailEntity(ns, ctx.urls, await viewOf(ctx, ns));
+  const levels = ctx.actor.isAdmin || !user ? new Map<number, number>() : await groupLevels(ctx, user.id, namespaces.filter((ns) => ns.kind === 'group'));
+  const owns = (ns: NamespaceRow) =>
+    ctx.actor.isAdmin || (user !== null && (ns.kind === 'user' ? ns.owner_id === user.id : (levels.get(ns.id) ?? 0) >= OWNER));
+  const counts = await ownerCounts(ctx, namespaces.filter(owns));
+  return namespaces.map((ns) => {
+    const owned = counts.get(ns.id);
+    const view: NamespaceView = {
+      owner: owned !== undefined,
+      admin: ctx.actor.isAdmin,
+      membersCountWithDescendants: owned && ns.kind === 'group' ? owned.members : null,
+      billableMembersCount: owned ? owned.billable : null,
+    };
+    return toNamespaceDetailEntity(ns, ctx.urls, view);
+  });
 }
 
 /** GET /namespaces: the caller's namespace and groups it is a direct member of; administrators see all. */
@@ -146,10 +145,7 @@ export async function listNamespaces(ctx: Ctx, input: ListNamespacesInput): Prom
     const matches = columns.map((c) => fuzzyMatch(c, input.search!)).filter((m): m is Expression<SqlBool> => m !== null);
     if (matches.length) q = q.where((eb) => eb.or(matches));
   }
-  const rows = await paginate(ctx.db, q.orderBy('n.id', 'asc'), input, (r) => r as NamespaceRow[]);
-  const items: NamespaceDetailEntity[] = [];
-  for (const ns of rows.items) items.push(await present(ctx, ns));
-  return { ...rows, items };
+  return paginate(ctx.db, q.orderBy('n.id', 'asc'), input, (rows) => present(ctx, rows as NamespaceRow[]));
 }
 
 async function selectNamespaceByRef(ctx: Ctx, ref: string): Promise<NamespaceRow | undefined> {
@@ -163,7 +159,7 @@ export async function getNamespace(ctx: Ctx, ref: string): Promise<NamespaceDeta
   requireUser(ctx);
   const ns = await selectNamespaceByRef(ctx, ref);
   if (!ns || !(await visibleViaMembership(ctx, ns))) throw new NotFoundError('Namespace');
-  return present(ctx, ns);
+  return (await present(ctx, [ns]))[0]!;
 }
 
 /** GitLab's Gitlab::Slug::Path: what a path would be once cleaned of characters paths cannot hold. */
