@@ -94,7 +94,7 @@ export { ProjectMilestones } from './resources/project-milestones.js';
 export { BulkImports, type BulkImportEntityParams, type BulkImportFailureRecord, type BulkImportSourceConfig, type ListBulkImportsParams } from './resources/bulk-imports.js';
 export { RepositoryBranches, type ListBranchesParams } from './resources/repository-branches.js';
 export { RepositoryTags, type ListTagsParams, type CreateTagParams } from './resources/repository-tags.js';
-export { Commits, type ListCommitsParams, type CommitActionParams, type CreateCommitParams, type ListCommitRefsParams, type ShowCommitDiffParams } from './resources/commits.js';
+export { Commits, type ListCommitsParams, type CommitActionParams, type CreateCommitParams, type ListCommitRefsParams, type ShowCommitDiffParams, type ListCommitMergeRequestsParams } from './resources/commits.js';
 export { RepositoryFiles, type WriteFileParams, type RemoveFileParams } from './resources/repository-files.js';
 export { RepositoryTree, type ListTreeParams } from './resources/repository-tree.js';
 export { Repositories, type CompareParams, type ListContributorsParams, type ArchiveParams } from './resources/repositories.js';
@@ -118,6 +118,8 @@ export {
   type ListMergeRequestsParams,
   type ListProjectMergeRequestsParams,
   type MergeMergeRequestParams,
+  type ShowMergeRequestParams,
+  type RebaseMergeRequestParams,
 } from './resources/merge-requests.js';
 export { ResourceNotes, IssueNotes, MergeRequestNotes, ProjectSnippetNotes, type CreateNoteParams, type EditNoteParams, type ListNotesParams } from './resources/notes.js';
 export { ProjectSnippets, type CreateSnippetParams, type EditSnippetParams, type ListSnippetsParams } from './resources/snippets.js';

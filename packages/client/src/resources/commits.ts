@@ -9,6 +9,8 @@ import type {
   CommitWithStatsEntity,
   CreateCommitInput,
   ListCommitsInput,
+  CommitMergeRequestsInput,
+  MergeRequestEntity,
 } from '@forgelet/core';
 import { endpoint } from '../infrastructure/endpoint.js';
 import { Paginated } from '../infrastructure/paginated.js';
@@ -21,6 +23,7 @@ export type CommitActionParams = CreateCommitInput['actions'][number];
 export type CreateCommitParams = Partial<Omit<CreateCommitInput, 'id' | 'branch' | 'commit_message' | 'actions'>>;
 export type ListCommitRefsParams = ListParams<Omit<CommitRefsInput, 'sha'>>;
 export type ShowCommitDiffParams = ListParams<Omit<CommitDiffInput, 'sha'>>;
+export type ListCommitMergeRequestsParams = ListParams<Omit<CommitMergeRequestsInput, 'sha'>>;
 
 export class Commits {
   constructor(private readonly requester: Requester) {}
@@ -48,5 +51,10 @@ export class Commits {
   /** The branches and tags whose history holds the commit. */
   allReferences(projectId: ResourceId, sha: string, params: ListCommitRefsParams = {}): Paginated<CommitRefEntity> {
     return new Paginated(this.requester, endpoint`projects/${projectId}/repository/commits/${sha}/refs`, params);
+  }
+
+  /** The merge requests whose newest diff holds the commit, or that merged it (merge or squash commit); `state` filters. */
+  allMergeRequests(projectId: ResourceId, sha: string, params: ListCommitMergeRequestsParams = {}): Paginated<MergeRequestEntity> {
+    return new Paginated(this.requester, endpoint`projects/${projectId}/repository/commits/${sha}/merge_requests`, params);
   }
 }

@@ -1,5 +1,7 @@
 import type {
   CreateMergeRequestInput,
+  GetMergeRequestInput,
+  RebaseMergeRequestInput,
   IssueBasicEntity,
   ListGroupMergeRequestsInput,
   ListMergeRequestsInput,
@@ -29,6 +31,8 @@ export type CreateMergeRequestParams = Omit<CreateMergeRequestInput, 'id'>;
 /** At least one field must be given. */
 export type EditMergeRequestParams = Omit<UpdateMergeRequestInput, 'id' | 'merge_request_iid'>;
 export type MergeMergeRequestParams = Omit<MergeMergeRequestInput, 'id' | 'merge_request_iid'>;
+export type ShowMergeRequestParams = Omit<GetMergeRequestInput, 'id' | 'merge_request_iid'>;
+export type RebaseMergeRequestParams = Omit<RebaseMergeRequestInput, 'id' | 'merge_request_iid'>;
 export type MergeRequestPageParams = Partial<Omit<MergeRequestPageInput, 'id' | 'merge_request_iid'>>;
 export type ShowMergeRequestVersionParams = Partial<Omit<MergeRequestVersionInput, 'id' | 'merge_request_iid' | 'version_id'>>;
 export type ShowMergeRequestChangesParams = Partial<Omit<MergeRequestChangesInput, 'id' | 'merge_request_iid'>>;
@@ -59,8 +63,17 @@ export class MergeRequests {
     return new Paginated(this.requester, endpoint`projects/${projectId}/merge_requests/${iid}/closes_issues`, params);
   }
 
-  show(projectId: ResourceId, iid: number): Promise<MergeRequestDetailEntity> {
-    return this.requester.get(endpoint`projects/${projectId}/merge_requests/${iid}`);
+  /** `include_rebase_in_progress: true` adds `rebase_in_progress`. */
+  show(projectId: ResourceId, iid: number, params: ShowMergeRequestParams = {}): Promise<MergeRequestDetailEntity> {
+    return this.requester.get(endpoint`projects/${projectId}/merge_requests/${iid}`, params);
+  }
+
+  /**
+   * Rebases the source branch onto the target head in the background (202 `{ rebase_in_progress: true }`);
+   * `show(…, { include_rebase_in_progress: true })` tells when it is done, `merge_error` why it failed.
+   */
+  rebase(projectId: ResourceId, iid: number, params: RebaseMergeRequestParams = {}): Promise<{ rebase_in_progress: boolean }> {
+    return this.requester.put(endpoint`projects/${projectId}/merge_requests/${iid}/rebase`, params);
   }
 
   create(projectId: ResourceId, params: CreateMergeRequestParams): Promise<MergeRequestDetailEntity> {

@@ -23,7 +23,12 @@ export interface ProjectTable {
   last_activity_at: string;
   /** Premium+: approvals a merge request needs (GitLab's column; the approval settings show the same). */
   approvals_before_merge: Generated<number>;
+  /** GitLab's merge method (migration 039): `merge`, `rebase_merge` (a merge commit, the source rebased first) or `ff` (fast-forward only). */
+  merge_method: Generated<MergeMethod>;
 }
+
+export type MergeMethod = 'merge' | 'rebase_merge' | 'ff';
+export const MERGE_METHODS = ['merge', 'rebase_merge', 'ff'] as const;
 export type ProjectRow = Selectable<ProjectTable>;
 export type NewProjectRow = Insertable<ProjectTable>;
 export type ProjectUpdate = Updateable<ProjectTable>;

@@ -34,7 +34,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "034-merge-request-diffs",
     "035-protected-tags",
     "037-console-session-expiry",
-    "038-merge-request-closing-issues"
+    "038-merge-request-closing-issues",
+    "039-merge-methods"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -46,7 +47,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE UNIQUE INDEX \"namespaces_full_path_lower\" on \"namespaces\" (lower(\"full_path\"))",
     "CREATE INDEX \"namespaces_parent\" on \"namespaces\" (\"parent_id\", \"id\")",
     "CREATE INDEX \"namespaces_traversal\" on \"namespaces\" (\"traversal\")",
-    "CREATE TABLE \"projects\" (\"id\" integer primary key autoincrement, \"namespace_id\" integer not null references \"namespaces\" (\"id\"), \"name\" text not null, \"path\" text not null, \"path_with_namespace\" text not null, \"name_with_namespace\" text not null, \"description\" text default '' not null, \"visibility\" text not null, \"default_branch\" text default 'main' not null, \"creator_id\" integer, \"archived\" integer default 0 not null, \"topics\" text default '[]' not null, \"issues_enabled\" integer default 1 not null, \"merge_requests_enabled\" integer default 1 not null, \"jobs_enabled\" integer default 1 not null, \"wiki_enabled\" integer default 1 not null, \"snippets_enabled\" integer default 1 not null, \"created_at\" text not null, \"updated_at\" text not null, \"last_activity_at\" text not null, \"approvals_before_merge\" integer default 0 not null)",
+    "CREATE TABLE \"projects\" (\"id\" integer primary key autoincrement, \"namespace_id\" integer not null references \"namespaces\" (\"id\"), \"name\" text not null, \"path\" text not null, \"path_with_namespace\" text not null, \"name_with_namespace\" text not null, \"description\" text default '' not null, \"visibility\" text not null, \"default_branch\" text default 'main' not null, \"creator_id\" integer, \"archived\" integer default 0 not null, \"topics\" text default '[]' not null, \"issues_enabled\" integer default 1 not null, \"merge_requests_enabled\" integer default 1 not null, \"jobs_enabled\" integer default 1 not null, \"wiki_enabled\" integer default 1 not null, \"snippets_enabled\" integer default 1 not null, \"created_at\" text not null, \"updated_at\" text not null, \"last_activity_at\" text not null, \"approvals_before_merge\" integer default 0 not null, \"merge_method\" text default 'merge' not null)",
     "CREATE UNIQUE INDEX \"projects_path_lower\" on \"projects\" (lower(\"path_with_namespace\"))",
     "CREATE INDEX \"projects_namespace\" on \"projects\" (\"namespace_id\", \"id\")",
     "CREATE INDEX \"projects_namespace_created\" on \"projects\" (\"namespace_id\", \"created_at\", \"id\")",
@@ -76,7 +77,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE TABLE \"label_links\" (\"id\" integer primary key autoincrement, \"label_id\" integer not null references \"labels\" (\"id\") on delete cascade, \"target_type\" text not null, \"target_id\" integer not null, \"created_at\" text not null)",
     "CREATE UNIQUE INDEX \"label_links_unique\" on \"label_links\" (\"label_id\", \"target_type\", \"target_id\")",
     "CREATE INDEX \"label_links_target\" on \"label_links\" (\"target_type\", \"target_id\")",
-    "CREATE TABLE \"merge_requests\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"iid\" integer not null, \"title\" text not null, \"description\" text, \"state\" text not null, \"source_branch\" text not null, \"target_branch\" text not null, \"source_project_id\" integer not null, \"author_id\" integer not null, \"milestone_id\" integer, \"sha\" text not null, \"merge_commit_sha\" text, \"squash_commit_sha\" text, \"draft\" integer default 0 not null, \"squash\" integer default 0 not null, \"should_remove_source_branch\" integer default 0 not null, \"discussion_locked\" integer default 0 not null, \"merged_at\" text, \"merged_by_id\" integer, \"closed_at\" text, \"closed_by_id\" integer, \"created_at\" text not null, \"updated_at\" text not null, \"latest_build_started_at\" text, \"latest_build_finished_at\" text, \"first_deployed_to_production_at\" text, \"metrics_pipeline_id\" integer, \"merge_status\" text default 'unchecked' not null)",
+    "CREATE TABLE \"merge_requests\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"iid\" integer not null, \"title\" text not null, \"description\" text, \"state\" text not null, \"source_branch\" text not null, \"target_branch\" text not null, \"source_project_id\" integer not null, \"author_id\" integer not null, \"milestone_id\" integer, \"sha\" text not null, \"merge_commit_sha\" text, \"squash_commit_sha\" text, \"draft\" integer default 0 not null, \"squash\" integer default 0 not null, \"should_remove_source_branch\" integer default 0 not null, \"discussion_locked\" integer default 0 not null, \"merged_at\" text, \"merged_by_id\" integer, \"closed_at\" text, \"closed_by_id\" integer, \"created_at\" text not null, \"updated_at\" text not null, \"latest_build_started_at\" text, \"latest_build_finished_at\" text, \"first_deployed_to_production_at\" text, \"metrics_pipeline_id\" integer, \"merge_status\" text default 'unchecked' not null, \"merge_error\" text, \"rebase_job_id\" integer)",
     "CREATE UNIQUE INDEX \"merge_requests_project_iid\" on \"merge_requests\" (\"project_id\", \"iid\")",
     "CREATE INDEX \"merge_requests_project_state\" on \"merge_requests\" (\"project_id\", \"state\", \"id\")",
     "CREATE INDEX \"merge_requests_source\" on \"merge_requests\" (\"source_project_id\", \"source_branch\")",
@@ -326,6 +327,10 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE INDEX \"console_sessions_expires_at\" on \"console_sessions\" (\"expires_at\")",
     "CREATE TABLE \"merge_request_closing_issues\" (\"id\" integer primary key autoincrement, \"merge_request_id\" integer not null references \"merge_requests\" (\"id\") on delete cascade, \"issue_id\" integer not null references \"issues\" (\"id\") on delete cascade, \"created_at\" text not null)",
     "CREATE UNIQUE INDEX \"merge_request_closing_issues_pair\" on \"merge_request_closing_issues\" (\"merge_request_id\", \"issue_id\")",
-    "CREATE INDEX \"merge_request_closing_issues_issue\" on \"merge_request_closing_issues\" (\"issue_id\", \"merge_request_id\")"
+    "CREATE INDEX \"merge_request_closing_issues_issue\" on \"merge_request_closing_issues\" (\"issue_id\", \"merge_request_id\")",
+    "CREATE TABLE \"merge_request_diff_commits\" (\"merge_request_diff_id\" integer not null references \"merge_request_diffs\" (\"id\") on delete cascade, \"relative_order\" integer not null, \"sha\" text not null, constraint \"merge_request_diff_commits_pkey\" primary key (\"merge_request_diff_id\", \"relative_order\"))",
+    "CREATE INDEX \"merge_request_diff_commits_sha\" on \"merge_request_diff_commits\" (\"sha\", \"merge_request_diff_id\")",
+    "CREATE INDEX \"merge_requests_merge_commit_sha\" on \"merge_requests\" (\"project_id\", \"merge_commit_sha\")",
+    "CREATE INDEX \"merge_requests_squash_commit_sha\" on \"merge_requests\" (\"project_id\", \"squash_commit_sha\")"
   ]
 };

@@ -43,6 +43,8 @@ export interface ProjectEntity extends ProjectSimpleEntity {
   open_issues_count?: number;
   container_registry_image_prefix: string;
   _links: Record<string, string>;
+  /** How merge requests merge: `merge`, `rebase_merge` or `ff`. */
+  merge_method: string;
   /** Premium and up (GitLab's merge_request_approvers feature). */
   approvals_before_merge?: number;
   /** Maintainers only: the project's legacy runner registration token. */
@@ -127,6 +129,7 @@ export function toProjectEntity(
   links.members = `${self}/members`;
   links.cluster_agents = `${self}/cluster_agents`;
   entity._links = links;
+  entity.merge_method = row.merge_method;
   if (withApprovals) entity.approvals_before_merge = row.approvals_before_merge;
   if (owner) entity.owner = owner;
   return entity;

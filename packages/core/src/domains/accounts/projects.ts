@@ -24,7 +24,7 @@ import type { NamespaceRow } from '../../access/namespace.table.js';
 import { presentSimpleProjects, toProjectEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
 import { readmePathOf, readmePathsOf } from '../repository/index.js';
 import { recordCommitIn } from '../repository/index.js';
-import type { ProjectRow } from '../../access/project.table.js';
+import { MERGE_METHODS, type ProjectRow } from '../../access/project.table.js';
 import { toUserBasicEntity } from '../../access/user.entity.js';
 import { projectMembershipFilter, projectMembershipScope, visibleProjectsFilter } from '../../access/visibility.queries.js';
 
@@ -64,6 +64,7 @@ const settingFields = {
   wiki_enabled: p.boolean().optional(),
   snippets_enabled: p.boolean().optional(),
   approvals_before_merge: p.integer().min(0).optional().describe('Premium and up: approvals a merge request needs (deprecated by GitLab in 12.3 for approval rules).'),
+  merge_method: p.enum(MERGE_METHODS).optional().describe('How merge requests merge: `merge` (a merge commit), `rebase_merge` (a merge commit; the source must contain the target first) or `ff` (fast-forward only).'),
 };
 
 export const CreateProjectInput = params(
@@ -268,6 +269,7 @@ export async function createProject(ctx: Ctx, input: CreateProjectInput): Promis
           wiki_enabled: input.wiki_enabled === false ? 0 : 1,
           snippets_enabled: input.snippets_enabled === false ? 0 : 1,
           ...(input.approvals_before_merge !== undefined && approvalsLicensed(ctx) && { approvals_before_merge: input.approvals_before_merge }),
+          ...(input.merge_method !== undefined && { merge_method: input.merge_method }),
           created_at: now,
           updated_at: now,
           last_activity_at: now,
@@ -336,6 +338,7 @@ export async function updateProject(ctx: Ctx, input: UpdateProjectInput): Promis
           ...(input.wiki_enabled !== undefined && { wiki_enabled: bool(input.wiki_enabled) }),
           ...(input.snippets_enabled !== undefined && { snippets_enabled: bool(input.snippets_enabled) }),
           ...(input.approvals_before_merge !== undefined && approvalsLicensed(ctx) && { approvals_before_merge: input.approvals_before_merge }),
+          ...(input.merge_method !== undefined && { merge_method: input.merge_method }),
           updated_at: now,
         })
         .where('id', '=', project.id)

@@ -6,13 +6,13 @@ import { deleteNoteableNotes } from '../notes/index.js';
 import { findMergeRequest } from './find-merge-request.js';
 import type { MergeRequestDetailEntity } from './merge-request.entity.js';
 import { deleteMergeRequestById } from './merge-request.queries.js';
-import type { MergeRequestRefInput } from './merge-request.schema.js';
+import type { GetMergeRequestInput, MergeRequestRefInput } from './merge-request.schema.js';
 import { presentMergeRequest } from './present-merge-requests.js';
 
-/** GET /projects/:id/merge_requests/:merge_request_iid, with `user.can_merge` for the caller. */
-export async function getMergeRequest(ctx: Ctx, input: MergeRequestRefInput): Promise<MergeRequestDetailEntity> {
+/** GET /projects/:id/merge_requests/:merge_request_iid, with `user.can_merge` for the caller (and `rebase_in_progress` when asked). */
+export async function getMergeRequest(ctx: Ctx, input: GetMergeRequestInput): Promise<MergeRequestDetailEntity> {
   const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
-  return presentMergeRequest(ctx, mergeRequest, project, { firstContribution: true });
+  return presentMergeRequest(ctx, mergeRequest, project, { firstContribution: true, rebaseInProgress: input.include_rebase_in_progress === true });
 }
 
 /**

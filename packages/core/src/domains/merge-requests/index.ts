@@ -25,6 +25,9 @@ export type {
   MergeRequestVersionInput,
   MergeRequestChangesInput,
   MergeRequestDiffsInput,
+  GetMergeRequestInput,
+  RebaseMergeRequestInput,
+  CommitMergeRequestsInput,
 } from './merge-request.schema.js';
 export type { MergeRequestVersionEntity, MergeRequestVersionDetailEntity, MergeRequestChangesEntity } from './merge-request-versions.js';
 export type { MergeRequestRow } from './merge-request.table.js';
@@ -33,7 +36,7 @@ export { mergeRequestPipelineHooks } from './merge-request-metrics.js';
 export { registerApprovalStatus, type ApprovalStatusProvider, type MergeRequestApprovalStatus } from './approval-status.js';
 // for other domains
 export { recordProductionDeployment } from './merge-request-metrics.js';
-export { presentMergeRequests } from './present-merge-requests.js';
+export { presentMergeRequests, detailedMergeStatusesOf } from './present-merge-requests.js';
 /** For the wiring and approvals: reactions to merge request changes (webhooks). */
 export {
   registerMergeRequestHooks,

@@ -17,15 +17,23 @@ import { canUpdateBranch, deleteRefIn, selectBranch } from '../repository/index.
 import { recordMerge, sourceBranchRemovable } from './source-branch.js';
 import { approvalsAllowMerge } from './approval-status.js';
 import { createPushPipeline } from '../ci/index.js';
+import { mergesCleanly } from './merge-request-diffs.js';
+import { isAncestor } from './rebase-commits.js';
+
+const CANNOT_MERGE = 'Branch cannot be merged';
 
 /**
  * PUT /projects/:id/merge_requests/:merge_request_iid/merge (Developer). Answers as GitLab:
  * a caller who may read but not merge, or who may neither push to nor merge into the
- * (protected) target branch, gets 401 (`unauthorized!`); a merge request that is
- * not open, or is a draft, 405; a missing source or target branch 422 `Branch cannot be
- * merged`; a `sha` other than the head 409 naming the head. The merge, its merge commit on
- * the target branch (see source-branch.ts), the source branch's removal when asked and the
- * 'merged' state event are one transaction.
+ * (protected) target branch, gets 401 (`unauthorized!`); a merge request that is not open, is
+ * a draft or lacks approvals, 405 (`mergeable_state?`); a missing branch, conflicts, or (merge
+ * methods `rebase_merge` and `ff`) a source that does not contain the target head, 422
+ * `Branch cannot be merged` (`mergeable?`'s git checks); a `sha` other than the head 409
+ * naming the head. Then, by the project's merge method (GitLab's FromSourceBranch strategy):
+ * `merge` and `rebase_merge` write a merge commit (`merge_commit_sha`), `ff` fast-forwards the
+ * target to the source head or the squash commit and leaves `merge_commit_sha` null; with
+ * squash, `squash_commit_sha` is the squash commit. The merge, the target's move, the source
+ * branch's removal when asked and the 'merged' state event are one transaction.
  */
 export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput): Promise<MergeRequestDetailEntity> {
   const user = requireUser(ctx);
@@ -39,7 +47,10 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
   if (!(await approvalsAllowMerge(ctx, mr))) throw new MethodNotAllowedError();
   const source = await selectBranch(ctx.db, project.id, mr.source_branch);
   const target = await selectBranch(ctx.db, project.id, mr.target_branch);
-  if (!source || !target) throw new UnprocessableError('Branch cannot be merged');
+  if (!source || !target) throw new UnprocessableError(CANNOT_MERGE);
+  if (!(await mergesCleanly(ctx.git, project.id, target.commit_sha, source.commit_sha))) throw new UnprocessableError(CANNOT_MERGE);
+  // GitLab's should_be_rebased?: rebase_merge and ff need the target head in the source.
+  if (project.merge_method !== 'merge' && !(await isAncestor(ctx.git, project.id, target.commit_sha, source.commit_sha))) throw new UnprocessableError(CANNOT_MERGE);
   if (input.sha !== undefined && input.sha !== mr.sha) throw new ConflictError(`SHA does not match HEAD of source branch: ${mr.sha}`);
   // GitLab only ever turns squash on here.
   const squash = input.squash ? 1 : mr.squash;
@@ -61,7 +72,12 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
     const from = (await selectBranch(trx, project.id, mr.source_branch)) ?? source;
     const into = (await selectBranch(trx, project.id, mr.target_branch)) ?? target;
     before = into.commit_sha;
+    // A push moved the target meanwhile out of the source's history: not fast-forwardable any more.
+    if (project.merge_method !== 'merge' && into.commit_sha !== target.commit_sha && !(await isAncestor(ctx.git, project.id, into.commit_sha, from.commit_sha))) {
+      throw new UnprocessableError(CANNOT_MERGE);
+    }
     const outcome = await recordMerge(trx, ctx, project, merged, from, into, {
+      fastForward: project.merge_method === 'ff',
       squash: squash === 1,
       mergeCommitMessage: input.merge_commit_message,
       squashCommitMessage: input.squash_commit_message,
@@ -74,6 +90,6 @@ export async function mergeMergeRequest(ctx: Ctx, input: MergeMergeRequestInput)
     return after;
   });
   // The merge is a push to the target branch: its pipeline runs, as on GitLab.
-  await createPushPipeline(ctx, project, { kind: 'branch', name: mr.target_branch, message: input.merge_commit_message, before });
+  await createPushPipeline(ctx, project, { kind: 'branch', name: mr.target_branch, message: project.merge_method === 'ff' ? undefined : input.merge_commit_message, before });
   return presentMergeRequest(ctx, row, project);
 }

@@ -22,6 +22,7 @@ import { selectBranch } from '../repository/index.js';
 import type { MergeRequestDiffRow, MergeRequestRow, MergeStatus } from './merge-request.table.js';
 import { recordStateEvent } from '../state-events/index.js';
 import { runMergeRequestChanged } from './merge-request-hooks.js';
+import { registerRebaseJob } from './rebase-merge-request.js';
 
 type Trx = Kysely<Database>;
 
@@ -117,8 +118,24 @@ export async function recordDiffVersion(trx: Trx, deps: Pick<Deps, 'git' | 'queu
     })
     .returningAll()
     .executeTakeFirstOrThrow();
+  if (commits > 0 && start) await recordDiffCommits(trx, git, mr.project_id, row.id, start, head);
   if (base && base !== head) await deps.queue.enqueue(trx, PATCH_ID_JOB, { diff_id: row.id });
   return row;
+}
+
+/** The most commits of one version listed (GitLab bounds a diff's commits too). */
+const MAX_DIFF_COMMITS = 10_000;
+
+/** A version's commits, newest first (GitLab's merge_request_diff_commits; `relative_order` 0 the head). */
+async function recordDiffCommits(trx: Trx, git: GitRepositories, projectId: number, diffId: number, start: string, head: string): Promise<void> {
+  const out = await git.run(projectId, ['rev-list', `--max-count=${MAX_DIFF_COMMITS}`, '--end-of-options', head, `^${start}`, '--']);
+  const shas = out.stdout.toString('utf8').split('\n').filter(Boolean);
+  for (let i = 0; i < shas.length; i += 500) {
+    await trx
+      .insertInto('merge_request_diff_commits')
+      .values(shas.slice(i, i + 500).map((sha, n) => ({ merge_request_diff_id: diffId, relative_order: i + n, sha })))
+      .execute();
+  }
 }
 
 const CONFLICTING: MergeStatus[] = ['cannot_be_merged', 'cannot_be_merged_recheck', 'cannot_be_merged_rechecking'];
@@ -139,7 +156,10 @@ export async function refreshDiff(trx: Trx, deps: Pick<Deps, 'git' | 'queue'>, m
 /**
  * What a moved branch does to merge requests (a push hook; it runs in the transaction that
  * moved the ref, after the open merge requests from the branch took its head): those from it
- * get a new version, those into it are to be checked again.
+ * get a new version and lose their `merge_error`; those into it are to be checked again, and
+ * get a new version when the target was force-pushed or its merge base with their head moved
+ * (GitLab's RefreshService#reload_merge_requests: a force push, or a push bringing in commits
+ * of their diff).
  */
 async function onRefUpdated(trx: Trx, ctx: Ctx, project: { id: number }, update: RefUpdate): Promise<void> {
   if (update.kind !== 'branch') return;
@@ -150,9 +170,24 @@ async function onRefUpdated(trx: Trx, ctx: Ctx, project: { id: number }, update:
   }
   const from = update.after ? await open(openMergeRequests().where('source_project_id', '=', project.id).where('source_branch', '=', update.name)) : [];
   for (const mr of from) await refreshDiff(trx, ctx, mr, now);
+  const erred = from.filter((m) => m.merge_error !== null).map((m) => m.id);
+  if (erred.length) await trx.updateTable('merge_requests').set({ merge_error: null }).where('id', 'in', erred).execute();
   const into = await open(openMergeRequests().where('project_id', '=', project.id).where('target_branch', '=', update.name));
   const merged = update.after ? await mergedByPush(trx, ctx, project.id, into, update.before, update.after, now) : new Set<number>();
-  await markUnchecked(trx, into.filter((m) => !merged.has(m.id)).map((m) => m.id));
+  const remaining = into.filter((m) => !merged.has(m.id));
+  if (update.after) await reloadDiffsOnTargetPush(trx, ctx, project.id, remaining, update.before, update.after, now);
+  await markUnchecked(trx, remaining.map((m) => m.id));
+}
+
+async function reloadDiffsOnTargetPush(trx: Trx, ctx: Ctx, projectId: number, into: MergeRequestRow[], before: string | null, after: string, now: string): Promise<void> {
+  const withHead = into.filter((m) => m.sha);
+  if (!withHead.length) return;
+  const forced = before !== null && (await ctx.git.run(projectId, ['merge-base', '--is-ancestor', before, after], { okCodes: [0, 1] })).code !== 0;
+  const latest = await latestDiffsOf(trx, withHead.map((m) => m.id));
+  for (const mr of withHead) {
+    const base = await mergeBaseOf(ctx.git, projectId, after, mr.sha).catch(() => null);
+    if (forced || (latest.get(mr.id)?.base_commit_sha ?? null) !== base) await recordDiffVersion(trx, ctx, mr, now);
+  }
 }
 
 /**
@@ -268,6 +303,7 @@ async function computePatchId(deps: Deps, diffId: number): Promise<void> {
 
 /** Registers the queue jobs of merge request diffs (forge.ts). */
 export function registerMergeRequestJobs(deps: Deps): void {
+  registerRebaseJob(deps);
   deps.queue.register(PATCH_ID_JOB, async (payload: { diff_id?: number }) => {
     if (payload?.diff_id) await computePatchId(deps, payload.diff_id);
   });

@@ -58,7 +58,8 @@ export interface MergeRequestEntity {
     | 'unchecked'
     | 'approvals_syncing'
     | 'commits_status'
-    | 'conflict';
+    | 'conflict'
+    | 'need_rebase';
   /** The source branch's head; null while the branch does not exist. */
   sha: string | null;
   merge_commit_sha: string | null;
@@ -97,6 +98,8 @@ export interface MergeRequestDetailEntity extends MergeRequestEntity {
   head_pipeline?: HeadPipelineEntity | null;
   diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null };
   merge_error: string | null;
+  /** Only when asked for (`include_rebase_in_progress`). */
+  rebase_in_progress?: boolean;
   first_contribution?: boolean;
   user: { can_merge: boolean };
 }
@@ -114,6 +117,8 @@ export interface MergeRequestDetails {
   headPipeline?: HeadPipelineEntity | null;
   /** Undefined when not asked for (only GET shows it). */
   firstContribution?: boolean;
+  /** Undefined when not asked for (GET with `include_rebase_in_progress`). */
+  rebaseInProgress?: boolean;
 }
 
 /** What a merge request's entity needs beside its row, loaded in batches by the presenter. */
@@ -135,6 +140,8 @@ export interface MergeRequestRelations {
   approval: { approved: boolean; temporarilyUnapproved: boolean };
   /** The source branch exists and is ahead of the target (its newest diff version has commits). */
   hasCommits: boolean;
+  /** GitLab's should_be_rebased?: the project merges by `rebase_merge` or `ff` and the source lacks the target head. */
+  needRebase: boolean;
 }
 
 function references(row: MergeRequestRow, rel: MergeRequestRelations): MergeRequestReferences {
@@ -151,7 +158,7 @@ function references(row: MergeRequestRow, rel: MergeRequestRelations): MergeRequ
  * GitLab's DetailedMergeStatusService: `checking` / `unchecked` while mergeability is not
  * known, then the first failing check in EE's order: approvals (`approvals_syncing` while
  * approvals reset by a push are not synced yet), open, draft, commits, then the git checks
- * (conflicts).
+ * (conflicts, then `need_rebase` for the `rebase_merge` and `ff` merge methods).
  */
 function detailedMergeStatus(row: MergeRequestRow, rel: MergeRequestRelations): MergeRequestEntity['detailed_merge_status'] {
   if (row.merge_status === 'checking' || row.merge_status === 'cannot_be_merged_rechecking') return 'checking';
@@ -161,6 +168,7 @@ function detailedMergeStatus(row: MergeRequestRow, rel: MergeRequestRelations): 
   if (row.draft) return 'draft_status';
   if (!rel.hasCommits) return 'commits_status';
   if (row.merge_status === 'cannot_be_merged') return 'conflict';
+  if (rel.needRebase) return 'need_rebase';
   return 'mergeable';
 }
 
@@ -238,7 +246,8 @@ export function toMergeRequestDetailEntity(
   }
   if (details.headPipeline !== undefined) entity.head_pipeline = details.headPipeline;
   entity.diff_refs = details.diffRefs;
-  entity.merge_error = null;
+  entity.merge_error = row.merge_error;
+  if (details.rebaseInProgress !== undefined) entity.rebase_in_progress = details.rebaseInProgress;
   if (details.firstContribution !== undefined) entity.first_contribution = details.firstContribution;
   entity.user = { can_merge: details.canMerge };
   return entity;

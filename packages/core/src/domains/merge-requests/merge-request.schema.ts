@@ -70,6 +70,31 @@ export type MergeMergeRequestInput = InferShape<typeof MergeMergeRequestInput.sh
 
 export const MergeRequestRefInput = params({ id: p.string(), merge_request_iid: p.integer() });
 
+/** GET one merge request. */
+export const GetMergeRequestInput = params({
+  id: p.string(),
+  merge_request_iid: p.integer(),
+  include_rebase_in_progress: p.boolean().optional().describe('Adds `rebase_in_progress`: whether a rebase asked for is queued or running.'),
+});
+export type GetMergeRequestInput = InferShape<typeof GetMergeRequestInput.shape>;
+
+/** PUT …/rebase. */
+export const RebaseMergeRequestInput = params({
+  id: p.string(),
+  merge_request_iid: p.integer(),
+  skip_ci: p.boolean().optional().describe('No pipeline for the rebased source branch.'),
+});
+export type RebaseMergeRequestInput = InferShape<typeof RebaseMergeRequestInput.shape>;
+
+/** GET /projects/:id/repository/commits/:sha/merge_requests. */
+export const CommitMergeRequestsInput = params({
+  id: p.string(),
+  sha: p.string().describe('A commit sha, or the name of a branch or tag.'),
+  state: p.string().optional().describe('`opened`, `closed`, `locked` or `merged`; anything else lists all.'),
+  ...paginationParams,
+});
+export type CommitMergeRequestsInput = InferShape<typeof CommitMergeRequestsInput.shape>;
+
 export const MergeRequestPageInput = params({ id: p.string(), merge_request_iid: p.integer(), ...paginationParams });
 export type MergeRequestPageInput = InferShape<typeof MergeRequestPageInput.shape>;
 

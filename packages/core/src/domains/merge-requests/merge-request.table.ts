@@ -42,6 +42,10 @@ export interface MergeRequestTable {
    * missing); `cannot_be_merged_recheck(ing)` are the same two steps from a conflicting state.
    */
   merge_status: Generated<MergeStatus>;
+  /** The last merge or rebase failure, as GitLab words it (migration 039); a push to the source branch clears it. */
+  merge_error: Generated<string | null>;
+  /** The queue job of a rebase asked for and not finished (GitLab's `rebase_jid`); in progress while that job is pending. */
+  rebase_job_id: Generated<number | null>;
 }
 
 export type MergeStatus = 'unchecked' | 'checking' | 'can_be_merged' | 'cannot_be_merged' | 'cannot_be_merged_recheck' | 'cannot_be_merged_rechecking';
@@ -75,6 +79,13 @@ export interface MergeRequestDiffTable {
 }
 export type MergeRequestDiffRow = Selectable<MergeRequestDiffTable>;
 
+/** The commits of a diff version, newest first (GitLab's merge_request_diff_commits, migration 039). */
+export interface MergeRequestDiffCommitTable {
+  merge_request_diff_id: number;
+  relative_order: number;
+  sha: string;
+}
+
 // This domain's tables in the database schema (storage/database.ts).
 declare module '../../storage/database.js' {
   interface Database {
@@ -82,5 +93,6 @@ declare module '../../storage/database.js' {
     merge_request_assignees: MergeRequestUserTable;
     merge_request_reviewers: MergeRequestUserTable;
     merge_request_diffs: MergeRequestDiffTable;
+    merge_request_diff_commits: MergeRequestDiffCommitTable;
   }
 }

@@ -1,5 +1,7 @@
 import { p, params } from '../../kernel/params.js';
-import { created, noContent, ok, paged, route, text } from '../../kernel/route.js';
+import { accepted, created, noContent, ok, paged, route, text } from '../../kernel/route.js';
+import { rebaseMergeRequest } from './rebase-merge-request.js';
+import { listCommitMergeRequests } from './commit-merge-requests.js';
 import { ListStateEventsInput } from '../state-events/index.js';
 import { getMergeRequestStateEvent, listMergeRequestStateEvents } from './merge-request-state-events.js';
 import { createMergeRequest } from './create-merge-request.js';
@@ -9,7 +11,10 @@ import { mergeMergeRequest } from './merge-merge-request.js';
 import { MilestoneIssuablesInput } from '../milestones/index.js';
 import { listMergeRequestsOfMilestone } from './milestone-merge-requests.js';
 import {
+  CommitMergeRequestsInput,
   CreateMergeRequestInput,
+  GetMergeRequestInput,
+  RebaseMergeRequestInput,
   ListGroupMergeRequestsInput,
   ListMergeRequestsInput,
   ListProjectMergeRequestsInput,
@@ -36,7 +41,7 @@ export const mergeRequestsRoutes = [
     async (ctx, input) => paged(await listProjectMergeRequests(ctx, input))),
   route('POST', '/projects/:id/merge_requests', { auth: 'required', params: CreateMergeRequestInput, tag, summary: 'Create a merge request' },
     async (ctx, input) => created(await createMergeRequest(ctx, input))),
-  route('GET', '/projects/:id/merge_requests/:merge_request_iid', { auth: 'optional', params: MergeRequestRefInput, tag, summary: 'Get a merge request' },
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid', { auth: 'optional', params: GetMergeRequestInput, tag, summary: 'Get a merge request' },
     async (ctx, input) => ok(await getMergeRequest(ctx, input))),
   route('PUT', '/projects/:id/merge_requests/:merge_request_iid', { auth: 'required', params: UpdateMergeRequestInput, tag, summary: 'Update, close or reopen a merge request' },
     async (ctx, input) => ok(await updateMergeRequest(ctx, input))),
@@ -47,6 +52,10 @@ export const mergeRequestsRoutes = [
     }),
   route('PUT', '/projects/:id/merge_requests/:merge_request_iid/merge', { auth: 'required', params: MergeMergeRequestInput, tag, summary: 'Merge a merge request' },
     async (ctx, input) => ok(await mergeMergeRequest(ctx, input))),
+  route('PUT', '/projects/:id/merge_requests/:merge_request_iid/rebase', { auth: 'required', params: RebaseMergeRequestInput, tag, summary: 'Rebase the source branch of a merge request onto its target (queued)' },
+    async (ctx, input) => accepted(await rebaseMergeRequest(ctx, input))),
+  route('GET', '/projects/:id/repository/commits/:sha/merge_requests', { auth: 'optional', jobToken: true, params: CommitMergeRequestsInput, tag: 'commits', summary: 'Merge requests associated with a commit' },
+    async (ctx, input) => paged(await listCommitMergeRequests(ctx, input))),
   route('GET', '/projects/:id/merge_requests/:merge_request_iid/versions', { auth: 'optional', params: MergeRequestPageInput, tag, summary: 'List the diff versions of a merge request' },
     async (ctx, input) => paged(await listVersions(ctx, input))),
   route('GET', '/projects/:id/merge_requests/:merge_request_iid/versions/:version_id', { auth: 'optional', params: MergeRequestVersionInput, tag, summary: 'Get a diff version of a merge request, with its commits and diffs' },

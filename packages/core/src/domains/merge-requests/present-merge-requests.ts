@@ -13,6 +13,8 @@ import { presentPipeline, presentPipelineBasic } from '../ci/index.js';
 import { headPipelineOf } from './merge-request-metrics.js';
 import { latestDiffsOf, mergeBaseOf, startMergeabilityChecks } from './merge-request-diffs.js';
 import { selectBranch } from '../repository/index.js';
+import { isAncestor } from './rebase-commits.js';
+import { rebaseJobsRunning } from './rebase-merge-request.js';
 import type { MergeRequestDiffRow } from './merge-request.table.js';
 import {
   toMergeRequestDetailEntity,
@@ -51,6 +53,7 @@ async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<nu
     approvalStatusesOf(ctx, rows),
     latestDiffsOf(ctx.db, ids),
   ]);
+  const needRebase = await needingRebase(ctx, rows, projects, diffs);
   const userIds = new Set<number>();
   for (const r of rows) for (const id of [r.author_id, r.merged_by_id, r.closed_by_id]) if (id !== null) userIds.add(id);
   for (const link of [...assignees, ...reviewers]) userIds.add(link.user_id);
@@ -74,7 +77,49 @@ async function loadRelations(ctx: Ctx, rows: MergeRequestRow[], projects: Map<nu
     approval: approvals.get(r.id) ?? { approved: true, temporarilyUnapproved: false },
     // No version yet (a merge request from before versions): a source head counts as commits.
     hasCommits: Boolean(r.sha) && (diffs.get(r.id)?.commits_count ?? 1) > 0,
+    needRebase: needRebase.has(r.id),
   }));
+}
+
+/**
+ * GitLab's should_be_rebased? for a page: the open merge requests of `rebase_merge` and `ff`
+ * projects whose source lacks the target head. Diff versions follow both branches (a target
+ * move that changes the merge base records one), so the source contains the target head
+ * exactly when the newest version's base is that head; one query for the heads, and git only
+ * for a merge request without a version.
+ */
+async function needingRebase(ctx: Ctx, rows: MergeRequestRow[], projects: Map<number, ProjectRow>, diffs: Map<number, MergeRequestDiffRow>): Promise<Set<number>> {
+  const out = new Set<number>();
+  const candidates = rows.filter((r) => r.state === 'opened' && r.sha && (projects.get(r.project_id)?.merge_method ?? 'merge') !== 'merge');
+  if (!candidates.length) return out;
+  const refs = await ctx.db
+    .selectFrom('repository_refs')
+    .select(['project_id', 'name', 'commit_sha'])
+    .where('kind', '=', 'branch')
+    .where((eb) => eb.or(candidates.map((r) => eb.and([eb('project_id', '=', r.project_id), eb('name', '=', r.target_branch)]))))
+    .execute();
+  const heads = new Map(refs.map((ref) => [`${ref.project_id}\0${ref.name}`, ref.commit_sha]));
+  for (const r of candidates) {
+    const target = heads.get(`${r.project_id}\0${r.target_branch}`);
+    if (!target) continue; // no target: the merge request cannot be merged anyway (a conflict)
+    const diff = diffs.get(r.id);
+    const contains = diff?.head_commit_sha === r.sha ? diff.base_commit_sha === target : await isAncestor(ctx.git, r.project_id, target, r.sha).catch(() => false);
+    if (!contains) out.add(r.id);
+  }
+  return out;
+}
+
+/**
+ * GitLab's DetailedMergeStatusService for merge requests outside a page (webhook payloads):
+ * their `detailed_merge_status`, read through `ctx.db` (the caller's transaction).
+ */
+export async function detailedMergeStatusesOf(ctx: Ctx, rows: MergeRequestRow[]): Promise<Map<number, MergeRequestEntity['detailed_merge_status']>> {
+  const out = new Map<number, MergeRequestEntity['detailed_merge_status']>();
+  if (!rows.length) return out;
+  const projects = new Map((await ctx.db.selectFrom('projects').selectAll().where('id', 'in', [...new Set(rows.map((r) => r.project_id))]).execute()).map((p) => [p.id, p]));
+  const relations = await loadRelations(ctx, rows, projects, null);
+  rows.forEach((r, i) => out.set(r.id, toMergeRequestEntity(r, relations[i]!, ctx.urls).detailed_merge_status));
+  return out;
 }
 
 /** List entities. `projects` may hold the one project of a project list; others are loaded. */
@@ -97,7 +142,7 @@ export async function presentMergeRequest(
   ctx: Ctx,
   given: MergeRequestRow,
   project: ProjectRow,
-  options: { firstContribution?: boolean } = {},
+  options: { firstContribution?: boolean; rebaseInProgress?: boolean } = {},
 ): Promise<MergeRequestDetailEntity> {
   const [row] = (await startMergeabilityChecks(ctx, [given])) as [MergeRequestRow];
   const subject = { kind: 'project', project } as const;
@@ -119,6 +164,7 @@ export async function presentMergeRequest(
       mentions(row.title, viewer.username) ||
       mentions(row.description, viewer.username));
   const details: MergeRequestDetails = { canMerge, subscribed, changesCount: diff.changes_count, diffRefs: diff.diff_refs, ci: null, firstContribution };
+  if (options.rebaseInProgress) details.rebaseInProgress = (await rebaseJobsRunning(ctx.db, [row.rebase_job_id])).has(row.rebase_job_id ?? 0);
   if (project.jobs_enabled === 1) {
     const source =
       row.source_project_id === project.id ? project : await ctx.db.selectFrom('projects').selectAll().where('id', '=', row.source_project_id).executeTakeFirst();

@@ -10,7 +10,9 @@ import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import type { ProjectRow } from '../../access/project.table.js';
-import { MethodNotAllowedError } from '../../kernel/errors.js';
+import { UnprocessableError } from '../../kernel/errors.js';
+
+const CANNOT_MERGE = 'Branch cannot be merged';
 import { advanceBranchIn, loadBranchRules, selectBranch, writeCommitWithTree, type Ident, type RepositoryRefRow } from '../repository/index.js';
 import type { MergeRequestRow } from './merge-request.table.js';
 import { latestDiffOf } from './merge-request-diffs.js';
@@ -30,7 +32,8 @@ export async function mergeTreeOf(ctx: Pick<Ctx, 'git'>, projectId: number, ours
 }
 
 export interface MergeOutcome {
-  mergeCommitSha: string;
+  /** Null for a fast-forward (GitLab's ff merge sets no merge commit). */
+  mergeCommitSha: string | null;
   squashCommitSha: string | null;
 }
 
@@ -39,8 +42,10 @@ export interface MergeOutcome {
  * holding the source's changes on the diff's start (Gitaly's UserSquash: its parent is the
  * start, its tree the start merged with the source head), then the merge commit on the
  * target (parents: target head, then the source head or the squash commit; tree: the two
- * merged). The target branch moves by compare-and-swap when `trx` commits. Conflicts: 405,
- * as GitLab's `mergeable?` refuses.
+ * merged), or with `fastForward` the target moves to the source head (or the squash commit)
+ * and there is no merge commit. The target branch moves by compare-and-swap when `trx`
+ * commits. Conflicts: 422 `Branch cannot be merged`, as GitLab's API answers a merge that
+ * failed.
  */
 export async function recordMerge(
   trx: Trx,
@@ -49,21 +54,26 @@ export async function recordMerge(
   mr: MergeRequestRow,
   source: RepositoryRefRow,
   target: RepositoryRefRow,
-  options: { squash: boolean; mergeCommitMessage?: string; squashCommitMessage?: string },
+  options: { squash: boolean; fastForward?: boolean; mergeCommitMessage?: string; squashCommitMessage?: string },
 ): Promise<MergeOutcome> {
   const user = ctx.actor.user;
   const ident: Ident = { name: user?.name ?? 'Forgelet', email: user?.email ?? 'forgelet@localhost', date: nowIso(ctx) };
   let squashCommitSha: string | null = null;
   let incoming = source.commit_sha;
   if (options.squash) {
-    const start = (await latestDiffOf(trx, mr.id))?.start_commit_sha || target.commit_sha;
+    // A fast-forward squashes onto the target head itself, so that the target can move to it.
+    const start = options.fastForward ? target.commit_sha : (await latestDiffOf(trx, mr.id))?.start_commit_sha || target.commit_sha;
     const tree = await mergeTreeOf(ctx, project.id, start, source.commit_sha);
-    if (!tree) throw new MethodNotAllowedError();
+    if (!tree) throw new UnprocessableError(CANNOT_MERGE);
     squashCommitSha = await writeCommitWithTree(ctx.git, project.id, { tree, parents: [start], message: options.squashCommitMessage ?? mr.title, author: ident, committer: ident });
     incoming = squashCommitSha;
   }
+  if (options.fastForward) {
+    await advanceBranchIn(trx, ctx, project, target.name, incoming);
+    return { mergeCommitSha: null, squashCommitSha };
+  }
   const tree = await mergeTreeOf(ctx, project.id, target.commit_sha, incoming);
-  if (!tree) throw new MethodNotAllowedError();
+  if (!tree) throw new UnprocessableError(CANNOT_MERGE);
   const reference = `${project.path_with_namespace}!${mr.iid}`;
   const message =
     options.mergeCommitMessage ??

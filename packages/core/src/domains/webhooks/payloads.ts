@@ -1,7 +1,7 @@
 /**
  * Event payloads as GitLab's data builders write them (Gitlab::DataBuilder::Issuable, Note,
  * Gitlab::HookData::IssueBuilder, MergeRequestBuilder, NoteBuilder and the models' hook_attrs).
- * Fields Forgelet does not track (time tracking, moved/duplicated issues, merge errors) carry
+ * Fields Forgelet does not track (time tracking, moved/duplicated issues) carry
  * GitLab's values for an item that never had them (0, null, "").
  */
 import { createHash } from 'node:crypto';
@@ -137,9 +137,9 @@ function mergeRequestAttributes(mr: MergeRequestRow, assigneeIds: number[]): Jso
     last_edited_at: null,
     last_edited_by_id: null,
     merge_commit_sha: mr.merge_commit_sha,
-    merge_error: null,
+    merge_error: mr.merge_error,
     merge_params: { force_remove_source_branch: mr.should_remove_source_branch === 1 ? '1' : '0' },
-    merge_status: mr.state === 'opened' ? 'can_be_merged' : 'unchecked',
+    merge_status: mr.merge_status,
     merge_user_id: mr.merged_by_id,
     merge_when_pipeline_succeeds: false,
     milestone_id: mr.milestone_id,
@@ -172,7 +172,14 @@ export async function lastCommitOf(db: Db, urls: UrlBuilder, project: ProjectRow
 }
 
 /** MergeRequestBuilder#build. */
-export async function mergeRequestHookAttrs(db: Db, urls: UrlBuilder, project: ProjectRow, projectAttrs: Json, mr: MergeRequestRow, rel: { assigneeIds: number[]; reviewerIds: number[]; labels: LabelRow[] }): Promise<Json> {
+export async function mergeRequestHookAttrs(
+  db: Db,
+  urls: UrlBuilder,
+  project: ProjectRow,
+  projectAttrs: Json,
+  mr: MergeRequestRow,
+  rel: { assigneeIds: number[]; reviewerIds: number[]; labels: LabelRow[]; detailedMergeStatus?: string },
+): Promise<Json> {
   return {
     ...mergeRequestAttributes(mr, rel.assigneeIds),
     url: urls.web(`/${project.path_with_namespace}/-/merge_requests/${mr.iid}`),
@@ -187,7 +194,8 @@ export async function mergeRequestHookAttrs(db: Db, urls: UrlBuilder, project: P
     state: mr.state,
     blocking_discussions_resolved: true,
     first_contribution: false,
-    detailed_merge_status: mr.state === 'opened' ? (mr.draft === 1 ? 'draft_status' : 'mergeable') : 'not_open',
+    // GitLab's DetailedMergeStatusService, computed by the merge requests (the caller passes it); a guess only where none was given.
+    detailed_merge_status: rel.detailedMergeStatus ?? (mr.state === 'opened' ? (mr.draft === 1 ? 'draft_status' : 'mergeable') : 'not_open'),
   };
 }
 
@@ -255,6 +263,8 @@ export interface MergeRequestPayloadInput {
   after: MergeRequestRow;
   action: string;
   previous?: { labelIds: number[]; assigneeIds: number[]; reviewerIds: number[] };
+  /** The merge request's `detailed_merge_status` (merge requests' detailedMergeStatusesOf). */
+  detailedMergeStatus?: string;
 }
 
 /** Gitlab::DataBuilder::Issuable for a merge request. */
@@ -264,7 +274,7 @@ export async function buildMergeRequestPayload(db: Db, urls: UrlBuilder, input: 
   const assigneeIds = await selectMergeRequestUserIds(db, 'merge_request_assignees', after.id);
   const reviewerIds = await selectMergeRequestUserIds(db, 'merge_request_reviewers', after.id);
   const labels = (await selectLabelsOfTargets(db, 'MergeRequest', [after.id])).get(after.id) ?? [];
-  const attrs = await mergeRequestHookAttrs(db, urls, project, projectAttrs, after, { assigneeIds, reviewerIds, labels });
+  const attrs = await mergeRequestHookAttrs(db, urls, project, projectAttrs, after, { assigneeIds, reviewerIds, labels, detailedMergeStatus: input.detailedMergeStatus });
   const safe = mergeRequestAttributes(after, assigneeIds);
   const changes =
     input.action === 'update' || input.action === 'open' || input.action === 'close' || input.action === 'reopen' || input.action === 'merge'

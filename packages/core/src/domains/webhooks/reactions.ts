@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { selectIssueAssigneeIds, type IssueChange, type IssueHooks } from '../issues/index.js';
 import { selectTargetLabelIds } from '../labels/index.js';
-import type { MergeRequestHooks } from '../merge-requests/index.js';
+import { detailedMergeStatusesOf, type MergeRequestHooks } from '../merge-requests/index.js';
 import type { NoteHooks } from '../notes/index.js';
 import { anyWebhook, emitWebhookEvent } from './emit.js';
 import { buildIssuePayload, buildMergeRequestPayload, buildNotePayload, noteIsConfidential } from './payloads.js';
@@ -49,7 +49,12 @@ export const webhookMergeRequestHooks: MergeRequestHooks = {
       system: 'flag',
       flag: 'merge_requests_events',
       trigger: 'merge_request_hooks',
-      build: () => buildMergeRequestPayload(trx, change.by.urls, { by, project, before: change.before, after: change.after, action: change.action, previous: change.previous }),
+      build: async () => {
+        // The change's context reading through its transaction (the deps are its prototype).
+        const statuses = await detailedMergeStatusesOf(Object.assign(Object.create(change.by) as typeof change.by, { db: trx }), [change.after]);
+        const detailedMergeStatus = statuses.get(change.after.id);
+        return buildMergeRequestPayload(trx, change.by.urls, { by, project, before: change.before, after: change.after, action: change.action, previous: change.previous, detailedMergeStatus });
+      },
     });
   },
 };

@@ -12,6 +12,7 @@ import { requireUser } from '../../access/policy.js';
 import { nowIso } from '../../access/context.js';
 import { buildEmojiPayload } from './payloads-emoji.js';
 import type { Noteable, NoteableType } from '../notes/index.js';
+import { detailedMergeStatusesOf } from '../merge-requests/index.js';
 import { ciTestPayload } from './test-payloads-ci.js';
 import { refsTestPayload } from './test-payloads-push.js';
 
@@ -47,7 +48,8 @@ export async function testPayload(ctx: Ctx, parent: HookParent, trigger: HookTri
     case 'merge_requests_events': {
       const mr = await ctx.db.selectFrom('merge_requests').selectAll().where('project_id', 'in', ids).orderBy('id').executeTakeFirst();
       if (!mr) return { error: 'Ensure the project has merge requests.' };
-      const data = await buildMergeRequestPayload(ctx.db, ctx.urls, { by: user, project: projectOf(mr.project_id), before: null, after: mr, action: 'open' });
+      const detailedMergeStatus = (await detailedMergeStatusesOf(ctx, [mr])).get(mr.id);
+      const data = await buildMergeRequestPayload(ctx.db, ctx.urls, { by: user, project: projectOf(mr.project_id), before: null, after: mr, action: 'open', detailedMergeStatus });
       return { data, trigger: 'merge_request_hooks' };
     }
     case 'note_events':

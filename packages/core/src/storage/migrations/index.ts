@@ -34,6 +34,7 @@ import * as m034md from './034-merge-request-diffs.js';
 import * as m035pt from './035-protected-tags.js';
 import * as m037cse from './037-console-session-expiry.js';
 import * as m038mrci from './038-merge-request-closing-issues.js';
+import * as m039mm from './039-merge-methods.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -70,6 +71,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '035-protected-tags': m035pt,
   '037-console-session-expiry': m037cse,
   '038-merge-request-closing-issues': m038mrci,
+  '039-merge-methods': m039mm,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
