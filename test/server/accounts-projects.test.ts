@@ -57,7 +57,7 @@ for (const dialect of DIALECTS) {
           path_with_namespace: 'alice/my-project', created_at: '', default_branch: 'main', tag_list: ['a', 'b'], topics: ['a', 'b'],
           ssh_url_to_repo: `git@${new URL(f.url).hostname}:alice/my-project.git`, http_url_to_repo: `${web}.git`, web_url: web, readme_url: null,
           forks_count: 0, avatar_url: null, star_count: 0, last_activity_at: '', namespace: null, visibility: 'private', archived: false,
-          empty_repo: true, creator_id: alice.id, issues_enabled: true, merge_requests_enabled: true, jobs_enabled: true, wiki_enabled: true,
+          empty_repo: true, creator_id: alice.id, issues_enabled: true, merge_requests_enabled: true, merge_method: 'merge', jobs_enabled: true, wiki_enabled: true,
           snippets_enabled: true, open_issues_count: 0, container_registry_image_prefix: `${host}/alice/my-project`, _links: null,
           // Premium and up (the server's default tier is Ultimate)
           approvals_before_merge: 0, owner: null,

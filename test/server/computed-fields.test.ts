@@ -259,7 +259,7 @@ for (const dialect of DIALECTS) {
       add('group', await get(`/groups/${group.id}`));
       add('project', await get(`/projects/${project.id}`));
       add('project_list', (await get('/projects?search=plain&order_by=id&sort=asc'))[0]);
-      const scratch = await call('POST', '/projects', { name: 'scratch' });
+      const scratch = await call('POST', '/projects', { name: 'scratch', merge_method: 'ff' });
       add('project', await get(`/projects/${scratch.id}`));
       add('project_list', (await get('/projects?search=scratch'))[0]);
 

@@ -93,7 +93,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([feature.status, feature.body.merged], [200, true], 'kept: removal was not asked for');
     });
 
-    it('conflicts: both branches change a line; the check finds them (cannot_be_merged, conflict) and merging is 405', async () => {
+    it('conflicts: both branches change a line; the check finds them (cannot_be_merged, conflict) and merging is 422 (GitLab\'s mergeable? git checks)', async () => {
       clock.advance(1000);
       await commitFiles(f, app.id, 'clash', { 'a.txt': 'clash\n' }, { startBranch: 'main', message: 'Clash' });
       await commitFiles(f, app.id, 'main', { 'a.txt': 'a3\n' }, { message: 'Main again' });
@@ -101,7 +101,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual([mr.merge_status, mr.detailed_merge_status, mr.has_conflicts], ['checking', 'checking', false]);
       const checked = await settled(mr);
       assert.deepEqual([checked.merge_status, checked.detailed_merge_status, checked.has_conflicts], ['cannot_be_merged', 'conflict', true]);
-      assert.deepEqual([(await merge(mr)).status, (await merge(mr)).body], [405, { message: '405 Method Not Allowed' }]);
+      assert.deepEqual([(await merge(mr)).status, (await merge(mr)).body], [422, { message: 'Branch cannot be merged' }]);
       // The source resolves it: a new head is unchecked again, then mergeable.
       await commitFiles(f, app.id, 'clash', { 'a.txt': 'a3\n' }, { message: 'Resolve' });
       const again = (await f.api('GET', `/projects/${app.id}/merge_requests/${mr.iid}`)).body;
