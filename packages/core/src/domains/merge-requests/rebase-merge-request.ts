@@ -74,7 +74,8 @@ export async function rebaseMergeRequest(ctx: Ctx, input: RebaseMergeRequestInpu
 /** The job: rebases, records the outcome on the merge request, and lets the next rebase be asked for. */
 async function runRebase(deps: Deps, payload: RebasePayload, job: JobContext): Promise<void> {
   const mr = await deps.db.selectFrom('merge_requests').selectAll().where('id', '=', payload.merge_request_id).executeTakeFirst();
-  if (!mr || mr.rebase_job_id !== job.job.id) return;
+  // Only the rebase the merge request is waiting for (ids compared as numbers: drivers differ).
+  if (!mr || Number(mr.rebase_job_id) !== Number(job.job.id)) return;
   const finish = (mergeError: string | null) =>
     deps.db.updateTable('merge_requests').set({ rebase_job_id: null, merge_error: mergeError }).where('id', '=', mr.id).where('rebase_job_id', '=', job.job.id).execute();
   let pipeline: (() => Promise<void>) | null = null;
