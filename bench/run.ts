@@ -33,6 +33,10 @@
  *  memory: `forgelet serve` (the built bin, its shebang's environment and flags): RSS 1, 5 and
  *     10 s after a read and a write load (< 100 MB at 10 s), and what a 2 GB artifacts upload
  *     leaves behind in the process that received it, 10 s after (≤ 20 MB; bench/lib/memory.ts).
+ *  git: `git clone` of 10,000 commits / 100 MB through `forgelet serve` vs `git http-backend`
+ *     behind node:http over the same repository directory (≤ 1.3×), and pushes of 1,000 commits
+ *     on a branch with a pipeline and a webhook: Forgelet's time over git's own (< 2 s;
+ *     bench/lib/git.ts).
  *
  * Servers under test run in child processes; the load generator (bench/lib/load.ts) runs
  * here. Always exits 0: it is a report, not a test.
@@ -42,7 +46,8 @@
  * BENCH_SETTLE_SECONDS (30: V8's memory reducer needs idle seconds before it shrinks the
  * heap), BENCH_DATABASE_URL (postgres://… — a throwaway database is created in it and
  * dropped), BENCH_CPU_PROF=1 (extra profiled runs; top frames printed; profiles kept in
- * bench/.profiles), BENCH_CLIENT=undici|http, BENCH_ONLY=1,2,3,4,writes,error-ingest,snapshots,artifacts,packages,memory (subset of targets),
+ * bench/.profiles), BENCH_CLIENT=undici|http, BENCH_ONLY=1,2,3,4,writes,error-ingest,snapshots,artifacts,packages,memory,git (subset of targets),
+ * BENCH_GIT_COMMITS (10000), BENCH_GIT_MB (100), BENCH_GIT_PUSH_COMMITS (1000), BENCH_GIT_ROUNDS (3),
  * BENCH_TARGET1_RUNS (1: measured runs of target 1, median ratio reported; each line also shows
  * the server's CPU time per request, which other work on the machine disturbs less),
  * BENCH_SNAPSHOT_ISSUES (10000), BENCH_SNAPSHOT_RUNS (5, medians), BENCH_ARTIFACT_MB (2048),
@@ -68,6 +73,7 @@ import { reportPackages, runPackages } from './lib/packages.js';
 import { createPgDatabase } from './lib/pg.js';
 import { BENCH_DIR, cpuSecondsOf, freePort, getOnce, launcher, memoryOf, postOnce, ROOT, sleep, spawnLines, stopChild, track, tsxArgs, type LineChild, type Mem } from './lib/proc.js';
 import { reportMemory, runMemory } from './lib/memory.js';
+import { runGit } from './lib/git.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 
 // ---------------------------------------------------------------- settings
@@ -89,7 +95,7 @@ const SERVE_NODE_FLAGS = [...LAUNCH_FLAGS, ...(process.env.BENCH_SERVE_NODE_FLAG
 const PROFILE = process.env.BENCH_CPU_PROF === '1';
 /** Measured runs of target 1 (bare, then Forgelet, each run); the median ratio is the result. */
 const TARGET1_RUNS = Math.max(1, num(process.env.BENCH_TARGET1_RUNS, 1));
-const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,writes,error-ingest,snapshots,artifacts,packages,memory').split(',').map((s) => s.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? '1,2,3,4,writes,error-ingest,snapshots,artifacts,packages,memory,git').split(',').map((s) => s.trim()));
 const ARTIFACT_MB = Math.max(1100, num(process.env.BENCH_ARTIFACT_MB, 2048));
 const SNAPSHOT_ISSUES = num(process.env.BENCH_SNAPSHOT_ISSUES, 10_000);
 const SNAPSHOT_RUNS = Math.max(1, num(process.env.BENCH_SNAPSHOT_RUNS, 5));
@@ -399,6 +405,34 @@ async function memoryTarget(work: string) {
   }
 }
 
+// ---------------------------------------------------------------- git
+
+/** git clone through Forgelet vs git http-backend, and a push of 1,000 commits with a pipeline and a webhook (issue 26). */
+async function gitTarget(work: string, databaseUrl: string | undefined) {
+  const commits = Number(process.env.BENCH_GIT_COMMITS ?? 10_000);
+  const megabytes = Number(process.env.BENCH_GIT_MB ?? 100);
+  const pushCommits = Number(process.env.BENCH_GIT_PUSH_COMMITS ?? 1000);
+  const rounds = Number(process.env.BENCH_GIT_ROUNDS ?? 3);
+  section(`git. forgelet serve (built bin), ${databaseUrl ? 'PostgreSQL' : 'SQLite'}: clone of ${commits} commits / ${megabytes} MB and pushes of ${pushCommits} commits vs git http-backend behind node:http, ${rounds} rounds`);
+  if (!existsSync(join(ROOT, 'packages', 'cli', 'dist', 'main.js'))) {
+    info('the CLI is not built (npm run build)');
+    result('git_clone_ratio', 'n/a', '≤ 1.3', 'SKIP');
+    return;
+  }
+  try {
+    const r = await runGit({ work, commits, megabytes, pushCommits, rounds, databaseUrl }, info);
+    const ms = (xs: number[]) => xs.map((x) => x.toFixed(0)).join(', ');
+    info(`clone ms: Forgelet ${ms(r.forgeletCloneMs)}; http-backend ${ms(r.bareCloneMs)} (${r.packMb.toFixed(0)} MB pack)`);
+    info(`push ms (${pushCommits} commits each): Forgelet ${ms(r.forgeletPushMs)}; http-backend ${ms(r.barePushMs)}; then ${r.pipelines} of ${rounds} push pipelines, push webhooks with ${r.webhookCommits.join(', ') || 'none'} commits`);
+    result('git_clone_ratio', `${r.cloneRatio.toFixed(2)}× git http-backend (medians ${median(r.forgeletCloneMs).toFixed(0)} / ${median(r.bareCloneMs).toFixed(0)} ms)`, '≤ 1.3 (issue 26)', r.cloneRatio <= 1.3 ? 'PASS' : 'FAIL');
+    const reacted = r.pipelines === rounds && r.webhookCommits.length === rounds;
+    result('git_push_overhead_ms', `${r.pushOverheadMs.toFixed(0)} ms over git's own push (median; Forgelet ${median(r.forgeletPushMs).toFixed(0)} ms)${reacted ? '' : ', MISSING pipelines or webhooks'}`, '< 2,000 ms, pipeline and webhook each (issue 26)', r.pushOverheadMs < 2000 && reacted ? 'PASS' : 'FAIL');
+  } catch (err) {
+    info(`error: ${(err as Error).stack ?? err}`);
+    result('git', 'error', 'runs', 'FAIL');
+  }
+}
+
 // ---------------------------------------------------------------- snapshots
 
 /** Budgets: a small state in a few milliseconds; 10,000 issues well under a second. */
@@ -683,6 +717,7 @@ async function main() {
       if (ONLY.has('packages')) await packagesTarget(work, databaseUrl);
     }
     if (ONLY.has('memory')) await memoryTarget(work);
+    if (ONLY.has('git')) await gitTarget(work, databaseUrl);
     if (ONLY.has('snapshots')) await snapshotTargets(cleanups);
     if (!ONLY.has('3') && !ONLY.has('4')) return;
 
