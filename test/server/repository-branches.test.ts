@@ -7,6 +7,8 @@ import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus } from './http.js';
 
 type User = { id: number; username: string; token: string };
+// GitLab shows commit dates in their offset: `.000+00:00` for a commit written through the API.
+const T0_COMMIT = '2026-04-01T10:00:00.000+00:00';
 const T0 = '2026-04-01T10:00:00.000Z';
 const FORBIDDEN = { message: '403 Forbidden' };
 const errorsOnly = { info: () => {}, error: (line: string, err?: unknown) => console.error(line, err) };
@@ -74,8 +76,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(r.body, {
         name: 'main',
         commit: {
-          id: mainSha, short_id: mainSha.slice(0, 8), created_at: T0, parent_ids: [], title: 'Initial commit', message: 'Initial commit',
-          author_name: root.name, author_email: root.email, authored_date: T0, committer_name: root.name, committer_email: root.email, committed_date: T0,
+          id: mainSha, short_id: mainSha.slice(0, 8), created_at: T0_COMMIT, parent_ids: [], title: 'Initial commit', message: 'Initial commit',
+          author_name: root.name, author_email: root.email, authored_date: T0_COMMIT, committer_name: root.name, committer_email: root.email, committed_date: T0_COMMIT,
           trailers: {}, extended_trailers: {}, web_url: `${f.url}/team/app/-/commit/${mainSha}`,
         },
         merged: false,

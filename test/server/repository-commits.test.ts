@@ -7,6 +7,8 @@ import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus } from './http.js';
 
 type User = { id: number; username: string; token: string };
+// GitLab shows commit dates in their offset: `.000+00:00` for a commit written through the API.
+const T0_COMMIT = '2026-04-03T12:00:00.000+00:00';
 const T0 = '2026-04-03T12:00:00.000Z';
 const FORBIDDEN = { message: '403 Forbidden' };
 const NO_PUSH = { message: '403 Forbidden - You are not allowed to push into this branch' };
@@ -62,10 +64,10 @@ for (const dialect of DIALECTS) {
       shas.start = r.body.id;
       assert.match(r.body.id, SHA);
       assert.deepEqual(r.body, {
-        id: r.body.id, short_id: r.body.id.slice(0, 8), created_at: T0, parent_ids: [], title: 'Start',
+        id: r.body.id, short_id: r.body.id.slice(0, 8), created_at: T0_COMMIT, parent_ids: [], title: 'Start',
         message: 'Start\n\nThe beginning.\n\nSigned-off-by: Dev <dev@example.com>',
-        author_name: 'cmdev', author_email: 'cmdev@example.com', authored_date: T0,
-        committer_name: 'cmdev', committer_email: 'cmdev@example.com', committed_date: T0,
+        author_name: 'cmdev', author_email: 'cmdev@example.com', authored_date: T0_COMMIT,
+        committer_name: 'cmdev', committer_email: 'cmdev@example.com', committed_date: T0_COMMIT,
         trailers: { 'Signed-off-by': 'Dev <dev@example.com>' }, extended_trailers: { 'Signed-off-by': ['Dev <dev@example.com>'] },
         web_url: `${f.url}/team/app/-/commit/${r.body.id}`,
         stats: { additions: 4, deletions: 0, total: 4 }, status: null, project_id: app.id, last_pipeline: null,

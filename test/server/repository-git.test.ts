@@ -163,8 +163,8 @@ for (const dialect of DIALECTS) {
       ]);
       const commits = await f.api('GET', `/projects/${project.id}/repository/commits?ref_name=main&per_page=2`);
       assert.deepEqual(commits.body.map((c: any) => [c.id, c.title, c.author_name, c.authored_date]), [
-        [after, 'Pushed two', 'Pusher', '2026-04-04T10:53:20.000Z'],
-        [git(repo, ['rev-parse', 'main^']).trim(), 'Pushed one', 'Pusher', '2026-04-04T10:53:20.000Z'],
+        [after, 'Pushed two', 'Pusher', '2026-04-04T10:53:20.000+00:00'],
+        [git(repo, ['rev-parse', 'main^']).trim(), 'Pushed one', 'Pusher', '2026-04-04T10:53:20.000+00:00'],
       ]);
       const one = await f.api('GET', `/projects/${project.id}/repository/commits/${after}?stats=true`);
       assert.deepEqual(one.body.stats, { additions: 0, deletions: 0, total: 0 });

@@ -35,7 +35,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "035-protected-tags",
     "037-console-session-expiry",
     "038-merge-request-closing-issues",
-    "039-merge-methods"
+    "039-merge-methods",
+    "040-commit-date-offsets"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -112,7 +113,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE TABLE \"epics\" (\"id\" integer primary key autoincrement, \"group_id\" integer not null references \"namespaces\" (\"id\") on delete cascade, \"iid\" integer not null, \"title\" text not null, \"description\" text, \"state\" text default 'opened' not null, \"author_id\" integer not null, \"parent_id\" integer references \"epics\" (\"id\") on delete set null, \"relative_position\" integer, \"confidential\" integer default 0 not null, \"start_date_fixed\" text, \"start_date_is_fixed\" integer default 0 not null, \"due_date_fixed\" text, \"due_date_is_fixed\" integer default 0 not null, \"color\" text default '#1068bf' not null, \"closed_at\" text, \"closed_by_id\" integer, \"created_at\" text not null, \"updated_at\" text not null)",
     "CREATE UNIQUE INDEX \"epics_group_iid\" on \"epics\" (\"group_id\", \"iid\")",
     "CREATE INDEX \"epics_parent\" on \"epics\" (\"parent_id\", \"relative_position\", \"id\")",
-    "CREATE TABLE \"repository_commits\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"sha\" text not null, \"parent_ids\" text default '[]' not null, \"title\" text not null, \"message\" text not null, \"author_name\" text not null, \"author_email\" text not null, \"authored_date\" text not null, \"committer_name\" text not null, \"committer_email\" text not null, \"committed_date\" text not null, \"user_id\" integer, \"created_at\" text not null)",
+    "CREATE TABLE \"repository_commits\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"sha\" text not null, \"parent_ids\" text default '[]' not null, \"title\" text not null, \"message\" text not null, \"author_name\" text not null, \"author_email\" text not null, \"authored_date\" text not null, \"committer_name\" text not null, \"committer_email\" text not null, \"committed_date\" text not null, \"user_id\" integer, \"created_at\" text not null, \"authored_tz\" text, \"committed_tz\" text)",
     "CREATE UNIQUE INDEX \"repository_commits_sha\" on \"repository_commits\" (\"project_id\", \"sha\")",
     "CREATE INDEX \"repository_commits_date\" on \"repository_commits\" (\"project_id\", \"committed_date\", \"id\")",
     "CREATE TABLE \"repository_commit_parents\" (\"id\" integer primary key autoincrement, \"commit_id\" integer not null references \"repository_commits\" (\"id\") on delete cascade, \"parent_sha\" text not null, \"position\" integer not null)",

@@ -35,16 +35,25 @@ export interface GitCommitInfo {
   parents: string[];
   authorName: string;
   authorEmail: string;
+  /** UTC, whole seconds (`2024-06-15T12:00:00.000Z`); the author's own offset in `authorTz`. */
   authoredDate: string;
+  /** `+HH:MM` */
+  authorTz: string;
   committerName: string;
   committerEmail: string;
   committedDate: string;
+  committerTz: string;
   message: string;
 }
 
 /** `git log --format` for `parseCommits` (with `-z`). */
-export const COMMIT_FORMAT = ['%H', '%P', '%an', '%ae', '%at', '%cn', '%ce', '%ct', '%B'].join('%x1f');
-const isoOf = (epoch: string) => new Date(Number(epoch) * 1000).toISOString();
+export const COMMIT_FORMAT = ['%H', '%P', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join('%x1f');
+/** git's strict ISO 8601 date (`2023-11-15T00:13:20+02:00`): the UTC instant and the offset. */
+function dateOf(strict: string): { iso: string; tz: string } {
+  const tz = /([+-]\d\d:\d\d)$/.exec(strict)?.[1] ?? '+00:00';
+  const date = new Date(strict);
+  return { iso: (Number.isNaN(date.getTime()) ? new Date(0) : date).toISOString(), tz };
+}
 
 /** Commits printed by `git log -z --format=${COMMIT_FORMAT}`. */
 export function parseCommits(out: Buffer): GitCommitInfo[] {
@@ -55,15 +64,19 @@ export function parseCommits(out: Buffer): GitCommitInfo[] {
     .filter((r) => r.length)
     .map((record) => {
       const [sha, parents, an, ae, at, cn, ce, ct, ...rest] = record.split('\x1f');
+      const authored = dateOf(at!);
+      const committed = dateOf(ct!);
       return {
         sha: sha!,
         parents: parents ? parents.split(' ') : [],
         authorName: an!,
         authorEmail: ae!,
-        authoredDate: isoOf(at!),
+        authoredDate: authored.iso,
+        authorTz: authored.tz,
         committerName: cn!,
         committerEmail: ce!,
-        committedDate: isoOf(ct!),
+        committedDate: committed.iso,
+        committerTz: committed.tz,
         message: rest.join('\x1f').replace(/\n$/, ''),
       };
     });

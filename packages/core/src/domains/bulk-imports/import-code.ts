@@ -40,12 +40,12 @@ export async function importRepositoryRecord(trx: Kysely<Database>, entity: Bulk
         message: str(r.message, '')!,
         author_name: str(r.author_name, '')!,
         author_email: str(r.author_email, '')!,
-        authored_date: str(r.authored_date, now)!,
+        ...commitDate('authored', r.authored_date, now),
         committer_name: str(r.committer_name, '')!,
         committer_email: str(r.committer_email, '')!,
-        committed_date: str(r.committed_date, now)!,
+        ...commitDate('committed', r.committed_date, now),
         user_id: user?.id ?? null,
-        created_at: str(r.created_at, now)!,
+        created_at: commitDate('committed', r.created_at, now).committed_date,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -172,4 +172,15 @@ export async function importPackage(trx: Kysely<Database>, entity: BulkImportEnt
     }
   }
   return pkg.id;
+}
+
+/**
+ * A commit date of a record as the index keeps it: UTC, whole seconds (as git), and the offset
+ * the record's date was written in (`…+01:00` from a GitLab export), else `+00:00`.
+ */
+function commitDate<K extends 'authored' | 'committed'>(kind: K, value: unknown, fallback: string): Record<`${K}_date`, string> & Record<`${K}_tz`, string> {
+  const text = typeof value === 'string' && !Number.isNaN(Date.parse(value)) ? value : fallback;
+  const tz = /([+-]\d\d:\d\d)$/.exec(text)?.[1] ?? '+00:00';
+  const date = new Date(Math.floor(Date.parse(text) / 1000) * 1000).toISOString();
+  return { [`${kind}_date`]: date, [`${kind}_tz`]: tz } as Record<`${K}_date`, string> & Record<`${K}_tz`, string>;
 }

@@ -65,7 +65,21 @@ export function commitWebUrl(urls: UrlBuilder, project: Pick<ProjectRow, 'path_w
 export type CommitFields = Pick<
   RepositoryCommitRow,
   'sha' | 'parent_ids' | 'title' | 'message' | 'author_name' | 'author_email' | 'authored_date' | 'committer_name' | 'committer_email' | 'committed_date'
->;
+> &
+  Partial<Pick<RepositoryCommitRow, 'authored_tz' | 'committed_tz'>>;
+
+/**
+ * A commit date as GitLab's API shows it (a Ruby Time in the commit's own offset, as JSON):
+ * whole seconds, `.000` and the offset, `2012-09-20T09:06:12.000+03:00`. `tz` is `+HH:MM`.
+ */
+export function commitTime(iso: string, tz: string | null | undefined): string {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return iso;
+  const offset = /^([+-])(\d\d):(\d\d)$/.exec(tz ?? '') ?? ['', '+', '00', '00'];
+  const minutes = (offset[1] === '-' ? -1 : 1) * (Number(offset[2]) * 60 + Number(offset[3]));
+  const local = new Date(Math.floor(ms / 1000) * 1000 + minutes * 60_000).toISOString().slice(0, 19);
+  return `${local}.000${offset[1]}${offset[2]}:${offset[3]}`;
+}
 
 /** `trailers: false` leaves them empty, as GitLab's commit list does unless asked (`trailers=true`). */
 export function presentCommit(
@@ -78,16 +92,16 @@ export function presentCommit(
   return {
     id: row.sha,
     short_id: row.sha.slice(0, 8),
-    created_at: row.committed_date,
+    created_at: commitTime(row.committed_date, row.committed_tz),
     parent_ids: JSON.parse(row.parent_ids) as string[],
     title: row.title,
     message: row.message,
     author_name: row.author_name,
     author_email: row.author_email,
-    authored_date: row.authored_date,
+    authored_date: commitTime(row.authored_date, row.authored_tz),
     committer_name: row.committer_name,
     committer_email: row.committer_email,
-    committed_date: row.committed_date,
+    committed_date: commitTime(row.committed_date, row.committed_tz),
     trailers,
     extended_trailers: extended,
     web_url: commitWebUrl(urls, project, row.sha),

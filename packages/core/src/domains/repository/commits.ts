@@ -26,9 +26,11 @@ export function commitFields(info: GitCommitInfo): CommitFields {
     author_name: info.authorName,
     author_email: info.authorEmail,
     authored_date: info.authoredDate,
+    authored_tz: info.authorTz,
     committer_name: info.committerName,
     committer_email: info.committerEmail,
     committed_date: info.committedDate,
+    committed_tz: info.committerTz,
   };
 }
 

@@ -180,9 +180,11 @@ export async function indexNewCommits(trx: Trx, git: GitRepositories, projectId:
         author_name: c.authorName,
         author_email: c.authorEmail,
         authored_date: c.authoredDate,
+        authored_tz: c.authorTz,
         committer_name: c.committerName,
         committer_email: c.committerEmail,
         committed_date: c.committedDate,
+        committed_tz: c.committerTz,
         user_id: users.get(email) ?? null,
         created_at: c.committedDate,
       })

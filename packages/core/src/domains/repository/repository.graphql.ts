@@ -20,10 +20,11 @@ export const repositoryGraphql: GraphqlModule = (g) => {
       description: { type: string, description: 'Description of the commit message.', resolve: (c: CommitEntity) => c.message.split('\n').slice(1).join('\n').replace(/^\n+/, '') || null },
       authorName: from(string, 'author_name', 'Commit authors name.'),
       authorEmail: from(string, 'author_email', 'Commit authors email.'),
-      authoredDate: from(g.type('Time'), 'authored_date', 'Timestamp of when the commit was authored.'),
+      // GitLab's Time scalar is `iso8601` (whole seconds, the commit's offset): the REST value without `.000`.
+      authoredDate: { type: g.type('Time'), description: 'Timestamp of when the commit was authored.', resolve: (c: CommitEntity) => c.authored_date.replace(/\.000(?=[-+Z])/, '') },
       committerName: from(string, 'committer_name', 'Name of the committer.'),
       committerEmail: from(string, 'committer_email', 'Email of the committer.'),
-      committedDate: from(g.type('Time'), 'committed_date', 'Timestamp of when the commit was committed.'),
+      committedDate: { type: g.type('Time'), description: 'Timestamp of when the commit was committed.', resolve: (c: CommitEntity) => c.committed_date.replace(/\.000(?=[-+Z])/, '') },
       webUrl: from(nn(string), 'web_url', 'Web URL of the commit.'),
       webPath: { type: nn(string), description: 'Web path of the commit.', resolve: (c: CommitEntity) => new URL(c.web_url).pathname },
     }),

@@ -10,10 +10,14 @@ export interface RepositoryCommitTable {
   message: string;
   author_name: string;
   author_email: string;
+  /** UTC, whole seconds as git keeps them; the author's offset in `authored_tz`. */
   authored_date: string;
+  /** `+HH:MM`; null for rows indexed before the offsets were kept (shown as `+00:00`). */
+  authored_tz: string | null;
   committer_name: string;
   committer_email: string;
   committed_date: string;
+  committed_tz: string | null;
   user_id: number | null;
   created_at: string;
 }

@@ -200,7 +200,9 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
   const authorName = input.author_name ?? user?.name ?? 'Forgelet';
   const authorEmail = input.author_email ?? user?.email ?? 'forgelet@localhost';
   const parents = [...(parent ? [parent] : []), ...(input.extraParents ?? [])];
-  const ident: Ident = { name: authorName, email: authorEmail, date: now };
+  // git keeps whole seconds (UTC, +0000): the index keeps the same date.
+  const date = wholeSeconds(now);
+  const ident: Ident = { name: authorName, email: authorEmail, date };
   const sha = await writeCommit(ctx.git, project.id, {
     parents,
     message: input.commit_message,
@@ -219,12 +221,14 @@ export async function recordCommitIn(trx: Trx, ctx: Ctx, project: ProjectRow, in
       message: input.commit_message,
       author_name: authorName,
       author_email: authorEmail,
-      authored_date: now,
+      authored_date: date,
+      authored_tz: '+00:00',
       committer_name: authorName,
       committer_email: authorEmail,
-      committed_date: now,
+      committed_date: date,
+      committed_tz: '+00:00',
       user_id: user?.id ?? null,
-      created_at: now,
+      created_at: date,
     })
     .returningAll()
     .executeTakeFirstOrThrow();
@@ -354,7 +358,7 @@ export async function deleteRefIn(trx: Trx, ctx: Ctx, project: ProjectRow, given
  * parents and the tree of `tree` (a tree-ish: `<commit>^{tree}`).
  */
 export async function insertCommitRow(trx: Trx, ctx: Ctx, project: Pick<ProjectRow, 'id'>, message: string, parents: string[], tree: string): Promise<RepositoryCommitRow> {
-  const now = nowIso(ctx);
+  const now = wholeSeconds(nowIso(ctx));
   const user = ctx.actor.user;
   const name = user?.name ?? 'Forgelet';
   const email = user?.email ?? 'forgelet@localhost';
@@ -371,9 +375,11 @@ export async function insertCommitRow(trx: Trx, ctx: Ctx, project: Pick<ProjectR
       author_name: name,
       author_email: email,
       authored_date: now,
+      authored_tz: '+00:00',
       committer_name: name,
       committer_email: email,
       committed_date: now,
+      committed_tz: '+00:00',
       user_id: user?.id ?? null,
       created_at: now,
     })
@@ -383,4 +389,9 @@ export async function insertCommitRow(trx: Trx, ctx: Ctx, project: Pick<ProjectR
     await trx.insertInto('repository_commit_parents').values(parents.map((parent_sha, position) => ({ commit_id: commit.id, parent_sha, position }))).execute();
   }
   return commit;
+}
+
+/** An ISO date cut to the second, as git keeps commit dates (`…:07.000Z`). */
+export function wholeSeconds(iso: string): string {
+  return new Date(Math.floor(Date.parse(iso) / 1000) * 1000).toISOString();
 }

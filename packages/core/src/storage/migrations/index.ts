@@ -35,6 +35,7 @@ import * as m035pt from './035-protected-tags.js';
 import * as m037cse from './037-console-session-expiry.js';
 import * as m038mrci from './038-merge-request-closing-issues.js';
 import * as m039mm from './039-merge-methods.js';
+import * as m040cdo from './040-commit-date-offsets.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -72,6 +73,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '037-console-session-expiry': m037cse,
   '038-merge-request-closing-issues': m038mrci,
   '039-merge-methods': m039mm,
+  '040-commit-date-offsets': m040cdo,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
