@@ -121,7 +121,7 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(await client.mergeRequests.rebase(r.project.id, mr.iid, { skip_ci: true }), { rebase_in_progress: true });
       const after = await rebased(r.project.id, mr.iid);
       assert.equal(after.merge_error, null);
-      assert.notEqual(after.sha, second);
+      assert.notEqual(after.sha, second, `the source moved (merge_error ${after.merge_error}, versions ${JSON.stringify(await client.mergeRequests.allVersions(r.project.id, mr.iid).toArray())})`);
       const clone = await r.fresh();
       await gitOk(clone, ['fetch', '-q', 'origin', 'feature']);
       const log = (await gitOk(clone, ['log', '--format=%H|%P|%an|%s', 'origin/main..origin/feature'])).trim().split('\n').map((l) => l.split('|'));

@@ -10,7 +10,7 @@ import type { ProjectRow } from '../../access/project.table.js';
 import type { UserRow } from '../../access/user.table.js';
 import type { Database } from '../../storage/database.js';
 import type { AwardEmojiRow } from '../award-emoji/index.js';
-import { noteableHookAttrs, noteableUrl, noteHookAttrs, projectHookAttrs, userHookAttrs } from './payloads.js';
+import { noteableHookAttrs, noteableUrl, noteHookAttrs, projectHookAttrs, userHookAttrs, type MergeStatusOf } from './payloads.js';
 
 type Json = Record<string, unknown>;
 type Db = Kysely<Database>;
@@ -41,6 +41,7 @@ export interface EmojiPayloadInput {
   project: ProjectRow;
   award: AwardEmojiRow;
   action: 'award' | 'revoke';
+  statusOf?: MergeStatusOf;
 }
 
 /** Gitlab::DataBuilder::Emoji.build(award, user, action). */
@@ -74,6 +75,6 @@ export async function buildEmojiPayload(db: Db, urls: UrlBuilder, input: EmojiPa
     },
   };
   if (note) data.note = note;
-  data[AWARDABLE_KEY[noteable.type] ?? 'snippet'] = await noteableHookAttrs(db, urls, project, projectAttrs, noteable.type, noteable.id);
+  data[AWARDABLE_KEY[noteable.type] ?? 'snippet'] = await noteableHookAttrs(db, urls, project, projectAttrs, noteable.type, noteable.id, input.statusOf);
   return data;
 }

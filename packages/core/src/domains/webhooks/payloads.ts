@@ -366,8 +366,11 @@ export function noteHookAttrs(urls: UrlBuilder, project: ProjectRow, note: NoteR
   };
 }
 
+/** A merge request's `detailed_merge_status`, computed by the merge requests for the caller's context. */
+export type MergeStatusOf = (mr: MergeRequestRow) => Promise<string | undefined>;
+
 /** The hook attributes of an issue, merge request or snippet of `project`, by type and id. */
-export async function noteableHookAttrs(db: Db, urls: UrlBuilder, project: ProjectRow, projectAttrs: Json, type: string, id: number): Promise<Json> {
+export async function noteableHookAttrs(db: Db, urls: UrlBuilder, project: ProjectRow, projectAttrs: Json, type: string, id: number, statusOf?: MergeStatusOf): Promise<Json> {
   if (type === 'Issue') {
     const issue = await db.selectFrom('issues').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     const labels = (await selectLabelsOfTargets(db, 'Issue', [issue.id])).get(issue.id) ?? [];
@@ -380,6 +383,7 @@ export async function noteableHookAttrs(db: Db, urls: UrlBuilder, project: Proje
       assigneeIds: await selectMergeRequestUserIds(db, 'merge_request_assignees', mr.id),
       reviewerIds: await selectMergeRequestUserIds(db, 'merge_request_reviewers', mr.id),
       labels,
+      detailedMergeStatus: statusOf ? await statusOf(mr) : undefined,
     });
   }
   const snippet = await db.selectFrom('snippets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
@@ -387,7 +391,11 @@ export async function noteableHookAttrs(db: Db, urls: UrlBuilder, project: Proje
 }
 
 /** Gitlab::DataBuilder::Note. */
-export async function buildNotePayload(db: Db, urls: UrlBuilder, input: { by: UserRow; note: NoteRow; noteable: Noteable; action: 'create' | 'update'; confidential: boolean }): Promise<Json> {
+export async function buildNotePayload(
+  db: Db,
+  urls: UrlBuilder,
+  input: { by: UserRow; note: NoteRow; noteable: Noteable; action: 'create' | 'update'; confidential: boolean; statusOf?: MergeStatusOf },
+): Promise<Json> {
   const { note, noteable } = input;
   const project = noteable.project;
   const projectAttrs = await projectHookAttrs(db, urls, project);
@@ -401,6 +409,6 @@ export async function buildNotePayload(db: Db, urls: UrlBuilder, input: { by: Us
     repository: repositoryOf(projectAttrs),
   };
   const key = note.noteable_type === 'Issue' ? 'issue' : note.noteable_type === 'MergeRequest' ? 'merge_request' : 'snippet';
-  data[key] = await noteableHookAttrs(db, urls, project, projectAttrs, note.noteable_type, note.noteable_id);
+  data[key] = await noteableHookAttrs(db, urls, project, projectAttrs, note.noteable_type, note.noteable_id, input.statusOf);
   return data;
 }

@@ -6,6 +6,7 @@
 import type { AwardEmojiHooks } from '../award-emoji/index.js';
 import { anyWebhook, emitWebhookEvent } from './emit.js';
 import { awardableProject, buildEmojiPayload } from './payloads-emoji.js';
+import { mergeStatusReader } from './reactions.js';
 
 export const webhookAwardEmojiHooks: AwardEmojiHooks = {
   awardEmojiChanged: async (trx, { action, by, award }) => {
@@ -17,7 +18,7 @@ export const webhookAwardEmojiHooks: AwardEmojiHooks = {
       project,
       flag: 'emoji_events',
       trigger: 'emoji_hooks',
-      build: () => buildEmojiPayload(trx, by.urls, { by: user, project, award, action }),
+      build: () => buildEmojiPayload(trx, by.urls, { by: user, project, award, action, statusOf: mergeStatusReader(trx, by) }),
     });
   },
 };

@@ -9,7 +9,14 @@ import { selectTargetLabelIds } from '../labels/index.js';
 import { detailedMergeStatusesOf, type MergeRequestHooks } from '../merge-requests/index.js';
 import type { NoteHooks } from '../notes/index.js';
 import { anyWebhook, emitWebhookEvent } from './emit.js';
-import { buildIssuePayload, buildMergeRequestPayload, buildNotePayload, noteIsConfidential } from './payloads.js';
+import { buildIssuePayload, buildMergeRequestPayload, buildNotePayload, noteIsConfidential, type MergeStatusOf } from './payloads.js';
+import type { Ctx } from '../../access/context.js';
+
+/** `detailed_merge_status` as the merge requests compute it, read through the change's transaction (its context's deps are the prototype). */
+export function mergeStatusReader(trx: Kysely<Database>, by: Ctx): MergeStatusOf {
+  const ctx = Object.assign(Object.create(by) as Ctx, { db: trx });
+  return async (mr) => (await detailedMergeStatusesOf(ctx, [mr])).get(mr.id);
+}
 
 const sameIds = (a: number[], b: number[]) => JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
 
@@ -50,9 +57,7 @@ export const webhookMergeRequestHooks: MergeRequestHooks = {
       flag: 'merge_requests_events',
       trigger: 'merge_request_hooks',
       build: async () => {
-        // The change's context reading through its transaction (the deps are its prototype).
-        const statuses = await detailedMergeStatusesOf(Object.assign(Object.create(change.by) as typeof change.by, { db: trx }), [change.after]);
-        const detailedMergeStatus = statuses.get(change.after.id);
+        const detailedMergeStatus = await mergeStatusReader(trx, change.by)(change.after);
         return buildMergeRequestPayload(trx, change.by.urls, { by, project, before: change.before, after: change.after, action: change.action, previous: change.previous, detailedMergeStatus });
       },
     });
@@ -69,7 +74,7 @@ export const webhookNoteHooks: NoteHooks = {
       project: change.noteable.project,
       flag: confidential ? 'confidential_note_events' : 'note_events',
       trigger: confidential ? 'confidential_note_hooks' : 'note_hooks',
-      build: () => buildNotePayload(trx, change.by.urls, { by, note: change.note, noteable: change.noteable, action: change.action, confidential }),
+      build: () => buildNotePayload(trx, change.by.urls, { by, note: change.note, noteable: change.noteable, action: change.action, confidential, statusOf: mergeStatusReader(trx, change.by) }),
     });
   },
 };

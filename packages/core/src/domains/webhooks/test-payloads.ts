@@ -12,7 +12,9 @@ import { requireUser } from '../../access/policy.js';
 import { nowIso } from '../../access/context.js';
 import { buildEmojiPayload } from './payloads-emoji.js';
 import type { Noteable, NoteableType } from '../notes/index.js';
-import { detailedMergeStatusesOf } from '../merge-requests/index.js';
+import { detailedMergeStatusesOf, type MergeRequestRow } from '../merge-requests/index.js';
+
+const statusReader = (ctx: Ctx) => async (mr: MergeRequestRow) => (await detailedMergeStatusesOf(ctx, [mr])).get(mr.id);
 import { ciTestPayload } from './test-payloads-ci.js';
 import { refsTestPayload } from './test-payloads-push.js';
 
@@ -60,7 +62,7 @@ export async function testPayload(ctx: Ctx, parent: HookParent, trigger: HookTri
       const iid = await iidOf(ctx, note.noteable_type, note.noteable_id);
       const noteable: Noteable = { type: note.noteable_type as NoteableType, id: note.noteable_id, project, authorId: note.author_id, iid, discussionLocked: false };
       const confidential = await noteIsConfidential(ctx.db, note);
-      const data = await buildNotePayload(ctx.db, ctx.urls, { by: user, note, noteable, action: 'create', confidential });
+      const data = await buildNotePayload(ctx.db, ctx.urls, { by: user, note, noteable, action: 'create', confidential, statusOf: statusReader(ctx) });
       return { data, trigger: trigger === 'note_events' ? 'note_hooks' : 'confidential_note_hooks' };
     }
     case 'emoji_events': {
@@ -69,7 +71,7 @@ export async function testPayload(ctx: Ctx, parent: HookParent, trigger: HookTri
       if (!note) return { error: 'Ensure the project has notes.' };
       const now = nowIso(ctx);
       const award = { id: 1, name: 'thumbsup', user_id: user.id, awardable_type: 'Note', awardable_id: note.id, created_at: now, updated_at: now };
-      const data = await buildEmojiPayload(ctx.db, ctx.urls, { by: user, project: projectOf(note.project_id), award, action: 'award' });
+      const data = await buildEmojiPayload(ctx.db, ctx.urls, { by: user, project: projectOf(note.project_id), award, action: 'award', statusOf: statusReader(ctx) });
       return { data, trigger: 'emoji_hooks' };
     }
     case 'pipeline_events':
