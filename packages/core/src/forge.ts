@@ -47,7 +47,7 @@ import { iterationsGraphql, iterationsRoutes, registerIterationJobs } from './do
 import { epicsRoutes } from './domains/epics/index.js';
 import { ciPushHooks, ciRoutes, registerPipelineHooks, resolveJobToken } from './domains/ci/index.js';
 import { artifactsRoutes, registerArtifactJobs } from './domains/artifacts/index.js';
-import { applyPushedRefUpdates, registerPushHooks, replayPendingRepositories, repositoryRoutes } from './domains/repository/index.js';
+import { indexPushedRefs, registerPushHooks, registerRefReconcileJobs, replayPendingRepositories, repositoryRoutes } from './domains/repository/index.js';
 import { registerReleaseHooks, releasesPushHooks, releasesRoutes } from './domains/releases/index.js';
 import { protectedBranchesRoutes, protectedTagsRoutes } from './domains/protected-branches/index.js';
 import { approvalsGraphql, approvalStatusesOf, approvalsMergeRequestHooks, approvalsPushHooks, approvalsRoutes, registerApprovalJobs } from './domains/approvals/index.js';
@@ -260,6 +260,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerDelivery(deps);
   registerArtifactJobs(deps);
   registerBulkImportJobs(deps);
+  registerRefReconcileJobs(deps);
   registerFlowJobs(deps);
   registerWebhookJobs(deps);
   const routes: Route[] = [
@@ -314,7 +315,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     checkScopes,
     // A push's moved refs go through the repository domain as API writes do (pipelines, webhooks, merge requests, approvals).
     gitHttp: (request) =>
-      serveGitHttp(deps, { jobTokenResolver: forge.jobTokenResolver, pushed: (ctx, project, updates, pushOptions) => applyPushedRefUpdates(ctx, project, toRefUpdates(updates), { pushOptions }) }, request),
+      serveGitHttp(deps, { jobTokenResolver: forge.jobTokenResolver, pushed: (ctx, project, updates, pushOptions) => indexPushedRefs(ctx, project, toRefUpdates(updates), { pushOptions }) }, request),
     recordActivity: (actor) => recordActivity(deps, actor),
     console: {
       signIn: (input) => signInConsole(deps, input),

@@ -48,6 +48,7 @@ export {
 } from './write-commit.js';
 export { repositoryTransaction } from './git-write.js';
 export { applyPushedRefUpdates, advanceBranchIn } from './git-index.js';
+export { indexPushedRefs, reconcileRefs, refDifferences, registerRefReconcileJobs } from './refs-reconcile.js';
 export { writeCommitWithTree, type Ident } from './git-write.js';
 export {
   diffCommits,
