@@ -60,10 +60,13 @@ async function withAdminClient<T>(adminUrl: string, fn: (client: pg.Client) => P
  * A fresh, empty database for one test (or suite).
  * sqlite: an in-memory database (`:memory:`); drop() is a no-op.
  * postgres: a new database on TEST_DATABASE_URL's server; drop() removes it,
- * terminating any connections still open to it.
+ * terminating any connections still open to it. With `template`, a copy of that database
+ * (test/support/pg-template.ts: one already migrated, so a server starting on it skips the
+ * migrations every new database would run).
  */
 export async function createTestDatabaseUrl(
   dialect: Dialect,
+  options: { template?: string } = {},
 ): Promise<{ url: string; drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
     return { url: ':memory:', drop: async () => {} };
@@ -72,20 +75,10 @@ export async function createTestDatabaseUrl(
     throw new Error(`createTestDatabaseUrl: unknown dialect "${String(dialect)}"`);
   }
 
-  const adminUrl = process.env.TEST_DATABASE_URL;
-  if (!adminUrl) {
-    throw new Error(
-      'createTestDatabaseUrl("postgres"): TEST_DATABASE_URL is not set. ' +
-        'Run tests through `npm test` or `node scripts/test.mjs`, which start a throwaway PostgreSQL cluster.',
-    );
-  }
-
+  const adminUrl = testAdminUrl();
   const name = `forgelet_t_${process.pid}_${randomBytes(6).toString('hex')}`;
-  await withAdminClient(adminUrl, (c) => c.query(`CREATE DATABASE ${quoteIdent(name)}`));
-
-  const u = new URL(adminUrl);
-  u.pathname = `/${encodeURIComponent(name)}`;
-  const url = u.toString();
+  await withAdminClient(adminUrl, (c) => c.query(`CREATE DATABASE ${quoteIdent(name)}${options.template ? ` TEMPLATE ${quoteIdent(options.template)}` : ''}`));
+  const url = databaseUrlOf(adminUrl, name);
 
   let dropped: Promise<void> | undefined;
   const drop = (): Promise<void> =>
@@ -95,3 +88,24 @@ export async function createTestDatabaseUrl(
 
   return { url, drop };
 }
+
+/** TEST_DATABASE_URL: the PostgreSQL server whose user may create databases. */
+export function testAdminUrl(): string {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) {
+    throw new Error(
+      'createTestDatabaseUrl("postgres"): TEST_DATABASE_URL is not set. ' +
+        'Run tests through `npm test` or `node scripts/test.mjs`, which start a throwaway PostgreSQL cluster.',
+    );
+  }
+  return adminUrl;
+}
+
+/** The URL of database `name` on the server of `adminUrl`. */
+export function databaseUrlOf(adminUrl: string, name: string): string {
+  const u = new URL(adminUrl);
+  u.pathname = `/${encodeURIComponent(name)}`;
+  return u.toString();
+}
+
+export { quoteIdent, withAdminClient };

@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Tier } from '@forgelet/core';
-import { createTestDatabaseUrl, type Dialect } from './databases.js';
+import { type Dialect } from './databases.js';
+import { createMigratedTestDatabase } from './pg-template.js';
 import type { ApiResponse, CallOptions } from './server.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -120,7 +121,7 @@ export async function startServed(dialect: Dialect, options: ServedOptions = {})
   const database = options.databaseUrl
     ? { url: options.databaseUrl, drop: async () => {} }
     : dialect === 'postgres'
-      ? await createTestDatabaseUrl('postgres')
+      ? await createMigratedTestDatabase()
       : { url: join(dataDir, 'forgelet.db'), drop: async () => {} };
   const givenToken = options.rootToken === undefined ? `glpat-${randomBytes(10).toString('hex')}` : options.rootToken;
   const args = ['serve', '--json', '--port', '0', '--data', dataDir, '--database-url', database.url];

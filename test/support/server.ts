@@ -4,6 +4,7 @@
  */
 import { startForgelet, type RunningForgelet, type StartOptions } from '@forgelet/server';
 import { createTestDatabaseUrl, type Dialect } from './databases.js';
+import { createMigratedTestDatabase } from './pg-template.js';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -36,7 +37,7 @@ export interface TestForgelet extends RunningForgelet {
 export type ForgeletHttp = Pick<TestForgelet, 'url' | 'rootToken' | 'api' | 'createUser'>;
 
 export async function startTestServer(dialect: Dialect, options: StartOptions = {}): Promise<TestForgelet> {
-  const database = await createTestDatabaseUrl(dialect);
+  const database = dialect === 'postgres' ? await createMigratedTestDatabase() : await createTestDatabaseUrl(dialect);
   // The test's client shares this process's event loop with the server: a long synchronous write
   // (a 1,000-file commit on a busy machine) delays the server's keep-alive timer and the client's
   // idle accounting alike, and a pooled connection the server closes on waking resets the next
