@@ -32,13 +32,13 @@ function ok<T = any>(r: { status: number; text: string; body: T }, status = 200)
   return r.body;
 }
 
-type ProxyMode = 'pass' | 'bundle-only' | 'no-bundle-relation' | { archive: Buffer };
+type ProxyMode = 'pass' | 'bundle-only' | 'no-bundle-relation' | 'gitlab-15.0' | { archive: Buffer };
 
 /**
  * Forwards to `target`, except: `bundle-only` answers the project's `http_url_to_repo` with a
  * port nothing listens on; `no-bundle-relation` answers the `repository` export as a source
  * without it (status 404 `Export not found`, download 400 `relation is not portable`); an
- * `archive` is served as the `repository` download.
+ * `archive` is served as the `repository` download; `gitlab-15.0` answers `/version` as GitLab 15.0.
  */
 async function startProxy(target: string, mode: () => ProxyMode): Promise<{ url: string; server: Server; seen: string[] }> {
   const upstream = new URL(target);
@@ -48,6 +48,11 @@ async function startProxy(target: string, mode: () => ProxyMode): Promise<{ url:
     seen.push(`${req.method} ${req.url}`);
     const m = mode();
     const isRepositoryExport = url.pathname.includes('/export_relations/') && url.searchParams.get('relation') === 'repository';
+    if (m === 'gitlab-15.0' && url.pathname === '/api/v4/version') {
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ version: '15.0.0-ee', revision: 'abc' }));
+      return;
+    }
     if (m === 'no-bundle-relation' && isRepositoryExport) {
       const status = url.pathname.endsWith('/status') ? 404 : 400;
       res.writeHead(status, { 'Content-Type': 'application/json' });
@@ -221,6 +226,22 @@ for (const dialect of DIALECTS) {
       const before = await mirror(src, project.path_with_namespace, 'plain-src.git');
       const copied = await mirror(dst, 'into/plain-copy', 'plain-dst.git');
       assert.deepEqual([copied.refs, copied.log, copied.head], [before.refs, before.log, 'refs/heads/main']);
+    });
+
+    it('a source older than GitLab 15.1 (no bundle pipeline there): by git fetch, the bundle never asked for', async () => {
+      mode = 'gitlab-15.0';
+      const group = ok(await src.api('GET', `/groups/origin-grp`));
+      const project = await seedSource('old', group.id);
+      const downloadsBefore = bundleDownloads();
+      const { finished, entity, failures } = await migrate(project.path_with_namespace, 'old-copy');
+      assert.equal(finished.status, 'finished', JSON.stringify(finished));
+      assert.deepEqual(failures, []);
+      assert.deepEqual(entity.stats.repository, { source: 4, fetched: 4, imported: 4 });
+      assert.ok(uploadPacks(project.path_with_namespace) > 0, 'fetched by git');
+      assert.equal(bundleDownloads(), downloadsBefore);
+      const before = await mirror(src, project.path_with_namespace, 'old-src.git');
+      const copied = await mirror(dst, 'into/old-copy', 'old-dst.git');
+      assert.deepEqual([copied.refs, copied.log], [before.refs, before.log]);
     });
 
     it('a broken export fails the entity with the reason recorded and leaves no ref behind', async () => {

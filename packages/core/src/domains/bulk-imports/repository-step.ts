@@ -136,9 +136,9 @@ async function readBundleExport(env: RepositoryStepEnv, cursor: { mode: 'bundle'
   const since = cursor.since ?? env.now.toISOString();
   const waited = env.now.getTime() - Date.parse(since);
   if (!status) {
-    const probe = await source.json('GET', `${base}/download`, { relation: 'repository' }, [400, 404]);
+    const probe = await source.status(`${base}/download`, { relation: 'repository' });
     // The source does not export the relation (GitLab: `relation is not portable`).
-    if (probe.status === 400 || waited > MISSING_EXPORT_LIMIT_MS) return toGit(env);
+    if (probe === 400 || waited > MISSING_EXPORT_LIMIT_MS) return toGit(env);
   }
   if (!status || (status.status !== 1 && status.status !== -1)) {
     if (waited > EXPORT_WAIT_LIMIT_MS) throw new RepositoryExportError('Empty export status on source instance');

@@ -93,6 +93,13 @@ export class SourceClient {
     return res.body as AsyncIterable<Uint8Array>;
   }
 
+  /** Only the status of a GET (the body is not read: it may be a large file). */
+  async status(path: string, query: Record<string, string | number | boolean | undefined> = {}): Promise<number> {
+    const { res } = await this.send('GET', path, query);
+    await res.body?.cancel().catch(() => {});
+    return res.status;
+  }
+
   /** Bytes (gunzipped when gzip) from the source. */
   async ndjson(path: string, query: Record<string, string | number | boolean | undefined>): Promise<unknown[]> {
     const { res, path: p } = await this.send('GET', path, query);
