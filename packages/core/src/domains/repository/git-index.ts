@@ -6,7 +6,7 @@
  * Git is the source of truth; the tables are an index derived from it that the SQL users of
  * the repository (merge requests, CI, approvals, webhooks, DORA, releases) join against.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { nowIso, type Ctx } from '../../access/context.js';
 import type { ProjectRow } from '../../access/project.table.js';
@@ -162,39 +162,42 @@ export async function indexNewCommits(trx: Trx, git: GitRepositories, projectId:
   }
   const fresh = found.filter((c) => !already.has(c.sha));
   const changes = await changesOf(git, projectId, fresh.map((c) => c.sha));
-  const users = new Map<string, number | null>();
-  for (const c of fresh) {
-    const email = c.authorEmail.toLowerCase();
-    if (!users.has(email)) {
-      const user = await trx.selectFrom('users').select('id').where((eb) => eb(eb.fn('lower', ['email']), '=', email)).executeTakeFirst();
-      users.set(email, user?.id ?? null);
-    }
-    const row = await trx
+  // The authors' accounts by email, then the commits, their parents and their changes, each in
+  // multi-row statements (a push of 1,000 commits is a few dozen round trips, not 3,000).
+  const users = new Map<string, number>();
+  for (const part of chunks([...new Set(fresh.map((c) => c.authorEmail.toLowerCase()))])) {
+    const rows = await trx.selectFrom('users').select(['id', sql<string>`lower(email)`.as('email')]).where(sql<string>`lower(email)`, 'in', part).execute();
+    for (const r of rows) if (!users.has(r.email)) users.set(r.email, r.id);
+  }
+  for (const part of chunks(fresh, 100)) {
+    const inserted = await trx
       .insertInto('repository_commits')
-      .values({
-        project_id: projectId,
-        sha: c.sha,
-        parent_ids: JSON.stringify(c.parents),
-        title: c.message.split('\n', 1)[0]!.trim(),
-        message: c.message,
-        author_name: c.authorName,
-        author_email: c.authorEmail,
-        authored_date: c.authoredDate,
-        authored_tz: c.authorTz,
-        committer_name: c.committerName,
-        committer_email: c.committerEmail,
-        committed_date: c.committedDate,
-        committed_tz: c.committerTz,
-        user_id: users.get(email) ?? null,
-        created_at: c.committedDate,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    if (c.parents.length) {
-      await trx.insertInto('repository_commit_parents').values(c.parents.map((parent_sha, position) => ({ commit_id: row.id, parent_sha, position }))).execute();
-    }
-    const list = changes.get(c.sha) ?? [];
-    for (const part of chunks(list, 100)) await trx.insertInto('repository_commit_changes').values(part.map((ch) => ({ commit_id: row.id, ...ch }))).execute();
+      .values(
+        part.map((c) => ({
+          project_id: projectId,
+          sha: c.sha,
+          parent_ids: JSON.stringify(c.parents),
+          title: c.message.split('\n', 1)[0]!.trim(),
+          message: c.message,
+          author_name: c.authorName,
+          author_email: c.authorEmail,
+          authored_date: c.authoredDate,
+          authored_tz: c.authorTz,
+          committer_name: c.committerName,
+          committer_email: c.committerEmail,
+          committed_date: c.committedDate,
+          committed_tz: c.committerTz,
+          user_id: users.get(c.authorEmail.toLowerCase()) ?? null,
+          created_at: c.committedDate,
+        })),
+      )
+      .returning(['id', 'sha'])
+      .execute();
+    const ids = new Map(inserted.map((r) => [r.sha, r.id]));
+    const parents = part.flatMap((c) => c.parents.map((parent_sha, position) => ({ commit_id: ids.get(c.sha)!, parent_sha, position })));
+    for (const rows of chunks(parents, 300)) await trx.insertInto('repository_commit_parents').values(rows).execute();
+    const changed = part.flatMap((c) => (changes.get(c.sha) ?? []).map((ch) => ({ commit_id: ids.get(c.sha)!, ...ch })));
+    for (const rows of chunks(changed, 100)) await trx.insertInto('repository_commit_changes').values(rows).execute();
   }
   return fresh;
 }
