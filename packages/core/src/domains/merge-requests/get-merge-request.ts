@@ -8,11 +8,21 @@ import type { MergeRequestDetailEntity } from './merge-request.entity.js';
 import { deleteMergeRequestById } from './merge-request.queries.js';
 import type { GetMergeRequestInput, MergeRequestRefInput } from './merge-request.schema.js';
 import { presentMergeRequest } from './present-merge-requests.js';
+import { rebaseJobsRunning } from './rebase-merge-request.js';
 
 /** GET /projects/:id/merge_requests/:merge_request_iid, with `user.can_merge` for the caller (and `rebase_in_progress` when asked). */
 export async function getMergeRequest(ctx: Ctx, input: GetMergeRequestInput): Promise<MergeRequestDetailEntity> {
-  const { project, mergeRequest } = await findMergeRequest(ctx, input.id, input.merge_request_iid);
-  return presentMergeRequest(ctx, mergeRequest, project, { firstContribution: true, rebaseInProgress: input.include_rebase_in_progress === true });
+  const found = await findMergeRequest(ctx, input.id, input.merge_request_iid);
+  let mergeRequest = found.mergeRequest;
+  let rebaseInProgress: boolean | undefined;
+  if (input.include_rebase_in_progress) {
+    const jobId = mergeRequest.rebase_job_id;
+    rebaseInProgress = jobId !== null && (await rebaseJobsRunning(ctx.db, [jobId])).size > 0;
+    // The rebase finished after the row was read: its outcome is committed, so read it again
+    // (an answer saying "not in progress" always shows what the rebase did).
+    if (!rebaseInProgress && jobId !== null) mergeRequest = (await ctx.db.selectFrom('merge_requests').selectAll().where('id', '=', mergeRequest.id).executeTakeFirst()) ?? mergeRequest;
+  }
+  return presentMergeRequest(ctx, mergeRequest, found.project, { firstContribution: true, rebaseInProgress });
 }
 
 /**

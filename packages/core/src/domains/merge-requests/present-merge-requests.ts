@@ -14,7 +14,6 @@ import { headPipelineOf } from './merge-request-metrics.js';
 import { latestDiffsOf, mergeBaseOf, startMergeabilityChecks } from './merge-request-diffs.js';
 import { selectBranch } from '../repository/index.js';
 import { isAncestor } from './rebase-commits.js';
-import { rebaseJobsRunning } from './rebase-merge-request.js';
 import type { MergeRequestDiffRow } from './merge-request.table.js';
 import {
   toMergeRequestDetailEntity,
@@ -142,6 +141,7 @@ export async function presentMergeRequest(
   ctx: Ctx,
   given: MergeRequestRow,
   project: ProjectRow,
+  /** `rebaseInProgress`: shown as `rebase_in_progress` when given (GET with include_rebase_in_progress). */
   options: { firstContribution?: boolean; rebaseInProgress?: boolean } = {},
 ): Promise<MergeRequestDetailEntity> {
   const [row] = (await startMergeabilityChecks(ctx, [given])) as [MergeRequestRow];
@@ -164,7 +164,7 @@ export async function presentMergeRequest(
       mentions(row.title, viewer.username) ||
       mentions(row.description, viewer.username));
   const details: MergeRequestDetails = { canMerge, subscribed, changesCount: diff.changes_count, diffRefs: diff.diff_refs, ci: null, firstContribution };
-  if (options.rebaseInProgress) details.rebaseInProgress = (await rebaseJobsRunning(ctx.db, [row.rebase_job_id])).has(row.rebase_job_id ?? 0);
+  if (options.rebaseInProgress !== undefined) details.rebaseInProgress = options.rebaseInProgress;
   if (project.jobs_enabled === 1) {
     const source =
       row.source_project_id === project.id ? project : await ctx.db.selectFrom('projects').selectAll().where('id', '=', row.source_project_id).executeTakeFirst();

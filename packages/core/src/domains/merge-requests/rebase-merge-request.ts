@@ -57,7 +57,7 @@ export async function rebaseMergeRequest(ctx: Ctx, input: RebaseMergeRequestInpu
     const row = await trx.selectFrom('merge_requests').select(['state', 'rebase_job_id']).where('id', '=', mr.id).executeTakeFirst();
     if (!row || row.state !== 'opened' || (await rebaseJobsRunning(trx, [row.rebase_job_id])).size) throw new ConflictError(RESOURCE_LOCK);
     const payload: RebasePayload = { merge_request_id: mr.id, user_id: user.id, skip_ci: input.skip_ci === true };
-    const jobId = await ctx.queue.enqueue(trx, REBASE_JOB, payload, { maxAttempts: 1 });
+    const jobId = await ctx.queue.enqueue(trx, REBASE_JOB, payload, { maxAttempts: 3 });
     const previous = row.rebase_job_id;
     const claimed = await trx
       .updateTable('merge_requests')
