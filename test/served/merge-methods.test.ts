@@ -106,7 +106,7 @@ for (const dialect of DIALECTS) {
 
     it('ff: need_rebase and 422 until rebased; the rebase replays the commits onto the target; the merge fast-forwards without a merge commit', async () => {
       const r = await repo('ffapp', { merge_method: 'ff' });
-      ok(await f.api('POST', `/projects/${r.project.id}/hooks`, { body: { url: `${rx.url}/ff`, merge_requests_events: true, push_events: false } }), 201);
+      ok(await f.api('POST', `/projects/${r.project.id}/hooks`, { body: { url: `${rx.url}/ff`, merge_requests_events: true, note_events: true, push_events: false } }), 201);
       await r.branch('feature');
       const first = await r.commit('feature', { 'feature.txt': 'one\n' }, 'Feature one');
       const second = await r.commit('feature', { 'feature.txt': 'one\ntwo\n' }, 'Feature two');
@@ -115,6 +115,10 @@ for (const dialect of DIALECTS) {
       const moved = await r.commit('main', { 'main.txt': 'main moves\n' }, 'Main moves');
       const behind = await checked(r.project.id, mr.iid);
       assert.deepEqual([behind.merge_status, behind.detailed_merge_status, behind.sha], ['can_be_merged', 'need_rebase', second]);
+      // A comment's event carries the merge request as it stands: need_rebase.
+      await client.mergeRequestNotes.create(r.project.id, mr.iid, 'Please rebase');
+      const noted = await until('the note event', async () => rx.deliveries.find((d) => d.path === '/ff' && d.body.object_kind === 'note'));
+      assert.deepEqual([noted.body.merge_request.merge_status, noted.body.merge_request.detailed_merge_status], ['can_be_merged', 'need_rebase']);
       assert.deepEqual(await refused(client.mergeRequests.merge(r.project.id, mr.iid)), { status: 422, body: { message: 'Branch cannot be merged' } });
       const versions = (await client.mergeRequests.allVersions(r.project.id, mr.iid).toArray()).length;
 
@@ -148,8 +152,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual((await client.commits.allMergeRequests(r.project.id, 'main', { state: 'merged' }).toArray()).map((m) => m.iid), [mr.iid]);
 
       // Its webhooks carried the real statuses: opened unchecked, merged as merged leaves it.
-      await until('merge request events', async () => rx.deliveries.filter((d) => d.path === '/ff').length >= 2);
-      const events = rx.deliveries.filter((d) => d.path === '/ff').map((d) => d.body.object_attributes);
+      await until('merge request events', async () => rx.deliveries.filter((d) => d.path === '/ff' && d.body.object_kind === 'merge_request').length >= 2);
+      const events = rx.deliveries.filter((d) => d.path === '/ff' && d.body.object_kind === 'merge_request').map((d) => d.body.object_attributes);
       const open = events.find((e) => e.action === 'open');
       const merge = events.find((e) => e.action === 'merge');
       assert.deepEqual([open.merge_status, open.detailed_merge_status], ['unchecked', 'unchecked']);
