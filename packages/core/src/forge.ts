@@ -221,11 +221,11 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
   registerPipelineHooks(mergeRequestPipelineHooks);
   // A push resets approvals (in the commit's transaction), then runs its pipeline (after it).
   registerPushHooks(approvalsPushHooks);
-  // A moved branch records merge request diff versions and makes mergeability unchecked.
-  registerPushHooks(mergeRequestPushHooks);
   // A push that brings an open merge request's head into its target merges it (before the
   // hooks below see the push, so the merge's own reactions run in the same transaction).
   registerPushHooks(manualMergePushHooks);
+  // A moved branch records merge request diff versions and makes the open ones' mergeability unchecked.
+  registerPushHooks(mergeRequestPushHooks);
   registerPushHooks(ciPushHooks);
   // A deleted tag takes its release (whose deletion is a release event), then the push goes out to the hooks.
   registerPushHooks(releasesPushHooks);

@@ -17,6 +17,7 @@ import type { Database } from '../../storage/database.js';
 import type { PushHooks, RefUpdate } from '../repository/index.js';
 import { recordStateEvent } from '../state-events/index.js';
 import { runMergeRequestChanged } from './merge-request-hooks.js';
+import { latestDiffsOf } from './merge-request-diffs.js';
 
 const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 /** The most new commits of one push looked at (GitLab reads the push's commits the same way, bounded). */
@@ -38,7 +39,10 @@ export async function mergeManuallyMerged(trx: Kysely<Database>, ctx: Ctx, proje
   const exclude = update.before && SHA.test(update.before) ? [`^${update.before}`] : [];
   const range = ['--end-of-options', update.after, ...exclude, '--'];
   const added = new Set(shaList((await ctx.git.run(project.id, ['rev-list', `--max-count=${MAX_COMMITS}`, ...range])).stdout));
-  const heads = candidates.filter((mr) => added.has(mr.sha!));
+  // Not those whose diff is empty (GitLab: the merge request diff's state is not `empty`).
+  const pushedHeads = candidates.filter((mr) => added.has(mr.sha!));
+  const diffs = await latestDiffsOf(trx, pushedHeads.map((mr) => mr.id));
+  const heads = pushedHeads.filter((mr) => diffs.get(mr.id)?.state !== 'empty');
   if (!heads.length) return;
   // The target's own line of history in this push, oldest first.
   const line = shaList((await ctx.git.run(project.id, ['rev-list', '--first-parent', `--max-count=${MAX_COMMITS}`, ...range])).stdout).reverse();

@@ -20,8 +20,6 @@ import type { GitRepositories } from '../../storage/git.js';
 import type { PushHooks, RefUpdate } from '../repository/index.js';
 import { selectBranch } from '../repository/index.js';
 import type { MergeRequestDiffRow, MergeRequestRow, MergeStatus } from './merge-request.table.js';
-import { recordStateEvent } from '../state-events/index.js';
-import { runMergeRequestChanged } from './merge-request-hooks.js';
 import { registerRebaseJob } from './rebase-merge-request.js';
 
 type Trx = Kysely<Database>;
@@ -172,11 +170,10 @@ async function onRefUpdated(trx: Trx, ctx: Ctx, project: { id: number }, update:
   for (const mr of from) await refreshDiff(trx, ctx, mr, now);
   const erred = from.filter((m) => m.merge_error !== null).map((m) => m.id);
   if (erred.length) await trx.updateTable('merge_requests').set({ merge_error: null }).where('id', 'in', erred).execute();
+  // (Those the push merged are merged already: manually-merged.ts runs before this hook.)
   const into = await open(openMergeRequests().where('project_id', '=', project.id).where('target_branch', '=', update.name));
-  const merged = update.after ? await mergedByPush(trx, ctx, project.id, into, update.before, update.after, now) : new Set<number>();
-  const remaining = into.filter((m) => !merged.has(m.id));
-  if (update.after) await reloadDiffsOnTargetPush(trx, ctx, project.id, remaining, update.before, update.after, now);
-  await markUnchecked(trx, remaining.map((m) => m.id));
+  if (update.after) await reloadDiffsOnTargetPush(trx, ctx, project.id, into, update.before, update.after, now);
+  await markUnchecked(trx, into.map((m) => m.id));
 }
 
 async function reloadDiffsOnTargetPush(trx: Trx, ctx: Ctx, projectId: number, into: MergeRequestRow[], before: string | null, after: string, now: string): Promise<void> {
@@ -188,49 +185,6 @@ async function reloadDiffsOnTargetPush(trx: Trx, ctx: Ctx, projectId: number, in
     const base = await mergeBaseOf(ctx.git, projectId, after, mr.sha).catch(() => null);
     if (forced || (latest.get(mr.id)?.base_commit_sha ?? null) !== base) await recordDiffVersion(trx, ctx, mr, now);
   }
-}
-
-/**
- * GitLab's RefreshService#post_merge_manually_merged: an open merge request into the pushed
- * branch whose head is among the pushed commits (and whose diff is not empty) was merged by
- * the push. Its `merge_commit_sha` is the first commit of the push's first-parent line that
- * contains the head (GitLab's BranchPushMergeCommitAnalyzer), and it is merged by the pusher
- * with a `merged` state event and the merge hooks, in the push's transaction.
- */
-async function mergedByPush(trx: Trx, ctx: Ctx, projectId: number, into: MergeRequestRow[], before: string | null, after: string, now: string): Promise<Set<number>> {
-  const done = new Set<number>();
-  const candidates = into.filter((m) => m.sha);
-  if (!candidates.length) return done;
-  const range = before ? [`${before}..${after}`] : [after];
-  const pushed = new Set((await ctx.git.run(projectId, ['rev-list', ...range])).stdout.toString('utf8').split('\n').filter(Boolean));
-  const heads = candidates.filter((m) => pushed.has(m.sha));
-  if (!heads.length) return done;
-  const diffs = await latestDiffsOf(trx, heads.map((m) => m.id));
-  const line = (await ctx.git.run(projectId, ['rev-list', '--first-parent', '--reverse', ...range])).stdout.toString('utf8').split('\n').filter(Boolean);
-  for (const mr of heads) {
-    if (diffs.get(mr.id)?.state === 'empty') continue;
-    let mergeCommit = mr.sha;
-    for (const sha of line) {
-      const contains = await ctx.git.run(projectId, ['merge-base', '--is-ancestor', mr.sha, sha], { okCodes: [0, 1] });
-      if (contains.code === 0) {
-        mergeCommit = sha;
-        break;
-      }
-    }
-    const userId = ctx.actor.user?.id ?? null;
-    const after = await trx
-      .updateTable('merge_requests')
-      .set({ state: 'merged', merged_at: now, merged_by_id: userId, merge_commit_sha: mergeCommit, updated_at: now })
-      .where('id', '=', mr.id)
-      .where('state', '=', 'opened')
-      .returningAll()
-      .executeTakeFirst();
-    if (!after) continue;
-    if (userId !== null) await recordStateEvent(trx, { type: 'MergeRequest', id: mr.id }, 'merged', userId, now);
-    await runMergeRequestChanged(trx, { action: 'merge', by: ctx, before: mr, after });
-    done.add(mr.id);
-  }
-  return done;
 }
 
 export const mergeRequestPushHooks: PushHooks = { refUpdated: onRefUpdated };
