@@ -6,6 +6,7 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { Forgelet } from '@forgelet/client';
 import { DIALECTS } from '../support/databases.js';
 import { startServed, type ServedForgelet } from '../support/served.js';
 
@@ -126,8 +127,11 @@ for (const dialect of DIALECTS) {
     it('MergeRequest approvalState rules, pipelines and headPipeline equal the REST answers', async () => {
       const state = await ok('GET', `/projects/${projectId}/merge_requests/1/approval_state`);
       const mrRest = await ok('GET', `/projects/${projectId}/merge_requests/1`);
-      const pipelines = await ok('GET', `/projects/${projectId}/pipelines?ref=feature`);
-      assert.ok(pipelines.length >= 1, 'the CI file made pipelines on the branch');
+      const branchPipelines = await ok('GET', `/projects/${projectId}/pipelines?ref=feature`);
+      assert.equal(branchPipelines.length, 2, 'the CI file and the next commit made pipelines on the branch');
+      // The merge request's own (GitLab's PipelinesForMergeRequestFinder): the branch's at its diff heads only.
+      const pipelines = await ok('GET', `/projects/${projectId}/merge_requests/1/pipelines`);
+      assert.deepEqual(pipelines.map((p: any) => p.sha), [mrRest.sha]);
       const data = await gql(`{ project(fullPath: "${FULL}") { mergeRequest(iid: "1") {
         approvalState { approvalRulesOverwritten rules { id name type approvalsRequired approved overridden containsHiddenGroups approvedBy { nodes { username } } eligibleApprovers { username } users { nodes { username } } } }
         pipelines { count nodes { id sha } } headPipeline { id sha } } } }`);
@@ -151,6 +155,17 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(mr.pipelines, { count: pipelines.length, nodes: pipelines.map((p: any) => ({ id: `gid://gitlab/Ci::Pipeline/${p.id}`, sha: p.sha })) });
       const head = pipelines.find((p: any) => p.sha === mrRest.sha);
       assert.deepEqual(mr.headPipeline, { id: `gid://gitlab/Ci::Pipeline/${head.id}`, sha: mrRest.sha });
+      // A push to the source makes a new version: both heads' pipelines, newest first (REST, the client and GraphQL).
+      const next = await ok('POST', `/projects/${projectId}/repository/commits`, { branch: 'feature', commit_message: 'again', actions: [{ action: 'create', file_path: 'c.txt', content: 'c' }] });
+      const client = new Forgelet({ url: s.url, token: s.rootToken });
+      const listed = await client.mergeRequests.pipelines(projectId, 1).toArray();
+      assert.deepEqual(listed.map((p) => p.sha), [next.id, mrRest.sha]);
+      const again = await gql(`{ project(fullPath: "${FULL}") { mergeRequest(iid: "1") { pipelines(first: 1) { count nodes { sha } } } } }`);
+      assert.deepEqual(again.project.mergeRequest.pipelines, { count: 2, nodes: [{ sha: next.id }] });
+      // Without read_pipeline (CI off for the project): none, as GitLab.
+      await ok('PUT', `/projects/${projectId}`, { jobs_enabled: false });
+      assert.deepEqual(await ok('GET', `/projects/${projectId}/merge_requests/1/pipelines`), []);
+      await ok('PUT', `/projects/${projectId}`, { jobs_enabled: true });
     });
 
     it('Group.descendantGroups equals GET /groups/:id/descendant_groups (and subgroups without parent descendants); pagination', async () => {

@@ -49,11 +49,15 @@ const BAD_PATH_VALUES = [
 /**
  * Path parameters where any of BAD_PATH_VALUES can name something real, so a 2xx is right:
  * a namespace path to test (`-1` is free: 200 `exists: false`, as GitLab), a label by name (the
- * fuzzer creates labels named like these values).
+ * fuzzer creates labels named like these values), a NuGet package id (`0x1f` is one).
  */
 const FREE_FORM_PATH_PARAMS = new Set([
   '/namespaces/{id}/exists id',
   '/projects/{id}/labels/{label_id} label_id',
+  // The NuGet v2 entry of a name and version is built from them alone (GitLab's V2 metadata
+  // presenter: nuget asks it for the download URL); any valid package id names it.
+  "/projects/{id}/packages/nuget/v2/Packages(Id='{package_name}',Version='{package_version}') package_name",
+  "/projects/{id}/packages/pkgfeed/v2/Packages(Id='{package_name}',Version='{package_version}') package_name",
 ]);
 
 const HUGE = '9'.repeat(30);

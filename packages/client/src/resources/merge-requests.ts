@@ -3,6 +3,7 @@ import type {
   GetMergeRequestInput,
   RebaseMergeRequestInput,
   IssueBasicEntity,
+  PipelineListEntity,
   ListGroupMergeRequestsInput,
   ListMergeRequestsInput,
   ListProjectMergeRequestsInput,
@@ -61,6 +62,11 @@ export class MergeRequests {
   /** The issues it closes once merged into the default branch ("Closes #N" in its title and description). */
   closesIssues(projectId: ResourceId, iid: number, params: ListParams<{ page?: number; per_page?: number }> = {}): Paginated<IssueBasicEntity> {
     return new Paginated(this.requester, endpoint`projects/${projectId}/merge_requests/${iid}/closes_issues`, params);
+  }
+
+  /** Its pipelines: the source branch's at its recent diff heads, newest first. */
+  pipelines(projectId: ResourceId, iid: number, params: ListParams<{ page?: number; per_page?: number }> = {}): Paginated<PipelineListEntity> {
+    return new Paginated(this.requester, endpoint`projects/${projectId}/merge_requests/${iid}/pipelines`, params);
   }
 
   /** `include_rebase_in_progress: true` adds `rebase_in_progress`. */

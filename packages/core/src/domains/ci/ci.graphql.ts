@@ -218,19 +218,10 @@ export const ciGraphql: GraphqlModule = (g) => {
       },
     }),
   });
-  // GitLab's MergeRequestPipelinesResolver: the pipelines of the source branch (newest first), and the head pipeline.
+  // The merge request's head pipeline (its `pipelines` connection is the merge requests domain's).
   const mrPipelines = (ctx: Ctx, mr: MergeRequestLike, extra: Record<string, unknown>) =>
     parseParams(ListPipelinesInput, { id: String(mr.source_project_id ?? mr.project_id), ref: mr.source_branch, ...extra });
   g.extend('MergeRequest', () => ({
-    pipelines: {
-      type: g.connection('Pipeline'),
-      description: 'Pipelines for the merge request.',
-      args: { ...connectionArgs, status: { type: g.input('PipelineStatusEnum'), description: 'Filter pipelines by their status.' } },
-      resolve: (mr: MergeRequestLike, args: ConnectionArgs & { status?: string | null }, ctx: Ctx) => {
-        const input = mrPipelines(ctx, mr, gql.given({ status: args.status }));
-        return visibleConnection(resolveConnection(args, (page) => listPipelines(ctx, { ...input, ...page })));
-      },
-    },
     headPipeline: {
       type: g.object('Pipeline'),
       description: 'Pipeline running on the branch HEAD of the merge request.',

@@ -45,6 +45,7 @@ export {
   getPipelineByIid,
   projectIdOfCiRecord,
   listPipelineStages,
+  listBranchPipelinesAt,
   type PipelineVariableEntity,
   type PipelineStageEntity,
 } from './pipelines.js';

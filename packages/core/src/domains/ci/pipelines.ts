@@ -10,6 +10,7 @@ import { ForbiddenError, NotFoundError, ValidationError } from '../../kernel/err
 import { paginate, type Page, type PageRequest } from '../../kernel/pagination.js';
 import { authorize, can } from '../../access/policy.js';
 import { findProject } from '../../access/lookup.js';
+import type { ProjectRow } from '../../access/project.table.js';
 import { resolveRevision } from '../repository/index.js';
 import type {
   CreatePipelineRequest,
@@ -51,6 +52,26 @@ export async function listPipelines(ctx: Ctx, input: ListPipelinesInput): Promis
   q = q.orderBy(input.order_by, input.sort);
   if (input.order_by !== 'id') q = q.orderBy('id', input.sort);
   return paginate(ctx.db, q, input, (rows) => rows.map((r) => presentPipelineListItem(ctx, project, r)));
+}
+
+/**
+ * The branch pipelines of `branch` at any of `shas`, newest first, paged (GitLab's
+ * PipelinesForMergeRequestFinder: a merge request's pipelines are those of its source branch
+ * at its recent diff heads; Forgelet makes no merge request pipelines). None when the caller
+ * may not read the project's pipelines, or CI is off.
+ */
+export async function listBranchPipelinesAt(ctx: Ctx, project: ProjectRow, branch: string, shas: readonly string[], page: PageRequest & { status?: string }): Promise<Page<PipelineListEntity>> {
+  const readable = project.jobs_enabled !== 0 && shas.length > 0 && (await can(ctx, 'read_pipeline', { kind: 'project', project }));
+  let q = ctx.db
+    .selectFrom('ci_pipelines')
+    .selectAll()
+    .where('project_id', '=', project.id)
+    .where('ref', '=', branch)
+    .where('tag', '=', 0)
+    .where('source', '!=', 'parent_pipeline');
+  q = readable ? q.where('sha', 'in', [...shas]) : q.where(sql<boolean>`1 = 0`);
+  if (page.status) q = q.where('status', '=', page.status as CiPipelineRow['status']);
+  return paginate(ctx.db, q.orderBy('id', 'desc'), page, (rows) => rows.map((r) => presentPipelineListItem(ctx, project, r)));
 }
 
 export async function getPipeline(ctx: Ctx, input: PipelineRefInput): Promise<PipelineEntity> {

@@ -5,7 +5,8 @@
  */
 import { GraphQLEnumType } from 'graphql';
 import { gql, oncePerRequest, orNull, type GraphqlModule } from '../../kernel/graphql.js';
-import { connectionArgs, resolveConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
+import { connectionArgs, resolveConnection, visibleConnection, type ConnectionArgs } from '../../kernel/graphql-connection.js';
+import { listMergeRequestPipelines } from './merge-request-pipelines.js';
 import { parseParams } from '../../kernel/params.js';
 import type { Ctx } from '../../access/context.js';
 import { projectLabelByTitle } from '../labels/index.js';
@@ -152,6 +153,16 @@ export const mergeRequestsGraphql: GraphqlModule = (g) => {
     draft: { type: boolean, description: 'Limit result to draft merge requests.' },
     search: { type: string, description: 'Search query for title or description.' },
   };
+  // GitLab's MergeRequestPipelinesResolver (PipelinesForMergeRequestFinder), as REST's …/pipelines.
+  g.extend('MergeRequest', () => ({
+    pipelines: {
+      type: g.connection('Pipeline'),
+      description: 'Pipelines for the merge request.',
+      args: { ...connectionArgs, status: { type: g.input('PipelineStatusEnum'), description: 'Filter pipelines by their status.' } },
+      resolve: (mr: MergeRequestEntity, args: ConnectionArgs & { status?: string | null }, ctx: Ctx) =>
+        visibleConnection(resolveConnection(args, (page) => listMergeRequestPipelines(ctx, { id: String(mr.project_id), merge_request_iid: mr.iid, ...page, ...gql.given({ status: args.status }) }))),
+    },
+  }));
   g.extend('Project', () => ({
     mergeRequests: {
       type: g.connection('MergeRequest'),

@@ -1,4 +1,5 @@
 import { p, params } from '../../kernel/params.js';
+import { listMergeRequestPipelines } from './merge-request-pipelines.js';
 import { accepted, created, noContent, ok, paged, route, text } from '../../kernel/route.js';
 import { rebaseMergeRequest } from './rebase-merge-request.js';
 import { listCommitMergeRequests } from './commit-merge-requests.js';
@@ -66,6 +67,8 @@ export const mergeRequestsRoutes = [
     async (ctx, input) => paged(await listMergeRequestDiffs(ctx, input))),
   route('GET', '/projects/:id/merge_requests/:merge_request_iid/raw_diffs', { auth: 'optional', params: MergeRequestRefInput, tag, summary: 'Get the diff of a merge request as plain text' },
     async (ctx, input) => text(await rawMergeRequestDiffs(ctx, input))),
+  route('GET', '/projects/:id/merge_requests/:merge_request_iid/pipelines', { auth: 'optional', params: MergeRequestPageInput, tag, summary: "List a merge request's pipelines (its source branch's at its recent diff heads)" },
+    async (ctx, input) => paged(await listMergeRequestPipelines(ctx, input))),
   route('GET', '/projects/:id/merge_requests/:merge_request_iid/commits', { auth: 'optional', params: MergeRequestPageInput, tag, summary: 'List the commits of a merge request' },
     async (ctx, input) => paged(await listMergeRequestCommits(ctx, input))),
   route('GET', '/groups/:id/milestones/:milestone_id/merge_requests', { auth: 'optional', params: MilestoneIssuablesInput, tag: 'milestones', summary: 'Merge requests of a group milestone' },
