@@ -14,6 +14,9 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { REPO_ROOT } from '../support/served.js';
 import { DIALECTS } from '../support/databases.js';
+import { bundleTests } from '../../scripts/test-bundle.mjs';
+
+let runs = 0;
 
 /** *.test.ts files under `dir` (recursively, node_modules left out). */
 function testFiles(dir: string): string[] {
@@ -42,10 +45,15 @@ const guarded = all.filter((f) => /\btoolSkip\(/.test(source(f)));
 async function runHidden(files: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; byFile: Map<string, string>; all: string }> {
   const bin = mkdtempSync(join(tmpdir(), 'forgelet-tool-guard-'));
   symlinkSync(process.execPath, join(bin, 'node'));
+  // The files bundled as the suite runs them (scripts/test-bundle.mjs): under tsx each one spent
+  // about 2 s of CPU loading the sources, over a minute for the guarded files.
+  const outDir = join(REPO_ROOT, '.test-build', `tool-guard-${process.pid}-${++runs}`);
+  const bundles = await bundleTests(REPO_ROOT, files, outDir);
+  const sourceOf = new Map([...bundles].map(([file, bundle]) => [bundle, file]));
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => k !== 'CI' && k !== 'NODE_TEST_CONTEXT' && !k.startsWith('FORGELET_')));
   const child = spawn(
     process.execPath,
-    ['--conditions=source', '--import', 'tsx', '--test', '--test-reporter=tap', '--test-concurrency=2', ...files],
+    ['--enable-source-maps', '--test', '--test-reporter=tap', '--test-concurrency=2', ...files.map((f) => bundles.get(f)!)],
     {
       cwd: REPO_ROOT,
       // Loading a file must not start anything: the guard acts before any server (sqlite only, no cluster).
@@ -59,12 +67,13 @@ async function runHidden(files: string[], env: Record<string, string | undefined
   return new Promise((resolve) => {
     child.on('close', (code) => {
       rmSync(bin, { recursive: true, force: true });
+      rmSync(outDir, { recursive: true, force: true });
       // The runner reports files in order; a file that failed on loading is a subtest named by its
       // path, and what it printed comes just before that `# Subtest:` line.
       const byFile = new Map<string, string>();
       let from = 0;
       for (const m of out.matchAll(/^# Subtest: (.+)$/gm)) {
-        const file = relative(REPO_ROOT, m[1]!);
+        const file = sourceOf.get(relative(REPO_ROOT, m[1]!)) ?? relative(REPO_ROOT, m[1]!);
         if (files.includes(file) && !byFile.has(file)) byFile.set(file, out.slice(from, m.index));
         from = m.index! + m[0].length;
       }

@@ -25,7 +25,8 @@ export function toolSkip(tool: string, missing: string | null | false): string |
   if (!missing) return false;
   const why = `${tool} unavailable: ${missing}`;
   if (onCi()) throw new Error(`${why} (CI is set: every real-client suite must run there, none may skip)`);
-  const file = process.argv[1] ? relative(ROOT, process.argv[1]) : 'a test file';
+  // (A bundle the runner made, .test-build/<run>/test/x.test.mjs, is named by its source.)
+  const file = process.argv[1] ? relative(ROOT, process.argv[1]).replace(/^\.test-build\/[^/]+\//, '').replace(/\.test\.mjs$/, '.test.ts') : 'a test file';
   console.log(`# ${file}: skipped, ${why}`);
   return why;
 }
