@@ -13,7 +13,7 @@
  * Repositories are generated with `git fast-import`, streamed (nothing held in memory). SQLite,
  * or PostgreSQL with BENCH_DATABASE_URL (a throwaway database in it).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { randomBytes } from 'node:crypto';
 import { createPgDatabase } from './pg.js';
-import { freePort, getOnce, launcher, postOnce, ROOT, sleep, stopChild, track } from './proc.js';
+import { getOnce, postOnce, sleep, startServeBin, stopChild } from './proc.js';
 
 export interface GitBenchOptions {
   work: string;
@@ -170,22 +170,6 @@ async function startHookReceiver(): Promise<{ url: string; commits: number[]; cl
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, commits, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
 
-async function startServe(dataDir: string, rootToken: string, databaseUrl: string | null): Promise<{ origin: string; child: ChildProcess }> {
-  const port = await freePort();
-  const { env, flags } = launcher();
-  const args = [...flags, join(ROOT, 'bin', 'forgelet.js'), 'serve', '--port', String(port), '--data', dataDir, '--root-token', rootToken, '--allow-local-egress', ...(databaseUrl ? ['--database-url', databaseUrl] : [])];
-  const child = track(spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] }));
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4096)));
-  const origin = `http://127.0.0.1:${port}`;
-  const deadline = performance.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`forgelet serve exited (${child.exitCode}): ${stderr}`);
-    if ((await getOnce(`${origin}/api/v4/version`, { 'PRIVATE-TOKEN': rootToken }).catch(() => ({ status: 0 }))).status === 200) return { origin, child };
-    if (performance.now() > deadline) throw new Error(`forgelet serve did not answer: ${stderr}`);
-    await sleep(100);
-  }
-}
 
 export async function runGit(options: GitBenchOptions, log: (line: string) => void = () => {}): Promise<GitBenchResult> {
   const { work, commits, megabytes, pushCommits, rounds } = options;
@@ -205,7 +189,7 @@ export async function runGit(options: GitBenchOptions, log: (line: string) => vo
   const dataDir = join(dir, 'data');
   const database = options.databaseUrl ? await createPgDatabase(options.databaseUrl, 'forgelet_bench_git') : null;
   const hooks = await startHookReceiver();
-  const { origin, child } = await startServe(dataDir, rootToken, database?.url ?? null);
+  const { origin, child } = await startServeBin(dataDir, rootToken, ['--allow-local-egress', ...(database ? ['--database-url', database.url] : [])]);
   let bare: { url: string; close: () => Promise<void> } | null = null;
   let pushBare: { url: string; close: () => Promise<void> } | null = null;
   try {

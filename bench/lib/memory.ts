@@ -8,7 +8,6 @@
  * Each sample splits RSS into anonymous memory (V8 heap, malloc) and file-backed pages (the
  * node binary, mapped code), from /proc/<pid>/smaps_rollup.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { artifactsUploadBody } from './artifacts.js';
 import { describeLoad, runLoad } from './load.js';
-import { freePort, getOnce, launcher, memoryOf, ROOT, sleep, stopChild, track } from './proc.js';
+import { getOnce, memoryOf, sleep, startServeBin, stopChild } from './proc.js';
 
 export interface MemoryOptions {
   work: string;
@@ -90,29 +89,12 @@ function request(url: string, method: string, headers: Record<string, string>, b
   });
 }
 
-async function startServe(dataDir: string, rootToken: string): Promise<{ child: ChildProcess; origin: string }> {
-  const port = await freePort();
-  const { env, flags } = launcher();
-  const args = [...flags, join(ROOT, 'bin', 'forgelet.js'), 'serve', '--port', String(port), '--data', dataDir, '--root-token', rootToken];
-  const child = track(spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] }));
-  let stderr = '';
-  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4096)));
-  const origin = `http://127.0.0.1:${port}`;
-  const deadline = performance.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`forgelet serve exited (${child.exitCode}): ${stderr}`);
-    if (performance.now() > deadline) throw new Error(`forgelet serve did not answer within 60 s: ${stderr}`);
-    const r = await getOnce(`${origin}/-/readiness`).catch(() => null);
-    if (r?.status === 200) return { child, origin };
-    await sleep(20);
-  }
-}
 
 export async function runMemory(opts: MemoryOptions): Promise<MemoryResult> {
   const dataDir = join(opts.work, 'memory');
   mkdirSync(dataDir);
   const errors: string[] = [];
-  const { child, origin } = await startServe(dataDir, opts.rootToken);
+  const { child, origin } = await startServeBin(dataDir, opts.rootToken);
   const pid = child.pid!;
   const auth = { 'PRIVATE-TOKEN': opts.rootToken };
   const json = { ...auth, 'Content-Type': 'application/json' };

@@ -3,7 +3,8 @@ import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createServer } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -186,3 +187,25 @@ export function postOnce(url: string, headers: Record<string, string>, json: unk
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/**
+ * `forgelet serve` as users start it (the built bin, with its shebang's environment and flags),
+ * on a free port, once it answers `/-/readiness`.
+ */
+export async function startServeBin(dataDir: string, rootToken: string, extraArgs: string[] = []): Promise<{ child: ChildProcess; origin: string }> {
+  const port = await freePort();
+  const { env, flags } = launcher();
+  const args = [...flags, join(ROOT, 'bin', 'forgelet.js'), 'serve', '--port', String(port), '--data', dataDir, '--root-token', rootToken, ...extraArgs];
+  const child = track(spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] }));
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4096)));
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`forgelet serve exited (${child.exitCode}): ${stderr}`);
+    if (performance.now() > deadline) throw new Error(`forgelet serve did not answer within 60 s: ${stderr}`);
+    const r = await getOnce(`${origin}/-/readiness`).catch(() => null);
+    if (r?.status === 200) return { child, origin };
+    await sleep(20);
+  }
+}
