@@ -162,6 +162,8 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(listed.map((p) => p.sha), [next.id, mrRest.sha]);
       const again = await gql(`{ project(fullPath: "${FULL}") { mergeRequest(iid: "1") { pipelines(first: 1) { count nodes { sha } } } } }`);
       assert.deepEqual(again.project.mergeRequest.pipelines, { count: 2, nodes: [{ sha: next.id }] });
+      const bad = await s.api('GET', `/projects/${projectId}/merge_requests/abc/pipelines`);
+      assert.deepEqual([bad.status, bad.body], [400, { error: 'merge_request_iid is invalid' }]);
       // Without read_pipeline (CI off for the project): none, as GitLab.
       await ok('PUT', `/projects/${projectId}`, { jobs_enabled: false });
       assert.deepEqual(await ok('GET', `/projects/${projectId}/merge_requests/1/pipelines`), []);

@@ -144,6 +144,14 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(ofHead.map((m) => [m.iid, m.state]), [[mr.iid, 'opened']]);
       assert.deepEqual(await client.commits.allMergeRequests(r.project.id, first).toArray(), []);
       assert.deepEqual(await client.commits.allMergeRequests(r.project.id, after.sha!, { state: 'merged' }).toArray(), []);
+      // Bad input: 400 naming the field; a commit the project lacks, 404.
+      const badIid = await f.api('PUT', `/projects/${r.project.id}/merge_requests/abc/rebase`);
+      assert.deepEqual([badIid.status, badIid.body], [400, { error: 'merge_request_iid is invalid' }]);
+      const unknown = await f.api('GET', `/projects/${r.project.id}/repository/commits/${'0'.repeat(40)}/merge_requests`);
+      assert.deepEqual([unknown.status, unknown.body], [404, { message: '404 Commit Not Found' }]);
+      const badPage = await f.api('GET', `/projects/${r.project.id}/repository/commits/main/merge_requests?per_page=0`);
+      assert.equal(badPage.status, 400);
+      assert.match(badPage.text, /per_page/);
 
       const merged = await client.mergeRequests.merge(r.project.id, mr.iid, { sha: after.sha! });
       assert.deepEqual([merged.state, merged.merge_commit_sha, merged.squash_commit_sha], ['merged', null, null]);

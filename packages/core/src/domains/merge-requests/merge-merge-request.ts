@@ -14,13 +14,12 @@ import { updateMergeRequestById, updateOpenMergeRequestToMerged } from './merge-
 import type { MergeMergeRequestInput } from './merge-request.schema.js';
 import { presentMergeRequest } from './present-merge-requests.js';
 import { canUpdateBranch, deleteRefIn, selectBranch } from '../repository/index.js';
-import { recordMerge, sourceBranchRemovable } from './source-branch.js';
+import { CANNOT_MERGE, recordMerge, sourceBranchRemovable } from './source-branch.js';
 import { approvalsAllowMerge } from './approval-status.js';
 import { createPushPipeline } from '../ci/index.js';
 import { mergesCleanly } from './merge-request-diffs.js';
 import { isAncestor } from './rebase-commits.js';
 
-const CANNOT_MERGE = 'Branch cannot be merged';
 
 /**
  * PUT /projects/:id/merge_requests/:merge_request_iid/merge (Developer). Answers as GitLab:

@@ -21,6 +21,7 @@ import type { PushHooks, RefUpdate } from '../repository/index.js';
 import { selectBranch } from '../repository/index.js';
 import type { MergeRequestDiffRow, MergeRequestRow, MergeStatus } from './merge-request.table.js';
 import { registerRebaseJob } from './rebase-merge-request.js';
+import { isAncestor } from './rebase-commits.js';
 
 type Trx = Kysely<Database>;
 
@@ -179,7 +180,7 @@ async function onRefUpdated(trx: Trx, ctx: Ctx, project: { id: number }, update:
 async function reloadDiffsOnTargetPush(trx: Trx, ctx: Ctx, projectId: number, into: MergeRequestRow[], before: string | null, after: string, now: string): Promise<void> {
   const withHead = into.filter((m) => m.sha);
   if (!withHead.length) return;
-  const forced = before !== null && (await ctx.git.run(projectId, ['merge-base', '--is-ancestor', before, after], { okCodes: [0, 1] })).code !== 0;
+  const forced = before !== null && !(await isAncestor(ctx.git, projectId, before, after));
   const latest = await latestDiffsOf(trx, withHead.map((m) => m.id));
   for (const mr of withHead) {
     const base = await mergeBaseOf(ctx.git, projectId, after, mr.sha).catch(() => null);

@@ -15,6 +15,7 @@
  */
 import type { GitRepositories } from '../../storage/git.js';
 import { EMPTY_TREE_SHA } from '../repository/index.js';
+import { mergeTreeOf } from './source-branch.js';
 
 /** Who and when a replayed commit is committed by: a git ident line's `Name <email>` and `<epoch> <zone>`. */
 export interface Committer {
@@ -68,9 +69,7 @@ async function cherryPickTree(git: GitRepositories, projectId: number, baseTree:
   const base = await commitTree(git, projectId, baseTree, [], 'base', SCRATCH_ENV);
   const ours = await commitTree(git, projectId, ontoTree, [base], 'ours', SCRATCH_ENV);
   const theirs = await commitTree(git, projectId, pickTree, [base], 'theirs', SCRATCH_ENV);
-  const out = await git.run(projectId, ['merge-tree', '--write-tree', '--no-messages', ours, theirs], { okCodes: [0, 1] });
-  if (out.code !== 0) return null;
-  return out.stdout.toString('utf8').split('\n', 1)[0]!.trim();
+  return mergeTreeOf({ git }, projectId, ours, theirs);
 }
 
 /** Is `ancestor` an ancestor of (or equal to) `of`? */

@@ -11,11 +11,12 @@ import { nowIso } from '../../access/context.js';
 import type { Database } from '../../storage/database.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { UnprocessableError } from '../../kernel/errors.js';
-
-const CANNOT_MERGE = 'Branch cannot be merged';
 import { advanceBranchIn, loadBranchRules, selectBranch, writeCommitWithTree, type Ident, type RepositoryRefRow } from '../repository/index.js';
 import type { MergeRequestRow } from './merge-request.table.js';
 import { latestDiffOf } from './merge-request-diffs.js';
+
+/** GitLab's answer (422) to a merge its git checks refuse. */
+export const CANNOT_MERGE = 'Branch cannot be merged';
 
 type Trx = Kysely<Database>;
 

@@ -9,6 +9,7 @@
  */
 import { ANONYMOUS, contextFor, type Ctx, type Deps } from '../../access/context.js';
 import { selectUserById } from '../../access/users.js';
+import { selectProjectByRef } from '../../access/lookup.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { applyPushedRefUpdates } from './git-index.js';
 import type { PushOptions } from './push-options.js';
@@ -18,7 +19,7 @@ export const RECONCILE_REFS_JOB = 'repository.reconcile_refs';
 
 export function registerRefReconcileJobs(deps: Deps): void {
   deps.queue.register(RECONCILE_REFS_JOB, async (payload: { project_id: number; user_id: number | null }) => {
-    const project = await deps.db.selectFrom('projects').selectAll().where('id', '=', payload.project_id).executeTakeFirst();
+    const project = await selectProjectByRef(deps, payload.project_id);
     if (!project || !(await deps.git.exists(project.id))) return;
     const user = payload.user_id === null ? undefined : await selectUserById(deps.db, payload.user_id);
     const ctx = user ? contextFor(deps, { kind: 'user', user, token: null, isAdmin: user.is_admin === 1 }) : contextFor(deps, ANONYMOUS);
