@@ -15,7 +15,7 @@
  */
 import type { GitRepositories } from '../../storage/git.js';
 import { EMPTY_TREE_SHA } from '../repository/index.js';
-import { mergeTreeOf } from './source-branch.js';
+import type { Ctx } from '../../access/context.js';
 
 /** Who and when a replayed commit is committed by: a git ident line's `Name <email>` and `<epoch> <zone>`. */
 export interface Committer {
@@ -63,6 +63,13 @@ async function commitTree(git: GitRepositories, projectId: number, tree: string,
 }
 
 const treeOf = async (git: GitRepositories, projectId: number, commit: string) => (await git.run(projectId, ['rev-parse', `${commit}^{tree}`])).stdout.toString('utf8').trim();
+
+/** The tree merging `ours` and `theirs` (`git merge-tree --write-tree`), or null on conflicts. */
+export async function mergeTreeOf(ctx: Pick<Ctx, 'git'>, projectId: number, ours: string, theirs: string): Promise<string | null> {
+  const out = await ctx.git.run(projectId, ['merge-tree', '--write-tree', '--no-messages', ours, theirs], { okCodes: [0, 1] });
+  if (out.code !== 0) return null;
+  return out.stdout.toString('utf8').split('\n', 1)[0]!.trim();
+}
 
 /** The tree `pick` gives applied onto `ontoTree` (its parent's tree the base), or null on conflicts. */
 async function cherryPickTree(git: GitRepositories, projectId: number, baseTree: string, ontoTree: string, pickTree: string): Promise<string | null> {

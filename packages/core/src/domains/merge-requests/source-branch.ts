@@ -14,6 +14,7 @@ import { UnprocessableError } from '../../kernel/errors.js';
 import { advanceBranchIn, loadBranchRules, selectBranch, writeCommitWithTree, type Ident, type RepositoryRefRow } from '../repository/index.js';
 import type { MergeRequestRow } from './merge-request.table.js';
 import { latestDiffOf } from './merge-request-diffs.js';
+import { mergeTreeOf } from './rebase-commits.js';
 
 /** GitLab's answer (422) to a merge its git checks refuse. */
 export const CANNOT_MERGE = 'Branch cannot be merged';
@@ -25,12 +26,6 @@ export async function sourceBranchHead(trx: Trx, projectId: number, branch: stri
   return (await selectBranch(trx, projectId, branch))?.commit_sha || '';
 }
 
-/** The tree merging `ours` and `theirs` (`git merge-tree --write-tree`), or null on conflicts. */
-export async function mergeTreeOf(ctx: Pick<Ctx, 'git'>, projectId: number, ours: string, theirs: string): Promise<string | null> {
-  const out = await ctx.git.run(projectId, ['merge-tree', '--write-tree', '--no-messages', ours, theirs], { okCodes: [0, 1] });
-  if (out.code !== 0) return null;
-  return out.stdout.toString('utf8').split('\n', 1)[0]!.trim();
-}
 
 export interface MergeOutcome {
   /** Null for a fast-forward (GitLab's ff merge sets no merge commit). */
