@@ -1,7 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { once } from 'node:events';
+import { text } from 'node:stream/consumers';
 import { GitCommandError, GitRepositories } from '@forgelet/core';
+import { blobStream } from '../../packages/core/src/storage/git-read.js';
 
 describe('GitRepositories (storage/git.ts)', () => {
   it('creates a bare repository per project on first use, runs git in it, removes it', async () => {
@@ -33,5 +36,24 @@ describe('GitRepositories (storage/git.ts)', () => {
     assert.throws(() => repos.dir(0));
     assert.throws(() => repos.dir(1.5));
     assert.equal(repos.dir(12), '/nonexistent-root/12.git');
+  });
+
+  it('a blob stream keeps its bytes when git exits before anyone reads it, and breaks when git fails', async () => {
+    const repos = new GitRepositories();
+    try {
+      await repos.ensure(3);
+      const sha = (await repos.run(3, ['hash-object', '-w', '--stdin'], { input: 'hello\n' })).stdout.toString().trim();
+      // An answer is piped a few database round trips after the stream is made: by then the
+      // process has exited (Node then resumes an output nobody reads, and used to drop it).
+      const stream = blobStream(repos, 3, sha);
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(await text(stream), 'hello\n');
+      const missing = blobStream(repos, 3, '0'.repeat(40));
+      missing.resume();
+      const [err] = await once(missing, 'error');
+      assert.match((err as Error).message, /git cat-file blob exited 128/);
+    } finally {
+      await repos.close();
+    }
   });
 });

@@ -5,7 +5,7 @@
  * `--end-of-options`, paths go after `--` as literal pathspecs.
  */
 import type { Readable } from 'node:stream';
-import type { GitRepositories } from './git.js';
+import { processOutput, type GitRepositories } from './git.js';
 
 /** A user's revision git may see: no option (`-x`), no control characters, no range, not absurdly long. */
 export function isSafeRevision(rev: string): boolean {
@@ -233,11 +233,7 @@ export async function objectInfo(git: GitRepositories, projectId: number, sha: s
 export function blobStream(git: GitRepositories, projectId: number, sha: string): Readable {
   const child = git.spawn(projectId, ['cat-file', 'blob', checkSha(sha)]);
   child.stdin!.end();
-  const out = child.stdout!;
-  out.on('close', () => {
-    if (child.exitCode === null) child.kill();
-  });
-  return out;
+  return processOutput(child, 'git cat-file blob');
 }
 
 /** A whole blob (files API JSON, blame): for the callers that must hold it. */

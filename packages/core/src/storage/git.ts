@@ -13,7 +13,7 @@ import { mkdtempSync } from 'node:fs';
 import { access, mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 
 export interface GitRunOptions {
   /** Bytes for the command's standard input (a stream is piped). */
@@ -154,6 +154,41 @@ export class GitRepositories {
 export function spawnGit(args: string[], options: { cwd?: string; env?: Record<string, string> } = {}): ChildProcess {
   const spawnOptions: SpawnOptions = { cwd: options.cwd, env: gitEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'] };
   return spawn('git', args, spawnOptions);
+}
+
+/**
+ * A child process's standard output as a stream to answer with, taken over at once. Node
+ * resumes an output stream nobody reads yet when its process exits (child_process
+ * `flushStdio`), dropping what was in it: a small blob or archive whose process ended before
+ * the answer was piped (a database round trip later) came out empty, short of its
+ * Content-Length, and the client waited for bytes that never came. Here the output is piped
+ * into a PassThrough as soon as the process starts (backpressure still holds the process);
+ * it ends when the process exits 0, and breaks (the server drops the connection) when it
+ * fails, rather than ending as if complete. Destroying the stream stops the process.
+ */
+export function processOutput(child: ChildProcess, describe: string): Readable {
+  const out = new PassThrough();
+  const stderr: Buffer[] = [];
+  child.stderr?.on('data', (c: Buffer) => {
+    if (stderr.length < 16) stderr.push(c);
+  });
+  child.stdout!.pipe(out, { end: false });
+  let finished = false;
+  const finish = (err?: Error) => {
+    if (finished) return;
+    finished = true;
+    if (err) out.destroy(err);
+    else out.end();
+  };
+  child.on('error', (err) => finish(err));
+  child.on('close', (code, signal) => {
+    if (code === 0) finish();
+    else finish(new Error(`${describe} exited ${code ?? signal}: ${Buffer.concat(stderr).toString('utf8').trim().slice(0, 500)}`));
+  });
+  out.on('close', () => {
+    if (!finished) child.kill();
+  });
+  return out;
 }
 
 /** Runs git to completion; rejects with GitCommandError on an exit code not in `okCodes` (default [0]). */

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import type { Ctx } from '../../access/context.js';
 import { NotFoundError } from '../../kernel/errors.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
+import { processOutput } from '../../storage/git.js';
 import { entryAt } from '../../storage/git-read.js';
 import { commitOf } from './git-revisions.js';
 import { findCodeProject } from './repository-access.js';
@@ -55,17 +56,15 @@ export async function getArchive(ctx: Ctx, input: ArchiveInput): Promise<Archive
   for (const excluded of input.exclude_paths ?? []) args.push(`:(exclude,literal)${excluded.replace(/^\/+|\/+$/g, '')}`);
   const git = ctx.git.spawn(project.id, args);
   git.stdin!.end();
-  let body: Readable = git.stdout!;
+  let body = processOutput(git, 'git archive');
   if (ext === 'tar.bz2') {
-    const bzip = spawn('bzip2', ['-c'], { stdio: ['pipe', 'pipe', 'ignore'] });
-    git.stdout!.pipe(bzip.stdin);
-    bzip.stdin.on('error', () => git.kill());
-    body = bzip.stdout;
-    body.on('close', () => git.kill());
-  } else {
-    body.on('close', () => {
-      if (git.exitCode === null) git.kill();
-    });
+    const bzip = spawn('bzip2', ['-c'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    bzip.stdin.on('error', () => body.destroy());
+    body.on('error', () => bzip.kill());
+    body.pipe(bzip.stdin);
+    const compressed = processOutput(bzip, 'bzip2');
+    compressed.on('close', () => body.destroy());
+    body = compressed;
   }
   return { body, contentType: ext === 'zip' ? 'application/zip' : 'application/octet-stream', fileName: `${prefix}.${ext}` };
 }
