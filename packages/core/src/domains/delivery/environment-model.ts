@@ -80,7 +80,13 @@ export async function environmentErrors(
   return errors;
 }
 
-/** The environment of that name, created (available, tier guessed unless given) when missing. */
+/**
+ * The environment of that name, created (available, tier guessed unless given) when missing.
+ * Concurrent requests (other processes on PostgreSQL) may create it, or take the slug picked
+ * for it, between the read and the insert: the insert then does nothing on either unique
+ * index and the loop reads again (each statement of a PostgreSQL transaction sees what was
+ * committed before it; on SQLite nothing commits in between).
+ */
 export async function findOrCreateEnvironment(
   db: Db,
   projectId: number,
@@ -89,26 +95,28 @@ export async function findOrCreateEnvironment(
   tier?: string,
 ): Promise<EnvironmentRow> {
   const byName = () => db.selectFrom('environments').selectAll().where('project_id', '=', projectId).where('name', '=', name);
-  const found = await byName().executeTakeFirst();
-  if (found) return found;
-  const created = await db
-    .insertInto('environments')
-    .values({
-      project_id: projectId,
-      name,
-      slug: await uniqueSlug(db, projectId, environmentSlug(name)),
-      external_url: null,
-      tier: tier ?? guessTier(name),
-      description: null,
-      auto_stop_at: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .onConflict((oc) => oc.columns(['project_id', 'name']).doNothing())
-    .returningAll()
-    .executeTakeFirst();
-  // Created by a concurrent request (another process on PostgreSQL) since the read: that one.
-  return created ?? byName().executeTakeFirstOrThrow();
+  for (let attempt = 1; ; attempt++) {
+    const found = await byName().executeTakeFirst();
+    if (found) return found;
+    const created = await db
+      .insertInto('environments')
+      .values({
+        project_id: projectId,
+        name,
+        slug: await uniqueSlug(db, projectId, environmentSlug(name)),
+        external_url: null,
+        tier: tier ?? guessTier(name),
+        description: null,
+        auto_stop_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (created) return created;
+    if (attempt === 5) throw new Error(`environment ${name} of project ${projectId}: no free slug after ${attempt} attempts`);
+  }
 }
 
 /** Slugs are unique per project; a taken one gets a numeric suffix (rare: names differ in case only). */
