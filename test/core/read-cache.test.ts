@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { createForge, expireReadCache, readCacheOf, type Forge } from '@forgelet/core';
 import { preparedQuery } from '../../packages/core/src/storage/prepared.js';
-import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
+import { committedAlone, sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
 import { CacheEntries, dependencies, MAX_CHECK_GAP_MS, PgReadCache, tablesWritten, type PgCheck } from '../../packages/core/src/storage/read-cache.js';
 import { nextIid } from '../../packages/core/src/kernel/ids.js';
 import { paginate } from '../../packages/core/src/kernel/pagination.js';
@@ -46,6 +46,12 @@ function countQueries(forge: Forge): () => number {
 
 const selectName = preparedQuery((db, id: number) => db.selectFrom('users').select(['id', 'name']).where('id', '=', id), { cache: true });
 const selectNameInTransactions = preparedQuery((db, id: number) => db.selectFrom('users').select(['id', 'name']).where('id', '=', id), { cache: true, inTransactions: true });
+/** Writes that commit alone (storage/prepared.ts `commitsAlone`): a rename, and a counter bump with a rename in one statement. */
+const renameAlone = preparedQuery((db, id: number, name: string) => db.updateTable('users').set({ name }).where('id', '=', id).returning('name'), { commitsAlone: true });
+const bumpAlone = preparedQuery(
+  (db, usage: string) => db.insertInto('internal_ids').values({ usage, scope: 'alone', last_value: 1 }).onConflict((oc) => oc.columns(['usage', 'scope']).doUpdateSet((eb) => ({ last_value: eb('internal_ids.last_value', '+', 1) }))).returning('last_value'),
+  { commitsAlone: true },
+);
 
 describe('read cache: what a statement writes and what a read depends on', () => {
   it('an insert or update names its table, a with statement of inserts and updates all of theirs; anything else may write any table', () => {
@@ -429,6 +435,50 @@ for (const dialect of DIALECTS) {
       await a.deps.db.transaction().execute((trx) => trx.selectFrom('users').select('id').execute());
       const after = await sql<{ n: string }>`select count(*)::text as n from cache_writes`.execute(a.deps.db);
       assert.equal(Number(after.rows[0]!.n), Number(before.rows[0]!.n) + 1);
+    });
+
+    it('a write that commits alone: committed with its write-log row, seen here at once and by the other process by its tables; a failing one leaves nothing', async () => {
+      const check = async () => {
+        await new Promise((r) => setImmediate(r));
+        expireReadCache(a.deps.db);
+      };
+      await check();
+      assert.equal(await nameOf(a), 'fifth');
+      const logRows = async () => (dialect === 'postgres' ? Number((await sql<{ n: string }>`select count(*)::text as n from cache_writes`.execute(a.deps.db)).rows[0]!.n) : 0);
+      const logged = await logRows();
+      // b bumps a counter alone: committed (a second bump counts on), logged with its table, and a keeps its users entry
+      assert.deepEqual(await bumpAlone(b.deps.db, 'alone-test'), [{ last_value: 1 }]);
+      assert.deepEqual(await bumpAlone(b.deps.db, 'alone-test'), [{ last_value: 2 }]);
+      if (dialect === 'postgres') {
+        assert.equal(await logRows(), logged + 2);
+        const last = await sql<{ tables: string }>`select tables from cache_writes order by txid desc limit 1`.execute(a.deps.db);
+        assert.equal(last.rows[0]!.tables, 'internal_ids');
+      }
+      await check();
+      let queries = countQueries(a);
+      assert.equal(await nameOf(a), 'fifth');
+      if (dialect === 'postgres') assert.equal(queries(), 0, 'kept: the other process wrote internal_ids only');
+      // b renames alone: a's next request reads the new name; a's own rename alone is seen at once
+      assert.deepEqual(await renameAlone(b.deps.db, userId, 'renamed alone by b'), [{ name: 'renamed alone by b' }]);
+      await check();
+      queries = countQueries(a);
+      assert.equal(await nameOf(a), 'renamed alone by b');
+      assert.equal(queries(), 1);
+      await renameAlone(a.deps.db, userId, 'fifth');
+      assert.equal(await nameOf(a), 'fifth');
+      // a statement that fails commits nothing, not even its log row, and the connection goes on
+      // (a rename and a username another user has: a unique violation, on both dialects)
+      const other = await a.deps.db.insertInto('users').values({ username: 'alone-other', email: 'alone-other@example.com', name: 'Other', state: 'active', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z' } as never).returning('id').executeTakeFirstOrThrow();
+      const failing = sql<{ name: string }>`update users set name = 'never', username = 'alone-other' where id = ${userId} returning name`.compile(a.deps.db);
+      const before = await logRows();
+      await assert.rejects(a.deps.db.executeQuery({ ...failing, sql: committedAlone(failing.sql) }), /unique|UNIQUE/);
+      assert.equal(await logRows(), before);
+      assert.equal((await a.deps.db.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirstOrThrow()).name, 'fifth');
+      assert.deepEqual(await bumpAlone(a.deps.db, 'alone-test'), [{ last_value: 3 }]);
+      await a.deps.db.deleteFrom('users').where('id', '=', other.id).execute();
+      // never inside a transaction (it would commit the transaction's other writes, or none)
+      await assert.rejects(a.deps.db.transaction().execute((trx) => renameAlone(trx, userId, 'in a transaction')), /commits alone was run in a transaction/);
+      assert.equal(await nameOf(a), 'fifth');
     });
 
     it('a transaction in which a statement failed still ends, and the cache stays right (PostgreSQL aborts it)', async () => {

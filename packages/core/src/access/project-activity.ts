@@ -12,9 +12,16 @@ import type { ProjectRow } from './project.table.js';
 const RESET_INTERVAL_MS = 60 * 60 * 1000;
 
 export async function recordProjectActivity(trx: Kysely<Database>, project: Pick<ProjectRow, 'id' | 'last_activity_at'>, at: string): Promise<void> {
+  if (!projectActivityDue(project, at)) return;
   const hourAgo = new Date(Date.parse(at) - RESET_INTERVAL_MS).toISOString();
-  // The row in hand (read in this request) is no newer than the stored one: nothing else moves
-  // it, and only forward. Recent there, it is recent in the database: no statement at all.
-  if (project.last_activity_at > hourAgo) return;
   await trx.updateTable('projects').set({ last_activity_at: at }).where('id', '=', project.id).where('last_activity_at', '<=', hourAgo).execute();
+}
+
+/**
+ * Whether an event at `at` may move the project's `last_activity_at`. The row in hand (read in
+ * this request) is no newer than the stored one: nothing else moves it, and only forward.
+ * Recent there, it is recent in the database: no statement at all.
+ */
+export function projectActivityDue(project: Pick<ProjectRow, 'last_activity_at'>, at: string): boolean {
+  return project.last_activity_at <= new Date(Date.parse(at) - RESET_INTERVAL_MS).toISOString();
 }

@@ -47,7 +47,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     pool.on('error', () => {});
     const log = new WriteLog(pool);
     const readCache = new PgReadCache((prev) => log.check(prev));
-    pool.on('connect', (client) => noteWrites(client, readCache, log));
+    pool.on('connect', (client) => noteWrites(client, readCache, log, pg.Query));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     pgPools.set(db, pool);
     attachReadCache(db, readCache);
@@ -159,10 +159,15 @@ class WriteLog {
 
   /** The statement that commits a transaction which wrote `tables` (null among them: a table unknown), answering its id. */
   commitStatement(tables: ReadonlySet<string | null>): string {
-    if (!this.recording) return 'select txid_current_if_assigned()::text as txid; commit';
+    return `${this.logStatement(tables)}; commit`;
+  }
+
+  /** The statement that records, in the transaction that runs it, its id and the `tables` it wrote, answering the id. */
+  logStatement(tables: ReadonlySet<string | null>): string {
+    if (!this.recording) return 'select txid_current_if_assigned()::text as txid';
     // Names from tablesWritten: [a-z_][a-z0-9_]*, safe in a literal.
     const names = tables.has(null) ? '*' : [...tables].join(',');
-    return `${LOG_STATEMENT} insert into cache_writes (txid, tables, at) select x, '${names}', ${DB_NOW_MS} from (select txid_current_if_assigned() as x) t where x is not null returning txid::text as txid; commit`;
+    return `${LOG_STATEMENT} insert into cache_writes (txid, tables, at) select x, '${names}', ${DB_NOW_MS} from (select txid_current_if_assigned() as x) t where x is not null returning txid::text as txid`;
   }
 
   stop(): void {
@@ -183,7 +188,7 @@ class WriteLog {
  * that wrote nothing; a rollback reports nothing (the next check then drops everything, as
  * for another process's unlogged transaction).
  */
-function noteWrites(client: PgModule.PoolClient, cache: PgReadCache, log: WriteLog): void {
+function noteWrites(client: PgModule.PoolClient, cache: PgReadCache, log: WriteLog, Query: typeof PgModule.Query): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
   /** The open transaction's tables (null in one: a table unknown), or undefined outside a transaction. */
   let written: Set<string | null> | undefined;
@@ -198,6 +203,37 @@ function noteWrites(client: PgModule.PoolClient, cache: PgReadCache, log: WriteL
     if (text.startsWith(LOG_STATEMENT)) return query(...args);
     const verb = /^\s*([a-z]+)/i.exec(text)?.[1]?.toLowerCase();
     const promised = typeof args[args.length - 1] !== 'function';
+    if (text.endsWith(COMMITS_ALONE) && promised) {
+      if (written) return Promise.reject(new Error('a statement that commits alone was run inside a transaction'));
+      const tables = tablesWritten(text) ?? [null];
+      for (const table of tables) cache.noteWrite(table);
+      return new Promise<PgModule.QueryResult[]>((resolve, reject) => {
+        const committed = new Query({ text, values: (args[1] as unknown[] | undefined) ?? [], queryMode: 'extended' } as PgModule.QueryConfig, undefined, (err: Error | undefined, res: unknown) => (err ? reject(err) : resolve(res as PgModule.QueryResult[])));
+        // After the statement, in the same implicit transaction (messages up to one Sync): the write log row; then the Sync commits both.
+        const logText = log.logStatement(new Set(tables));
+        const internal = committed as unknown as { _getRows(connection: PgConnection, rows?: number): void; portal?: string };
+        internal._getRows = (connection, rows) => {
+          connection.execute({ portal: internal.portal ?? '', rows });
+          connection.parse({ text: logText, name: '', types: [] });
+          connection.bind({ portal: '', statement: '', values: [] });
+          connection.describe({ type: 'P', name: '' });
+          connection.execute({ portal: '', rows: 0 });
+          connection.sync();
+        };
+        query(committed);
+      }).then(
+        ([result, logged]) => {
+          for (const table of tables) cache.noteWrite(table); // again: a read meanwhile saw the table before
+          const id = logged?.rows[0]?.txid;
+          if (id) cache.committed(BigInt(id));
+          return result;
+        },
+        (err: unknown) => {
+          for (const table of tables) cache.noteWrite(table);
+          throw err;
+        },
+      );
+    }
     if (verb === 'begin' || verb === 'start') {
       written = new Set();
       aborted = false;
@@ -254,6 +290,30 @@ function noteWrites(client: PgModule.PoolClient, cache: PgReadCache, log: WriteL
     if (result instanceof Promise) result.then(() => { for (const table of tables) cache.noteWrite(table); }, () => {});
     return result;
   };
+}
+
+/**
+ * Ends a write that is a whole transaction by itself (`committedAlone`). On PostgreSQL it is
+ * sent outside any transaction with the write log's row in one round trip: both run in the
+ * implicit transaction of the extended protocol's messages up to one Sync, which commits them.
+ * Row locks the statement takes (a counter's) are held for that one execution, not for a round
+ * trip to the client and back before a COMMIT arrives, so writers that queue on one lock (16
+ * issues into one project) are not held up by the network and the client's event loop.
+ */
+const COMMITS_ALONE = ' /* commits alone */';
+
+/** The SQL of a single statement that makes a whole write, to run outside any transaction: on PostgreSQL it commits in the same round trip. */
+export function committedAlone(sql: string): string {
+  return sql + COMMITS_ALONE;
+}
+
+/** The parts of pg's connection a committed-alone statement writes to (pg's own Query calls the same). */
+interface PgConnection {
+  parse(config: { text: string; name: string; types: unknown[] }): void;
+  bind(config: { portal: string; statement: string; values: unknown[] }): void;
+  describe(config: { type: 'P'; name: string }): void;
+  execute(config: { portal: string; rows?: number }): void;
+  sync(): void;
 }
 
 /** Statements that write nothing: reads, settings, and `copy (select …) to stdout` (blob reads, storage/pg-blobs.ts). */

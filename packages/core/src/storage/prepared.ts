@@ -6,7 +6,7 @@
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import { useCachedRead } from '../kernel/pagination.js';
-import { idleSqliteOf, sqliteOfTransaction } from './dialect.js';
+import { committedAlone, idleSqliteOf, sqliteOfTransaction } from './dialect.js';
 import { dependencies, PgReadCache, readCacheOf, readCacheOfTransaction, type ReadCache } from './read-cache.js';
 
 interface Compiled {
@@ -43,6 +43,12 @@ export interface PreparedOptions {
    * transaction's connection, synchronously, as a read outside one does.
    */
   inTransactions?: boolean;
+  /**
+   * A write that is a whole transaction by itself, run on the database (never in a
+   * transaction): on PostgreSQL its commit goes in the same round trip (storage/dialect.ts
+   * `committedAlone`), so the row locks it takes are held for its execution alone.
+   */
+  commitsAlone?: boolean;
 }
 
 export function preparedQuery<A extends unknown[], R>(
@@ -70,6 +76,10 @@ export function preparedQuery<A extends unknown[], R>(
     }
     const { sql, slots, tables } = c;
     const parameters = () => slots.map((s) => ('arg' in s ? args[s.arg] : s.value));
+    if (options.commitsAlone) {
+      if (db.isTransaction) throw new Error(`a statement that commits alone was run in a transaction: ${sql}`);
+      return (await db.executeQuery<R>(CompiledQuery.raw(committedAlone(sql), parameters()))).rows;
+    }
     if (options.inTransactions && db.isTransaction) {
       const root = readCacheOfTransaction(db);
       const key = keyOf(id, args);

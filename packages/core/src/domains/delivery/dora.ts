@@ -242,4 +242,6 @@ export const deliveryIssueHooks: IssueHooks = {
   issueChanged: async (trx, before, after) => {
     await refreshIncidentMetrics(trx, before, after);
   },
+  // A new issue that is not an incident refreshes no day.
+  quietOnCreate: async (_db, issue) => issue.issue_type !== 'incident',
 };

@@ -20,6 +20,12 @@ export interface IssueChange {
 export interface IssueHooks {
   /** After an issue was created (`before` null), updated, or deleted (`after` null). */
   issueChanged?: (trx: Kysely<Database>, before: IssueRow | null, after: IssueRow | null, change: IssueChange) => Promise<void>;
+  /**
+   * Before an issue with these values is created: true when `issueChanged` would do nothing
+   * for it (then the creation may commit alone: issues/create-issue.ts). Hooks without it
+   * are always run.
+   */
+  quietOnCreate?: (db: Kysely<Database>, issue: Pick<IssueRow, 'project_id' | 'issue_type' | 'confidential'>) => Promise<boolean>;
 }
 
 const registered = new HookList<IssueHooks>();
@@ -33,4 +39,13 @@ export function registerIssueHooks(hooks: IssueHooks): void {
 export async function issueChanged<T extends IssueRow | null>(trx: Kysely<Database>, before: IssueRow | null, after: T, change: IssueChange): Promise<T> {
   for (const h of registered.all()) if (h.issueChanged) await h.issueChanged(trx, before, after, change);
   return after;
+}
+
+/** True when no registered reaction would act on the creation of an issue with these values. */
+export async function issueCreationQuiet(db: Kysely<Database>, issue: Pick<IssueRow, 'project_id' | 'issue_type' | 'confidential'>): Promise<boolean> {
+  for (const h of registered.all()) {
+    if (!h.issueChanged) continue;
+    if (!h.quietOnCreate || !(await h.quietOnCreate(db, issue))) return false;
+  }
+  return true;
 }

@@ -27,7 +27,7 @@ export async function insertIssue(trx: Kysely<Database>, values: NewIssue): Prom
  * `open_issues_count`, in one statement (data-modifying CTEs; one round trip instead of three).
  * Arguments: the iid scope, then NEW_ISSUE_COLUMNS without `iid`.
  */
-const insertNewIssuePg = (counted: boolean) =>
+const insertNewIssuePg = (counted: boolean, commitsAlone = false) =>
   preparedQuery((db: Kysely<Database>, scope: unknown, ...values: unknown[]) => {
     const columns = NEW_ISSUE_COLUMNS.filter((c) => c !== 'iid');
     const row = Object.fromEntries(columns.map((column, i) => [column, values[i]])) as Omit<NewIssueRow, 'iid'>;
@@ -50,9 +50,11 @@ const insertNewIssuePg = (counted: boolean) =>
       .insertInto('issues')
       .values({ ...row, iid: (eb) => eb.selectFrom('next_iid').select('last_value') })
       .returningAll();
-  });
+  }, { commitsAlone });
 const insertCountedIssuePg = insertNewIssuePg(true);
 const insertUncountedIssuePg = insertNewIssuePg(false);
+const insertCountedIssuePgAlone = insertNewIssuePg(true, true);
+const insertUncountedIssuePgAlone = insertNewIssuePg(false, true);
 
 /**
  * A new issue with the project's next iid (gapless: the iid's row stays locked until the
@@ -60,15 +62,31 @@ const insertUncountedIssuePg = insertNewIssuePg(false);
  * statement; on SQLite three, in process, where a statement costs microseconds.
  */
 export async function insertNewIssue(trx: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
-  const scope = `project:${values.project_id}`;
   if (isPostgres(trx)) {
-    const insert = countsAsOpen(values) ? insertCountedIssuePg : insertUncountedIssuePg;
-    const [row] = await insert(trx, scope, ...NEW_ISSUE_COLUMNS.filter((c) => c !== 'iid').map((column) => values[column as Exclude<typeof column, 'iid'>]));
+    const [row] = await (countsAsOpen(values) ? insertCountedIssuePg : insertUncountedIssuePg)(trx, ...pgIssueArguments(values));
     return row!;
   }
-  const issue = await insertIssue(trx, { ...values, iid: await nextIid(trx, 'issues', scope) });
+  const issue = await insertIssue(trx, { ...values, iid: await nextIid(trx, 'issues', `project:${values.project_id}`) });
   await countOpenIssueChange(trx, null, issue);
   return issue;
+}
+
+/**
+ * A new issue as a write by itself (nothing else goes in its transaction): on PostgreSQL the
+ * statement of `insertNewIssue`, committed in the same round trip, so the project's iid and
+ * counter rows are locked for its execution only; on SQLite a transaction of `insertNewIssue`.
+ * Given a transaction (a seed's), part of it.
+ */
+export async function insertNewIssueAlone(db: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
+  if (db.isTransaction) return insertNewIssue(db, values);
+  if (!isPostgres(db)) return db.transaction().execute((trx) => insertNewIssue(trx, values));
+  const [row] = await (countsAsOpen(values) ? insertCountedIssuePgAlone : insertUncountedIssuePgAlone)(db, ...pgIssueArguments(values));
+  return row!;
+}
+
+/** The arguments of insertNewIssuePg: the iid scope, then NEW_ISSUE_COLUMNS without `iid`. */
+function pgIssueArguments(values: Omit<NewIssue, 'iid'>): [unknown, ...unknown[]] {
+  return [`project:${values.project_id}`, ...NEW_ISSUE_COLUMNS.filter((c) => c !== 'iid').map((column) => values[column as Exclude<typeof column, 'iid'>])];
 }
 
 /**

@@ -43,6 +43,7 @@ export const webhookIssueHooks: IssueHooks = {
       build: () => buildIssuePayload(trx, change.by.urls, { by, project, before, after, action, previous: change.previous }),
     });
   },
+  quietOnCreate: async (db) => !(await anyWebhook(db)),
 };
 
 /** Merge request events: open, update, close, reopen, merge, approved/approval, unapproved/unapproval (system hooks too). */
