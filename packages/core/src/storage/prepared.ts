@@ -80,6 +80,17 @@ export function preparedQuery<A extends unknown[], R>(
       if (db.isTransaction) throw new Error(`a statement that commits alone was run in a transaction: ${sql}`);
       return (await db.executeQuery<R>(CompiledQuery.raw(committedAlone(sql), parameters()))).rows;
     }
+    // In a SQLite transaction, which holds the (single) connection while its callback runs, an
+    // uncached statement runs on it directly and synchronously: no trip through Kysely's
+    // executor and driver (their promise hops cost more than SQLite's insert). Its writes mark
+    // the read cache as every statement prepared on the connection does (storage/dialect.ts).
+    const inSqliteTransaction = !options.cache && db.isTransaction ? sqliteOfTransaction(db) : undefined;
+    if (inSqliteTransaction) {
+      const stmt = inSqliteTransaction.prepare(sql);
+      if (stmt.reader) return stmt.all(parameters()) as R[];
+      stmt.run(parameters());
+      return [];
+    }
     if (options.inTransactions && db.isTransaction) {
       const root = readCacheOfTransaction(db);
       const key = keyOf(id, args);

@@ -2,7 +2,6 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { isPostgres } from '../../storage/migrations/helpers.js';
 import { preparedQuery } from '../../storage/prepared.js';
-import { nextIid } from '../../kernel/ids.js';
 import type { IssueRow, IssueUpdate, NewIssueRow } from './issue.table.js';
 
 /** Every column an issue is created with: the insert is compiled once (storage/prepared.ts). */
@@ -66,10 +65,24 @@ export async function insertNewIssue(trx: Kysely<Database>, values: Omit<NewIssu
     const [row] = await (countsAsOpen(values) ? insertCountedIssuePg : insertUncountedIssuePg)(trx, ...pgIssueArguments(values));
     return row!;
   }
-  const issue = await insertIssue(trx, { ...values, iid: await nextIid(trx, 'issues', `project:${values.project_id}`) });
-  await countOpenIssueChange(trx, null, issue);
+  const [next] = await nextIssueIidSqlite(trx, `project:${values.project_id}`);
+  const issue = await insertIssue(trx, { ...values, iid: Number(next!.last_value) });
+  if (countsAsOpen(issue)) await countNewOpenIssueSqlite(trx, issue.project_id);
   return issue;
 }
+
+/** SQLite: the next issue iid of a scope, and one more open issue in a project's counter (compiled once; storage/prepared.ts). */
+const nextIssueIidSqlite = preparedQuery((db: Kysely<Database>, scope: string) => ({
+  compile: () =>
+    sql<{ last_value: number }>`insert into internal_ids (usage, scope, last_value) values ('issues', ${scope}, 1)
+      on conflict (usage, scope) do update set last_value = internal_ids.last_value + 1 returning last_value`.compile(db),
+}));
+const countNewOpenIssueSqlite = preparedQuery((db: Kysely<Database>, projectId: number) =>
+  db
+    .insertInto('project_counters')
+    .values({ project_id: projectId, open_issues_count: 1 })
+    .onConflict((oc) => oc.column('project_id').doUpdateSet((eb) => ({ open_issues_count: eb('project_counters.open_issues_count', '+', 1) }))),
+);
 
 /**
  * A new issue as a write by itself (nothing else goes in its transaction): on PostgreSQL the
