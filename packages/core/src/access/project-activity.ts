@@ -13,8 +13,7 @@ const RESET_INTERVAL_MS = 60 * 60 * 1000;
 
 export async function recordProjectActivity(trx: Kysely<Database>, project: Pick<ProjectRow, 'id' | 'last_activity_at'>, at: string): Promise<void> {
   if (!projectActivityDue(project, at)) return;
-  const hourAgo = new Date(Date.parse(at) - RESET_INTERVAL_MS).toISOString();
-  await trx.updateTable('projects').set({ last_activity_at: at }).where('id', '=', project.id).where('last_activity_at', '<=', hourAgo).execute();
+  await trx.updateTable('projects').set({ last_activity_at: at }).where('id', '=', project.id).where('last_activity_at', '<=', hourBefore(at)).execute();
 }
 
 /**
@@ -23,5 +22,7 @@ export async function recordProjectActivity(trx: Kysely<Database>, project: Pick
  * Recent there, it is recent in the database: no statement at all.
  */
 export function projectActivityDue(project: Pick<ProjectRow, 'last_activity_at'>, at: string): boolean {
-  return project.last_activity_at <= new Date(Date.parse(at) - RESET_INTERVAL_MS).toISOString();
+  return project.last_activity_at <= hourBefore(at);
 }
+
+const hourBefore = (at: string) => new Date(Date.parse(at) - RESET_INTERVAL_MS).toISOString();

@@ -166,8 +166,13 @@ export function spawnGit(args: string[], options: { cwd?: string; env?: Record<s
  * it ends when the process exits 0, and breaks (the server drops the connection) when it
  * fails, rather than ending as if complete. Destroying the stream stops the process.
  */
-export function processOutput(child: ChildProcess, describe: string): Readable {
+export function processOutput(
+  child: ChildProcess,
+  describe: string,
+  options: { /** Written first. */ prefix?: string; /** Awaited once the process has exited, before the stream ends or breaks. */ done?: () => Promise<void> } = {},
+): Readable {
   const out = new PassThrough();
+  if (options.prefix) out.write(options.prefix);
   const stderr: Buffer[] = [];
   child.stderr?.on('data', (c: Buffer) => {
     if (stderr.length < 16) stderr.push(c);
@@ -177,8 +182,9 @@ export function processOutput(child: ChildProcess, describe: string): Readable {
   const finish = (err?: Error) => {
     if (finished) return;
     finished = true;
-    if (err) out.destroy(err);
-    else out.end();
+    const end = () => (err ? out.destroy(err) : out.end());
+    if (options.done) void options.done().catch(() => {}).then(end);
+    else end();
   };
   child.on('error', (err) => finish(err));
   child.on('close', (code, signal) => {

@@ -12,13 +12,14 @@
  * standard input and git's output is the response, so no pack is ever held in memory.
  * Protocol v2 (the `Git-Protocol` header) reaches git as GIT_PROTOCOL, as http-backend does.
  */
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { Actor, Ctx, Deps } from '../../access/context.js';
 import { contextFor } from '../../access/context.js';
 import type { JobTokenResolver } from '../../access/authenticate.js';
 import type { ProjectRow } from '../../access/project.table.js';
 import { text, type Reply, type StreamReply, type TextReply } from '../../kernel/route.js';
 import { selectProjectByRef, selectRedirectedProject } from '../../access/lookup.js';
+import { processOutput } from '../../storage/git.js';
 import { parsePushOptions, type PushOptions } from '../repository/index.js';
 import { applyMergeRequestPushOptions, openMergeRequestIids } from '../merge-requests/index.js';
 import { BASIC_REALM, GIT_MESSAGES, gitAccessRefusal, gitActor, type GitRefusal, type GitService } from './access.js';
@@ -106,27 +107,8 @@ function gitStream(
   options: { env: Record<string, string>; input?: AsyncIterable<Uint8Array>; prefix?: string; contentType: string; done?: () => Promise<void> },
 ): StreamReply {
   const child = deps.git.spawn(projectId, args, { env: options.env });
-  const out = new PassThrough();
-  if (options.prefix) out.write(options.prefix);
-  const stderr: Buffer[] = [];
-  child.stderr!.on('data', (c: Buffer) => stderr.push(c));
-  child.stdout!.pipe(out, { end: false });
-  let finished = false;
-  const finish = (err?: Error) => {
-    if (finished) return;
-    finished = true;
-    const cleanup = options.done ? options.done() : Promise.resolve();
-    void cleanup.catch(() => {}).then(() => (err ? out.destroy(err) : out.end()));
-  };
-  child.on('error', (err) => finish(err));
-  child.on('close', (code) => {
-    if (code === 0) finish();
-    else finish(new Error(`git ${args.join(' ')} exited ${code}: ${Buffer.concat(stderr).toString('utf8').trim().slice(0, 500)}`));
-  });
-  // The client went away: stop git.
-  out.on('close', () => {
-    if (!finished) child.kill();
-  });
+  // (Stopped when the client goes away.)
+  const out = processOutput(child, `git ${args.join(' ')}`, { prefix: options.prefix, done: options.done });
   const stdin = child.stdin!;
   stdin.on('error', () => {}); // git may stop reading early; its exit code tells
   if (options.input) {

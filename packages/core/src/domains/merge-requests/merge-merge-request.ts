@@ -20,7 +20,6 @@ import { createPushPipeline } from '../ci/index.js';
 import { mergesCleanly } from './merge-request-diffs.js';
 import { isAncestor } from './rebase-commits.js';
 
-
 /**
  * PUT /projects/:id/merge_requests/:merge_request_iid/merge (Developer). Answers as GitLab:
  * a caller who may read but not merge, or who may neither push to nor merge into the

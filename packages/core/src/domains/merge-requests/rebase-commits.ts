@@ -15,7 +15,6 @@
  */
 import type { GitRepositories } from '../../storage/git.js';
 import { EMPTY_TREE_SHA } from '../repository/index.js';
-import type { Ctx } from '../../access/context.js';
 
 /** Who and when a replayed commit is committed by: a git ident line's `Name <email>` and `<epoch> <zone>`. */
 export interface Committer {
@@ -65,8 +64,8 @@ async function commitTree(git: GitRepositories, projectId: number, tree: string,
 const treeOf = async (git: GitRepositories, projectId: number, commit: string) => (await git.run(projectId, ['rev-parse', `${commit}^{tree}`])).stdout.toString('utf8').trim();
 
 /** The tree merging `ours` and `theirs` (`git merge-tree --write-tree`), or null on conflicts. */
-export async function mergeTreeOf(ctx: Pick<Ctx, 'git'>, projectId: number, ours: string, theirs: string): Promise<string | null> {
-  const out = await ctx.git.run(projectId, ['merge-tree', '--write-tree', '--no-messages', ours, theirs], { okCodes: [0, 1] });
+export async function mergeTreeOf(git: GitRepositories, projectId: number, ours: string, theirs: string): Promise<string | null> {
+  const out = await git.run(projectId, ['merge-tree', '--write-tree', '--no-messages', ours, theirs], { okCodes: [0, 1] });
   if (out.code !== 0) return null;
   return out.stdout.toString('utf8').split('\n', 1)[0]!.trim();
 }
@@ -76,7 +75,7 @@ async function cherryPickTree(git: GitRepositories, projectId: number, baseTree:
   const base = await commitTree(git, projectId, baseTree, [], 'base', SCRATCH_ENV);
   const ours = await commitTree(git, projectId, ontoTree, [base], 'ours', SCRATCH_ENV);
   const theirs = await commitTree(git, projectId, pickTree, [base], 'theirs', SCRATCH_ENV);
-  return mergeTreeOf({ git }, projectId, ours, theirs);
+  return mergeTreeOf(git, projectId, ours, theirs);
 }
 
 /** Is `ancestor` an ancestor of (or equal to) `of`? */

@@ -26,7 +26,6 @@ export async function sourceBranchHead(trx: Trx, projectId: number, branch: stri
   return (await selectBranch(trx, projectId, branch))?.commit_sha || '';
 }
 
-
 export interface MergeOutcome {
   /** Null for a fast-forward (GitLab's ff merge sets no merge commit). */
   mergeCommitSha: string | null;
@@ -59,7 +58,7 @@ export async function recordMerge(
   if (options.squash) {
     // A fast-forward squashes onto the target head itself, so that the target can move to it.
     const start = options.fastForward ? target.commit_sha : (await latestDiffOf(trx, mr.id))?.start_commit_sha || target.commit_sha;
-    const tree = await mergeTreeOf(ctx, project.id, start, source.commit_sha);
+    const tree = await mergeTreeOf(ctx.git, project.id, start, source.commit_sha);
     if (!tree) throw new UnprocessableError(CANNOT_MERGE);
     squashCommitSha = await writeCommitWithTree(ctx.git, project.id, { tree, parents: [start], message: options.squashCommitMessage ?? mr.title, author: ident, committer: ident });
     incoming = squashCommitSha;
@@ -68,7 +67,7 @@ export async function recordMerge(
     await advanceBranchIn(trx, ctx, project, target.name, incoming);
     return { mergeCommitSha: null, squashCommitSha };
   }
-  const tree = await mergeTreeOf(ctx, project.id, target.commit_sha, incoming);
+  const tree = await mergeTreeOf(ctx.git, project.id, target.commit_sha, incoming);
   if (!tree) throw new UnprocessableError(CANNOT_MERGE);
   const reference = `${project.path_with_namespace}!${mr.iid}`;
   const message =
