@@ -135,11 +135,20 @@ for (const dialect of DIALECTS) {
         return { r, queries };
       };
       await counted('/namespaces?owned_only=true&per_page=1&page=2'); // (the caller's token and levels are cached now)
-      const one = await counted('/namespaces?owned_only=true&per_page=1&page=2');
-      const { r: list, queries } = await counted('/namespaces?owned_only=true&per_page=100');
+      // The fewest of three: a background job's write, or on PostgreSQL a commit in another test
+      // file's database (transaction ids are the cluster's), may empty the read cache meanwhile.
+      const fewest = async (path: string) => {
+        let best = await counted(path);
+        for (let i = 0; i < 2; i++) {
+          const next = await counted(path);
+          if (next.queries < best.queries) best = next;
+        }
+        return best;
+      };
+      const one = await fewest('/namespaces?owned_only=true&per_page=1&page=2');
+      const { r: list, queries } = await fewest('/namespaces?owned_only=true&per_page=100');
       assert.equal(list.body.length, 5);
-      // (Up to two more: a lookup the read cache dropped meanwhile, when a background job wrote.)
-      assert.ok(queries <= one.queries + 2, `${queries} queries for five namespaces, ${one.queries} for one`);
+      assert.ok(queries <= one.queries, `${queries} queries for five namespaces, ${one.queries} for one`);
       const row = (id: number) => list.body.find((n: any) => n.id === id);
       const counts = (id: number) => [row(id).members_count_with_descendants, row(id).billable_members_count];
       assert.deepEqual(counts(g1.id), [3, 2]);
