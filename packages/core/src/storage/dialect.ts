@@ -9,6 +9,7 @@ import type PgModule from 'pg';
 import { Kysely, PostgresDialect, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import type { Database } from './database.js';
 import { attachReadCache, PgReadCache, ReadCache, tablesWritten, type PgCheck } from './read-cache.js';
+import { startCheckpointer } from './sqlite-checkpointer.js';
 import { GroupCommitSqliteDriver } from './sqlite-driver.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -65,7 +66,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   const sqlite = new SqliteDatabase(file);
   // First: another process may hold the lock while this one switches to WAL.
   sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  sqlite.pragma('journal_mode = WAL');
+  const walMode = sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal';
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   const readCache = new ReadCache(sqlite.prepare.bind(sqlite));
@@ -82,7 +83,16 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqliteHandles.set(db, { sqlite, driver });
   sqliteByAdapter.set(db.getExecutor().adapter, sqlite);
   attachReadCache(db, readCache);
-  return { db, dialect: 'sqlite', file: file === ':memory:' ? null : file, destroy: () => db.destroy() };
+  const checkpointer = walMode && !sqlite.memory ? startCheckpointer(sqlite, file, SQLITE_BUSY_TIMEOUT_MS) : null;
+  return {
+    db,
+    dialect: 'sqlite',
+    file: file === ':memory:' ? null : file,
+    destroy: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /** Statements of the write log itself: not writes the read cache needs to hear of (nothing cached reads `cache_writes`). */
