@@ -216,6 +216,44 @@ for (const dialect of DIALECTS) {
         assert.deepEqual([error.title, error.message], ['KeyError: line one', 'line one\nline two']);
       });
 
+      it('an event is stored as sent; its stack trace comes from the stored payload, and is kept on its own only when the payload had to be cut', async () => {
+        const { project: p, key } = await trackedProject('stored-as-sent');
+        const eventsOf = async (errorId: number) => {
+          const r = await f.api('GET', `/forgelet/projects/${p.id}/error_tracking/errors/${errorId}/events?per_page=5`, { token: reporter.token });
+          expectStatus(r, 200);
+          return r.body;
+        };
+        const column = async (eventId: string) =>
+          (await f.forge.deps.db.selectFrom('error_tracking_error_events').select(['stack_trace', 'payload']).where('event_id', '=', eventId).executeTakeFirstOrThrow());
+        // As sent: the item's JSON text, spaces and key order included.
+        const event = exceptionEvent({ type: 'StoredError', value: 'kept as sent' });
+        const sent = JSON.stringify(event, null, 1);
+        expectStatus(await sendEnvelope(f, p.id, key, envelope({ event_id: event.event_id }, [{ type: 'event', payload: Buffer.from(sent), withLength: true }])), 200);
+        const [small] = (await errorsOf(p.id, '?search=kept+as+sent')).body;
+        const stored = await column(event.event_id as string);
+        assert.equal(stored.payload, sent);
+        assert.equal(stored.stack_trace, null, 'not stored twice');
+        const [smallEvent] = await eventsOf(small.id);
+        assert.deepEqual(smallEvent.stack_trace, small.stack_trace);
+        assert.equal(smallEvent.stack_trace.length, NODE_FRAMES.length);
+        assert.ok(smallEvent.stack_trace.some((fr: any) => fr.context.length > 1), 'with context lines');
+        // An event id from the envelope header is stored in the payload.
+        const { event_id: headerId, ...withoutId } = exceptionEvent({ type: 'StoredError', value: 'id from the header' });
+        expectStatus(await sendEnvelope(f, p.id, key, envelope({ event_id: headerId }, [{ type: 'event', payload: withoutId }])), 200);
+        assert.equal(JSON.parse((await column(headerId as string)).payload).event_id, headerId);
+        // Past 256 KB the payload loses breadcrumbs and context lines: the stack trace is kept whole beside it.
+        const big = exceptionEvent({ type: 'StoredError', value: 'too big' });
+        (big as any).breadcrumbs = { values: Array.from({ length: 300 }, (_, i) => ({ message: `crumb ${i} ${'x'.repeat(1000)}` })) };
+        expectStatus(await sendEnvelope(f, p.id, key, envelope({ event_id: big.event_id }, [{ type: 'event', payload: big }])), 200);
+        const [cut] = (await errorsOf(p.id, '?search=too+big')).body;
+        const cutRow = await column(big.event_id as string);
+        assert.equal(JSON.parse(cutRow.payload).breadcrumbs, undefined);
+        assert.notEqual(cutRow.stack_trace, null);
+        const [cutEvent] = await eventsOf(cut.id);
+        assert.deepEqual(cutEvent.stack_trace, cut.stack_trace);
+        assert.ok(cutEvent.stack_trace.some((fr: any) => fr.context.length > 1), 'context lines kept');
+      });
+
       it('accepts and drops transactions, attachments, client reports and unknown items; counts sessions', async () => {
         const before = (await errorsOf(p.id)).headers.get('x-total');
         const body = envelope({ event_id: eventId() }, [

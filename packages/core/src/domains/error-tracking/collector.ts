@@ -107,8 +107,9 @@ export async function collect(ctx: Ctx, kind: 'store' | 'envelope', input: Colle
   const sessions: PendingSession[] = [];
   const receivedAt = received.toISOString();
   let replyId: string | null = null;
-  const addEvent = (payload: unknown) => {
-    const n = normalizeEvent(payload, received, req.ip);
+  /** `raw`: the JSON text of `payload` when it was not changed since it was parsed (stored as it came). */
+  const addEvent = (payload: unknown, raw?: string) => {
+    const n = normalizeEvent(payload, received, req.ip, raw);
     if (!n.ok) throw UNSUPPORTED();
     events.push({ ...n.value, projectId: project.id, receivedAt });
     replyId ??= n.value.eventId;
@@ -128,8 +129,10 @@ export async function collect(ctx: Ctx, kind: 'store' | 'envelope', input: Colle
     for (const item of env.items) {
       if (item.type !== 'event' && item.type !== 'session' && item.type !== 'sessions') continue; // transaction, attachment, client_report …
       let payload: unknown;
+      let raw: string | undefined;
       try {
-        payload = JSON.parse(item.payload.toString('utf8'));
+        raw = item.payload.toString('utf8');
+        payload = JSON.parse(raw);
       } catch {
         throw PARSE_FAILED();
       }
@@ -137,8 +140,9 @@ export async function collect(ctx: Ctx, kind: 'store' | 'envelope', input: Colle
         // The envelope header's event_id wins when the payload has none.
         if (payload && typeof payload === 'object' && !Array.isArray(payload) && (payload as Record<string, unknown>).event_id === undefined && env.header.event_id !== undefined) {
           (payload as Record<string, unknown>).event_id = env.header.event_id;
+          raw = undefined;
         }
-        addEvent(payload);
+        addEvent(payload, raw);
       } else {
         if (item.type === 'session') {
           const n = normalizeSession(payload, received);

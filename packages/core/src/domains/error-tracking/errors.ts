@@ -14,7 +14,7 @@ import { findProject } from '../../access/lookup.js';
 import { createIssue, type IssueEntity } from '../issues/index.js';
 import type { ErrorRefInput, ErrorStatus, ListErrorEventsInput, ListErrorsInput, ListSessionsInput, UpdateErrorInput } from './error-tracking.schema.js';
 import type { ErrorTrackingErrorRow, ErrorTrackingEventRow } from './error-tracking.table.js';
-import type { EventUser, StackFrame } from './normalize.js';
+import { stackFramesOf, type EventUser, type StackFrame } from './normalize.js';
 
 /** One grouped error. `frequency`: 24 `[hour start, events]` pairs, oldest first, ending with the current hour. */
 export interface ErrorTrackingErrorEntity {
@@ -128,6 +128,7 @@ async function presentErrors(ctx: Ctx, rows: ErrorTrackingErrorRow[]): Promise<E
 }
 
 function presentEvent(row: ErrorTrackingEventRow): ErrorTrackingEventEntity {
+  const payload = parseJson<unknown>(row.payload, null);
   return {
     id: row.id,
     event_id: row.event_id,
@@ -140,8 +141,8 @@ function presentEvent(row: ErrorTrackingEventRow): ErrorTrackingEventEntity {
     platform: row.platform,
     message: row.message,
     user: parseJson<EventUser | null>(row.user, null),
-    stack_trace: parseJson<StackFrame[]>(row.stack_trace, []),
-    payload: parseJson<unknown>(row.payload, null),
+    stack_trace: row.stack_trace !== null ? parseJson<StackFrame[]>(row.stack_trace, []) : stackFramesOf(payload),
+    payload,
   };
 }
 

@@ -173,7 +173,8 @@ async function writeEvents(trx: Kysely<Database>, events: PendingEvent[], now: s
           message: e.message,
           user_key: e.userKey,
           user: e.user ? JSON.stringify(e.user) : null,
-          stack_trace: JSON.stringify(e.frames),
+          // Derived from a complete payload when read (errors.ts presentEvent): half the row, written once.
+          stack_trace: e.payloadComplete ? null : JSON.stringify(e.frames),
           payload: e.payload,
         })),
       (values) => trx.insertInto('error_tracking_error_events').values(values),

@@ -44,6 +44,8 @@ export interface NormalizedEvent {
   userKey: string | null;
   frames: StackFrame[];
   payload: string;
+  /** `payload` is the whole event: `stackFramesOf` its parse gives `frames` again (else it lost parts, PAYLOAD_CAP). */
+  payloadComplete: boolean;
 }
 
 /** A `session` item: the latest state of one SDK session. */
@@ -249,9 +251,14 @@ function hashOf(components: string[]): string {
 }
 
 /** The event's JSON, without heavy optional parts when it is over the cap. */
-function payloadOf(event: Json): string {
-  const full = JSON.stringify(event);
-  if (full.length <= PAYLOAD_CAP) return full;
+/**
+ * The event as stored: `raw`, the JSON text it was parsed from when it was not changed since,
+ * else the event serialized; past PAYLOAD_CAP without the heavy, optional parts (then no longer
+ * `complete`).
+ */
+function payloadOf(event: Json, raw: string | undefined): { text: string; complete: boolean } {
+  const full = raw ?? JSON.stringify(event);
+  if (full.length <= PAYLOAD_CAP) return { text: full, complete: true };
   const slim: Json = { ...event };
   for (const key of ['breadcrumbs', 'modules', 'debug_meta', 'extra', 'contexts', 'request', 'spans', '_meta']) delete slim[key];
   const stripFrames = (st: unknown) =>
@@ -262,8 +269,8 @@ function payloadOf(event: Json): string {
   if (values.length) slim.exception = { values };
   if (slim.stacktrace) slim.stacktrace = stripFrames(slim.stacktrace);
   const reduced = JSON.stringify(slim);
-  if (reduced.length <= PAYLOAD_CAP) return reduced;
-  return JSON.stringify({ event_id: event.event_id ?? null, truncated: true, level: event.level ?? null, platform: event.platform ?? null });
+  if (reduced.length <= PAYLOAD_CAP) return { text: reduced, complete: false };
+  return { text: JSON.stringify({ event_id: event.event_id ?? null, truncated: true, level: event.level ?? null, platform: event.platform ?? null }), complete: false };
 }
 
 /** `event_id` as 32 lower-case hex digits (UUIDs lose their dashes); a new one when missing or malformed. */
@@ -280,18 +287,11 @@ export function eventIdOf(v: unknown): string {
  * A synthetic exception without a type (what @sentry/node 11 adds to captureMessage) counts
  * as a message.
  */
-export function normalizeEvent(event: unknown, received: Date, requestIp = ''): Normalized<NormalizedEvent> {
+export function normalizeEvent(event: unknown, received: Date, requestIp = '', raw?: string): Normalized<NormalizedEvent> {
   if (!isObject(event)) return { ok: false, reason: 'unsupported' };
   const values = exceptionValues(event);
   const { formatted, template } = messageOf(event);
-  let primary: Json | null = null;
-  for (let i = values.length - 1; i >= 0; i--) {
-    const v = values[i]!;
-    if (text(v.type) || text(v.value)) {
-      primary = v;
-      break;
-    }
-  }
+  const primary = primaryOf(values);
   const synthetic = primary !== null && !text(primary.type) && isObject(primary.mechanism) && primary.mechanism.synthetic === true;
   const kind: 'exception' | 'message' | null = primary && !(synthetic && formatted) ? 'exception' : formatted ? 'message' : null;
   if (!kind) return { ok: false, reason: 'unsupported' };
@@ -323,6 +323,7 @@ export function normalizeEvent(event: unknown, received: Date, requestIp = ''): 
     }
   }
   const { user, key } = userOf(event, requestIp);
+  const payload = payloadOf(event, raw);
   return {
     ok: true,
     value: {
@@ -341,9 +342,26 @@ export function normalizeEvent(event: unknown, received: Date, requestIp = ''): 
       user,
       userKey: key,
       frames,
-      payload: payloadOf(event),
+      payload: payload.text,
+      payloadComplete: payload.complete,
     },
   };
+}
+
+/** The last exception value with a type or a value: the one an event is about. */
+function primaryOf(values: Json[]): Json | null {
+  for (let i = values.length - 1; i >= 0; i--) {
+    const v = values[i]!;
+    if (text(v.type) || text(v.value)) return v;
+  }
+  return null;
+}
+
+/** The stack trace `normalizeEvent` gives an event (a stored, complete payload parsed again). */
+export function stackFramesOf(event: unknown): StackFrame[] {
+  if (!isObject(event)) return [];
+  const values = exceptionValues(event);
+  return framesOf(values, primaryOf(values), event);
 }
 
 function attrsOf(payload: Json): { release: string; environment: string } {
