@@ -3,7 +3,8 @@
  * measured in the same run on the same machine, or an absolute budget:
  *
  *  1. GET /api/v4/projects/:id (PRIVATE-TOKEN) req/s vs a bare node:http server answering
- *     a similar JSON body (target ≥ 0.30).
+ *     a similar JSON body (issue 25: ≥ 0.30 on PostgreSQL, ≥ 0.60 on SQLite), the server's CPU
+ *     per request under that load (≤ 150 µs), p99 at 1,000 req/s (< 10 ms).
  *  2. GET /api/v4/groups/:id/projects?per_page=100 over a 10,000-project group vs the bare
  *     server answering 100 similar objects (≥ 0.10); last page (page=100) vs first page
  *     latency (≤ 2×).
@@ -552,6 +553,7 @@ async function main() {
           return { r, us, cpu: Number.isFinite(us) ? `, server CPU ${us.toFixed(0)} µs/req` : '' };
         };
         const ratios: number[] = [];
+        const cpus: number[] = [];
         let errors = 0;
         let last = '';
         for (let run = 1; run <= TARGET1_RUNS; run++) {
@@ -563,15 +565,24 @@ async function main() {
           const m = await cpuPerRequest(ready.pid, () => load(ready.url, projectPaths, memberAuth));
           info(`forgelet: ${describeLoad(m.r)}${m.cpu} [non-admin group Developer token, informational]`);
           ratios.push(f.r.rps / b.r.rps);
+          cpus.push(f.us);
           errors += f.r.errors;
           last = `${f.r.rps.toFixed(0)} / ${b.r.rps.toFixed(0)} req/s`;
           if (TARGET1_RUNS > 1) info(`ratio ${(f.r.rps / b.r.rps).toFixed(3)}`);
         }
         const ratio = median(ratios);
         const shown = TARGET1_RUNS > 1 ? `median of ${ratios.map((r) => r.toFixed(3)).join(', ')}` : last;
-        result('project_get_rps_ratio', `${ratio.toFixed(3)} (${shown})`, '≥ 0.30', errors === 0 && ratio >= 0.3 ? 'PASS' : 'FAIL');
-        // Issue 25: p99 under 10 ms at 1,000 req/s, and the server's CPU per read. Open loop
-        // (bench/lib/load.ts ratePerSecond): latencies count from each request's scheduled start.
+        // Issue 25: ≥ 0.30 on PostgreSQL, ≥ 0.60 on SQLite (the embedded default).
+        const ratioTarget = databaseUrl ? 0.3 : 0.6;
+        result('project_get_rps_ratio', `${ratio.toFixed(3)} (${shown})`, `≥ ${ratioTarget.toFixed(2)}`, errors === 0 && ratio >= ratioTarget ? 'PASS' : 'FAIL');
+        // Issue 25: the server's CPU per read, measured as the issue's own figure was (898 µs on
+        // PostgreSQL before): under the full load above, root token, median of the runs.
+        const cpu = median(cpus);
+        result('project_get_server_cpu_us', `${cpu.toFixed(0)} µs per request (${cpus.map((c) => c.toFixed(0)).join(', ')})`, '≤ 150 µs', Number.isFinite(cpu) && cpu <= 150 ? 'PASS' : 'FAIL');
+        // Issue 25: p99 under 10 ms at 1,000 req/s. Open loop (bench/lib/load.ts ratePerSecond):
+        // latencies count from each request's scheduled start. The server's CPU per request at
+        // that rate is printed beside the bare server's, paced alike: each request then wakes
+        // the process alone, which costs even the bare server three times its full-load figure.
         const paced = await cpuPerRequest(ready.pid, () => runLoad({ origin: ready.url, paths: projectPaths, headers: auth, connections: 32, seconds: SECONDS, warmupSeconds: WARMUP, ratePerSecond: 1000 }));
         info(`forgelet at 1,000 req/s (open loop, up to 32 connections): ${describeLoad(paced.r)}${paced.cpu}`);
         // The floor of that figure on this machine: the bare server paced the same way (each
@@ -580,7 +591,6 @@ async function main() {
         info(`bare at 1,000 req/s (same pacing, informational): ${describeLoad(barePaced.r)}${barePaced.cpu}`);
         const p99 = paced.r.latencyMs.p99;
         result('project_get_p99_ms_at_1000_rps', `${p99.toFixed(2)} ms (p50 ${paced.r.latencyMs.p50.toFixed(2)}, ${paced.r.rps.toFixed(0)} req/s answered)`, '< 10 ms', paced.r.errors === 0 && p99 < 10 && paced.r.rps >= 950 ? 'PASS' : 'FAIL');
-        result('project_get_server_cpu_us_at_1000_rps', `${paced.us.toFixed(0)} µs per request`, '≤ 150 µs', Number.isFinite(paced.us) && paced.us <= 150 ? 'PASS' : 'FAIL');
         if (databaseUrl) {
           // Informational: the same reads while a second process on the database creates issues
           // (4 connections). Its commits name their tables in the write log, so the reader keeps
