@@ -66,7 +66,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   const sqlite = new SqliteDatabase(file);
   // First: another process may hold the lock while this one switches to WAL.
   sqlite.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
-  const walMode = sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+  const walMode = enterWal(sqlite);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   const readCache = new ReadCache(sqlite.prepare.bind(sqlite));
@@ -93,6 +93,24 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
       await db.destroy();
     },
   };
+}
+
+/**
+ * Puts a SQLite connection in WAL mode. On a new, empty file, two processes doing this at the
+ * same moment race for the lock that writes the header, and the loser's pragma fails at once
+ * with SQLITE_BUSY, without its busy handler: tried again until the busy timeout (a blocking
+ * wait of a few milliseconds, as the busy handler's own, at open only).
+ */
+function enterWal(sqlite: SqliteDatabase.Database): boolean {
+  const deadline = performance.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (let pause = 1; ; pause = Math.min(pause * 2, 50)) {
+    try {
+      return sqlite.pragma('journal_mode = WAL', { simple: true }) === 'wal';
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || performance.now() >= deadline) throw err;
+    }
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause);
+  }
 }
 
 /** Statements of the write log itself: not writes the read cache needs to hear of (nothing cached reads `cache_writes`). */
