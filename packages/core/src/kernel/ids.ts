@@ -7,11 +7,16 @@ import { sql, type Kysely } from 'kysely';
  * transaction that inserts the record.
  */
 export async function nextIid(db: Kysely<any>, usage: string, scope: string): Promise<number> {
-  const row = await sql<{ last_value: number | string }>`
+  const row = await nextIidStatement(usage, scope).execute(db);
+  return Number(row.rows[0]!.last_value);
+}
+
+/** The statement of `nextIid` (for a caller that compiles it once: storage/prepared.ts). */
+export function nextIidStatement(usage: string, scope: string) {
+  return sql<{ last_value: number | string }>`
     insert into internal_ids (usage, scope, last_value) values (${usage}, ${scope}, 1)
     on conflict (usage, scope) do update set last_value = internal_ids.last_value + 1
-    returning last_value`.execute(db);
-  return Number(row.rows[0]!.last_value);
+    returning last_value`;
 }
 
 /** A random token with a GitLab-style prefix (`glpat-`, `glet_` ...). */

@@ -250,7 +250,6 @@ function hashOf(components: string[]): string {
   return createHash('sha256').update(JSON.stringify(components)).digest('hex').slice(0, 32);
 }
 
-/** The event's JSON, without heavy optional parts when it is over the cap. */
 /**
  * The event as stored: `raw`, the JSON text it was parsed from when it was not changed since,
  * else the event serialized; past PAYLOAD_CAP without the heavy, optional parts (then no longer

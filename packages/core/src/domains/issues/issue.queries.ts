@@ -2,6 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { isPostgres } from '../../storage/migrations/helpers.js';
 import { preparedQuery } from '../../storage/prepared.js';
+import { nextIidStatement } from '../../kernel/ids.js';
 import type { IssueRow, IssueUpdate, NewIssueRow } from './issue.table.js';
 
 /** Every column an issue is created with: the insert is compiled once (storage/prepared.ts). */
@@ -72,11 +73,7 @@ export async function insertNewIssue(trx: Kysely<Database>, values: Omit<NewIssu
 }
 
 /** SQLite: the next issue iid of a scope, and one more open issue in a project's counter (compiled once; storage/prepared.ts). */
-const nextIssueIidSqlite = preparedQuery((db: Kysely<Database>, scope: string) => ({
-  compile: () =>
-    sql<{ last_value: number }>`insert into internal_ids (usage, scope, last_value) values ('issues', ${scope}, 1)
-      on conflict (usage, scope) do update set last_value = internal_ids.last_value + 1 returning last_value`.compile(db),
-}));
+const nextIssueIidSqlite = preparedQuery((db: Kysely<Database>, scope: string) => ({ compile: () => nextIidStatement('issues', scope).compile(db) }));
 const countNewOpenIssueSqlite = preparedQuery((db: Kysely<Database>, projectId: number) =>
   db
     .insertInto('project_counters')
