@@ -1,6 +1,7 @@
 /**
  * The read cache behind `GET /projects/:id` and token lookups (storage/read-cache.ts: SQLite's
- * and PostgreSQL's) never outlives a write: a revoked or expired token, a removed or lowered
+ * and PostgreSQL's), and the server's response cache in front of it (server/response-cache.ts),
+ * never outlive a write: a revoked or expired token, a removed or lowered
  * membership, an edited project, and writes made by another connection to the same database
  * are all seen on the very next request. Every case warms the cache with two identical
  * requests first.
@@ -40,12 +41,22 @@ for (const dialect of DIALECTS) {
     let group: any;
     let project: any;
 
-    /** Two identical requests (the second is served from the cache on SQLite), same answer. */
+    /**
+     * Identical requests, same answer: the second from the read cache; the third, for a 200 of
+     * GET /projects/:id, from the server's response cache (the first recorded the token's use
+     * and the day's activity, a write, so only the second's answer was kept). What follows
+     * proves both caches are dropped.
+     */
     async function warm(path: string, token: string): Promise<any> {
       const first = await f.api('GET', path, { token });
       const second = await f.api('GET', path, { token });
-      assert.equal(second.status, first.status);
-      assert.deepEqual(second.body, first.body);
+      const hits = f.server.responses!.hits;
+      const third = await f.api('GET', path, { token });
+      for (const again of [second, third]) {
+        assert.equal(again.status, first.status);
+        assert.deepEqual(again.body, first.body);
+      }
+      if (first.status === 200 && path.startsWith('/projects/')) assert.equal(f.server.responses!.hits, hits + 1, 'the third answer was the kept one');
       return first;
     }
 

@@ -21,6 +21,7 @@ import {
   authenticate,
   checkScopes,
   recordActivity,
+  settledUntil,
   groupRoutes,
   membersRoutes,
   namespaceRoutes,
@@ -120,6 +121,8 @@ export interface Forge {
   checkScopes: typeof checkScopes;
   /** After an endpoint answered without an error: the user's `last_activity_on` (GitLab's API `after` hook). */
   recordActivity(actor: Actor): Promise<void>;
+  /** Until when (ms, the injected clock) an answer made for this actor may be given again, the database unchanged; undefined: never (access/authenticate.ts). */
+  settledUntil(actor: Actor): number | undefined;
   context(actor: Actor): Ctx;
   /** A context acting as the named user (embedding and scripts); throws when unknown. */
   contextFor(username: string): Promise<Ctx>;
@@ -317,6 +320,7 @@ export async function createForge(options: ForgeOptions = {}): Promise<Forge> {
     gitHttp: (request) =>
       serveGitHttp(deps, { jobTokenResolver: forge.jobTokenResolver, pushed: (ctx, project, updates, pushOptions) => indexPushedRefs(ctx, project, toRefUpdates(updates), { pushOptions }) }, request),
     recordActivity: (actor) => recordActivity(deps, actor),
+    settledUntil: (actor) => settledUntil(deps, actor),
     console: {
       signIn: (input) => signInConsole(deps, input),
       current: (secret) => currentConsoleSession(deps, secret),

@@ -51,7 +51,7 @@ export { Queue, LEASE_MS, type JobHandler } from './storage/queue.js';
 export { SEALED_COLUMNS, type SealedColumn } from './storage/sealed-columns.js';
 export { withStartupLock } from './storage/startup-lock.js';
 export { migrateToLatest } from './storage/migrations/index.js';
-export { expireReadCache, readCacheOf, ReadCache } from './storage/read-cache.js';
+export { changeGeneration, currentChangeGeneration, expireReadCache, readCacheOf, ReadCache } from './storage/read-cache.js';
 export { SnapshotStore, SNAPSHOT_NAME, type SnapshotInfo } from './storage/snapshots.js';
 // test harness (issue 16): controllable time, snapshots, reset, seeding
 export {

@@ -22,13 +22,13 @@ export async function serveGraphql(
   onInternalError: (err: unknown) => void,
 ): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
-  if (method !== 'GET' && method !== 'POST' && method !== 'HEAD') return sendJson(res, 404, { errors: [{ message: 'Not found!' }] });
+  if (method !== 'GET' && method !== 'POST' && method !== 'HEAD') return void sendJson(res, 404, { errors: [{ message: 'Not found!' }] });
   const query = parseQuery(queryText);
   let actor: Actor;
   try {
     actor = await forge.authenticate(credentials(query), { jobToken: true });
   } catch (err) {
-    if (isDomainError(err) && STATUS_BY_CODE[err.code] === 401) return sendJson(res, 401, { errors: [{ message: 'Invalid token' }] });
+    if (isDomainError(err) && STATUS_BY_CODE[err.code] === 401) return void sendJson(res, 401, { errors: [{ message: 'Invalid token' }] });
     throw err;
   }
   seen.actor = actor;
@@ -43,7 +43,7 @@ export async function serveGraphql(
         const parsed = JSON.parse(text) as unknown;
         body = Array.isArray(parsed) ? parsed : { ...query, ...(parsed as Record<string, unknown>) };
       } catch (err) {
-        return sendJson(res, 422, { errors: [{ message: `Unexpected JSON: ${(err as Error).message}` }] });
+        return void sendJson(res, 422, { errors: [{ message: `Unexpected JSON: ${(err as Error).message}` }] });
       }
     }
   }

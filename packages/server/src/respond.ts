@@ -6,10 +6,19 @@ import { buildQuery } from './query.js';
 
 export const JSON_TYPE = 'application/json';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, head = false) {
+/** A JSON answer as written: its status, its headers (Content-Type and Content-Length among them) and its body. */
+export interface WrittenJson {
+  status: number;
+  headers: Record<string, string | number>;
+  text: string;
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, head = false): WrittenJson {
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) });
+  const written = { status, headers: { ...headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text) }, text };
+  res.writeHead(status, written.headers);
   res.end(head ? undefined : text);
+  return written;
 }
 
 export function sendError(res: ServerResponse, err: DomainError) {
@@ -83,7 +92,8 @@ export function paginationHeaders(page: Page<unknown>, linkBase: string, query: 
   return headers;
 }
 
-export async function sendReply(res: ServerResponse, reply: Reply, ctx: { linkBase: string; query: Record<string, unknown>; head: boolean }) {
+/** Writes a reply; answers what was written when it was JSON (a page included). */
+export async function sendReply(res: ServerResponse, reply: Reply, ctx: { linkBase: string; query: Record<string, unknown>; head: boolean }): Promise<WrittenJson | undefined> {
   switch (reply.kind) {
     case 'json':
       return sendJson(res, reply.status, reply.body, reply.headers, ctx.head);

@@ -6,6 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  changeGeneration,
+  currentChangeGeneration,
   expireReadCache,
   isDomainError,
   MovedError,
@@ -23,13 +25,14 @@ import {
 } from '@forgelet/core';
 import { bodyStream, parseBody } from './body.js';
 import { parseQuery } from './query.js';
-import { sendError, sendJson, sendReply } from './respond.js';
+import { sendError, sendJson, sendReply, type WrittenJson } from './respond.js';
 import { Router } from './router.js';
 import { serveGraphql } from './graphql.js';
 import { GRAPHQL_EXPLORER_HTML } from './graphql-explorer.js';
 import { FaultInjector, faultRoutes, sendFault } from './faults.js';
 import { ConsoleHandler, sessionCredentialsOf } from './console.js';
 import { clientGone, DEFAULT_CONNECTION_LIMITS, serverOptions, type ConnectionLimits } from './connection.js';
+import { ResponseCache } from './response-cache.js';
 
 export interface Logger {
   info(line: string): void;
@@ -84,7 +87,11 @@ export interface ServerOptions {
   connections?: Partial<ConnectionLimits>;
   /** The built web console (index.html and assets/), served at `/` and `/-/console`; null or absent: none. */
   consoleDir?: string | null;
+  /** Bytes of answers kept to repeat cacheable GETs (response-cache.ts); 0: none. Default DEFAULT_RESPONSE_CACHE_BYTES. */
+  responseCacheBytes?: number;
 }
+
+export const DEFAULT_RESPONSE_CACHE_BYTES = 8 * 1024 * 1024;
 
 const API_PREFIX = '/api/v4';
 const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
@@ -178,6 +185,8 @@ export class ForgeletServer {
   private readonly logger: Logger;
   private readonly linksFromHost: boolean;
   private readonly console: ConsoleHandler;
+  /** Answers repeated to cacheable GETs; null when off. */
+  readonly responses: ResponseCache | null;
   private inFlight = 0;
   private closing = false;
   private idleWaiters: (() => void)[] = [];
@@ -191,6 +200,8 @@ export class ForgeletServer {
     this.logger = options.logger ?? consoleLogger;
     this.linksFromHost = options.linksFromHost ?? false;
     this.console = new ConsoleHandler(forge, options.consoleDir ?? null);
+    const cacheBytes = options.responseCacheBytes ?? DEFAULT_RESPONSE_CACHE_BYTES;
+    this.responses = cacheBytes > 0 ? new ResponseCache(cacheBytes) : null;
     const limits = { ...DEFAULT_CONNECTION_LIMITS, ...options.connections };
     this.http = createServer(serverOptions(limits), (req, res) => void this.handle(req, res));
     if (limits.maxConnections > 0) {
@@ -247,7 +258,7 @@ export class ForgeletServer {
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     try {
-      await this.dispatch(req, res, path, q < 0 ? '' : url.slice(q + 1), seen);
+      await this.dispatch(req, res, url, path, q < 0 ? '' : url.slice(q + 1), seen);
     } catch (err) {
       this.fail(res, err, req, path);
     } finally {
@@ -299,13 +310,27 @@ export class ForgeletServer {
     return `${this.forge.deps.config.externalUrl}${segments.join('/')}${query}`;
   }
 
-  private async dispatch(req: IncomingMessage, res: ServerResponse, path: string, queryText: string, seen: { actor: Actor | null }) {
+  private async dispatch(req: IncomingMessage, res: ServerResponse, url: string, path: string, queryText: string, seen: { actor: Actor | null }) {
     const method = (req.method ?? 'GET').toUpperCase();
     // Injected faults come before routing (never on the fault routes themselves).
     const fault = this.faults?.hit(method, path);
     if (fault) {
       if (fault.latencyMs > 0) await new Promise((r) => setTimeout(r, fault.latencyMs));
       if (fault.status !== null && fault.fault) return sendFault(res, fault.fault, fault.status);
+    }
+    // A GET answered before, the database unchanged since: the same answer (response-cache.ts).
+    const cacheKey = method === 'GET' && this.responses ? this.responses.keyOf(req, url) : null;
+    let generation: number | undefined;
+    if (cacheKey !== null) {
+      const checked = changeGeneration(this.forge.deps.db);
+      generation = typeof checked === 'number' || checked === undefined ? checked : await checked;
+      const hit = generation === undefined ? undefined : this.responses!.get(cacheKey, generation, this.forge.deps.clock.now().getTime());
+      if (hit) {
+        seen.actor = hit.actor;
+        res.writeHead(hit.status, hit.headers);
+        res.end(hit.body);
+        return;
+      }
     }
     if (path === '/-/health') return void res.writeHead(200, { 'Content-Type': 'text/plain' }).end('GitLab OK');
     if (path === '/-/liveness') return sendJson(res, 200, { status: 'ok' });
@@ -356,10 +381,19 @@ export class ForgeletServer {
       const host = req.headers.host;
       const base = this.linksFromHost && host && /^[\w.:[\]-]+$/.test(host) ? `http://${host}` : this.forge.deps.config.externalUrl;
       const linkBase = `${base}${path}`;
-      await sendReply(res, reply, { linkBase, query: withoutCredentials(query), head: method === 'HEAD' });
+      const written = await sendReply(res, reply, { linkBase, query: withoutCredentials(query), head: method === 'HEAD' });
+      if (route.cacheable && generation !== undefined && written?.status === 200) this.keep(cacheKey!, generation, actor, written);
     } finally {
       if (uploads.length) await Promise.all(uploads.map((k) => this.forge.deps.blobs.delete(k)));
     }
+  }
+
+  /** Keeps a cacheable route's answer, unless the database changed while it was made or its actor must authenticate every time. */
+  private keep(key: string, generation: number, actor: Actor, written: WrittenJson): void {
+    if (currentChangeGeneration(this.forge.deps.db) !== generation) return;
+    const until = this.forge.settledUntil(actor);
+    if (until === undefined) return;
+    this.responses!.set(key, generation, this.forge.deps.clock.now().getTime(), until, { ...written, actor });
   }
 
   /** Git smart HTTP: core decides and streams git's output; the body goes to git gunzipped as it arrives. */

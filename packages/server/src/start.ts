@@ -85,6 +85,8 @@ export interface StartOptions {
   scheduleTiming?: 'exact' | 'gitlab';
   /** The built web console to serve at `/` and `/-/console` (`forgelet serve` passes its own). */
   consoleDir?: string | null;
+  /** Bytes of answers kept to repeat cacheable GETs (response-cache.ts); 0: none (default 8 MiB). */
+  responseCacheBytes?: number;
 }
 
 export interface RunningForgelet {
@@ -207,6 +209,7 @@ export async function startForgelet(options: StartOptions = {}): Promise<Running
       allowFaults: options.allowFaults,
       connections: options.connections,
       consoleDir: options.consoleDir,
+      responseCacheBytes: options.responseCacheBytes,
     });
     url = await server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
   } catch (err) {

@@ -30,6 +30,7 @@ export interface ServeFlags extends StorageFlags {
   externalUrl?: string;
   tier?: string;
   bodyLimit?: string;
+  responseCache?: string;
   uploadLimit?: string;
   headerTimeout?: string;
   requestTimeout?: string;
@@ -55,6 +56,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, t
   const external = pick(flags.externalUrl, env, 'FORGELET_EXTERNAL_URL');
   const tier = pick(flags.tier, env, 'FORGELET_TIER');
   const bodyLimit = pick(flags.bodyLimit, env, 'FORGELET_BODY_LIMIT');
+  const responseCache = pick(flags.responseCache, env, 'FORGELET_RESPONSE_CACHE');
   const uploadLimit = pick(flags.uploadLimit, env, 'FORGELET_UPLOAD_LIMIT');
   const headerTimeout = pick(flags.headerTimeout, env, 'FORGELET_HEADER_TIMEOUT');
   const requestTimeout = pick(flags.requestTimeout, env, 'FORGELET_REQUEST_TIMEOUT');
@@ -77,6 +79,7 @@ export function resolveServeOptions(flags: ServeFlags, env: NodeJS.ProcessEnv, t
     externalUrl: external && parseHttpUrl(external.value, external.from, '--external-url'),
     tier: tier && parseChoice(tier.value, tier.from, '--tier', tiers),
     bodyLimitBytes: bodyLimit && parsePositiveInteger(bodyLimit.value, bodyLimit.from, '--body-limit'),
+    responseCacheBytes: responseCache && parseCount(responseCache.value, responseCache.from, '--response-cache'),
     uploadLimitBytes: uploadLimit && parsePositiveInteger(uploadLimit.value, uploadLimit.from, '--upload-limit'),
     connections: {
       ...(headerTimeout && { headersTimeoutMs: parseSeconds(headerTimeout.value, headerTimeout.from, '--header-timeout', { zero: true }) }),
@@ -104,6 +107,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--external-url <url>', 'URL clients use, in links and clone URLs (env FORGELET_EXTERNAL_URL, default: the listening URL)')
     .option('--tier <tier>', 'licensed tier: free, premium or ultimate (env FORGELET_TIER, default ultimate)')
     .option('--body-limit <bytes>', 'largest JSON or form body (env FORGELET_BODY_LIMIT, default 10485760)')
+    .option('--response-cache <bytes>', 'memory for answers repeated to identical GETs of projects while the database is unchanged, 0 for none (env FORGELET_RESPONSE_CACHE, default 8388608)')
     .option('--upload-limit <bytes>', 'largest uploaded file; NuGet packages are at most 500 MiB whatever this says (env FORGELET_UPLOAD_LIMIT, default 5 GiB)')
     .option('--header-timeout <seconds>', 'time a client has to send the headers of a request, 0 for none (env FORGELET_HEADER_TIMEOUT, default 30)')
     .option('--request-timeout <seconds>', 'time a client has to send a whole request, body included, 0 for none (env FORGELET_REQUEST_TIMEOUT, default 300)')

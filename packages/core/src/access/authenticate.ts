@@ -81,8 +81,10 @@ export async function actorFromAccessToken(deps: Deps, token: string, expectedUs
   if (row.token_expires_at && row.token_expires_at <= now.toISOString().slice(0, 10)) throw new InvalidTokenError('expired');
   if (row.state !== 'active') throw new UnauthorizedError();
   // Recorded at a coarse resolution so reads don't turn into a write per request.
-  if (!row.token_last_used_at || now.getTime() - Date.parse(row.token_last_used_at) > LAST_USED_RESOLUTION_MS) {
+  let lastUsed = row.token_last_used_at ? Date.parse(row.token_last_used_at) : NaN;
+  if (!(now.getTime() - lastUsed <= LAST_USED_RESOLUTION_MS)) {
     await deps.db.updateTable('access_tokens').set({ last_used_at: now.toISOString() }).where('id', '=', row.token_id).execute();
+    lastUsed = now.getTime();
   }
   const parts = partsOf(row);
   // Copies: an actor is the request's own.
@@ -91,7 +93,25 @@ export async function actorFromAccessToken(deps: Deps, token: string, expectedUs
     user: { ...parts.user },
     token: { id: row.token_id, scopes: parts.scopes.slice(), kind: parts.kind },
     isAdmin: row.is_admin === 1,
+    tokenUseRecordedUntil: lastUsed + LAST_USED_RESOLUTION_MS,
   };
+}
+
+/**
+ * Until when (ms since the epoch, on the injected clock) the same credentials would make the
+ * same actor with nothing written, provided the database does not change meanwhile: the UTC
+ * date, on which token and membership expiry and `last_activity_on` turn, stays the same, and
+ * an access token's last use stays recorded. Anonymous requests, and an access token's user
+ * (no Sudo); undefined for any other actor (a job, a deploy token, a session, Sudo), whose
+ * authentication is to run every time. The server repeats answers until then
+ * (server/response-cache.ts).
+ */
+export function settledUntil(deps: Deps, actor: Actor): number | undefined {
+  const now = deps.clock.now().getTime();
+  const midnight = (Math.floor(now / 86_400_000) + 1) * 86_400_000;
+  if (actor.kind === 'anonymous' && !actor.user) return midnight;
+  if (actor.kind !== 'user' || actor.tokenUseRecordedUntil === undefined) return undefined;
+  return Math.min(midnight, actor.tokenUseRecordedUntil);
 }
 
 /**

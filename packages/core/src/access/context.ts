@@ -71,6 +71,12 @@ export interface Actor {
   job?: { id: number; projectId: number; pipelineId: number };
   /** Set for deploy tokens (no user): the project, or the group (traversal) whose projects it reaches, and its scopes. */
   deployToken?: { id: number; projectId: number | null; groupTraversal: string | null; scopes: string[] };
+  /**
+   * Set for an access token's user: until when (ms since the epoch, on the injected clock) the
+   * token's last use stays recorded closely enough that authenticating it again writes nothing
+   * (access/authenticate.ts settledUntil).
+   */
+  tokenUseRecordedUntil?: number;
 }
 
 export const ANONYMOUS: Actor = { kind: 'anonymous', user: null, token: null, isAdmin: false };

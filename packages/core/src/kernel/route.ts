@@ -127,6 +127,13 @@ export interface RouteOptions<S extends Shape> {
    * GitLab endpoint answers it; without it, 413.
    */
   uploadTooLarge?: string;
+  /**
+   * A GET whose 200 answer is made from the database, the actor and the URL alone (no clock,
+   * no request header, no file or repository on disk): the server may send the same answer
+   * again, from memory, until the database changes or the actor's authentication is due again
+   * (server/response-cache.ts).
+   */
+  cacheable?: boolean;
 }
 
 /** A declared route; `R` is the union of its answers (the handler's declared reply type). */

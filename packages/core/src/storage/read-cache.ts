@@ -116,6 +116,8 @@ export class ReadCache {
   private readonly dataVersion: SqliteDatabase.Statement;
   private changes = -1;
   private version = -1;
+  /** Moves whenever something may have been dropped: any write, another connection's commit, a clear. */
+  private generation = 0;
   /** `data_version` was read in this turn of the event loop (and after its first request started). */
   private verified = false;
   private resetQueued = false;
@@ -155,6 +157,7 @@ export class ReadCache {
     this.queueReset();
     if (changes !== this.changes || version !== this.version) {
       this.entries.clear();
+      this.generation++;
       this.changes = changes;
       this.version = version;
     }
@@ -167,6 +170,7 @@ export class ReadCache {
   noteWrite(table: string | null): void {
     if (this.changes >= 0 && this.totalChanges.get() !== this.changes) this.entries.clear();
     this.entries.drop(table);
+    this.generation++;
   }
 
   /** The marked write has run (or failed): the connection's changes so far are accounted for. */
@@ -192,6 +196,18 @@ export class ReadCache {
   /** Drops every entry (tests; after out-of-band changes such as a restore from a file). */
   clear(): void {
     this.entries.clear();
+    this.generation++;
+  }
+
+  /** The generation after checking for other connections' commits (once per turn, as `get`). */
+  ready(): number {
+    this.validate();
+    return this.generation;
+  }
+
+  /** The generation now, unchecked. */
+  currentGeneration(): number {
+    return this.generation;
   }
 }
 
@@ -419,4 +435,21 @@ export function readCacheOf(db: Kysely<any>): ReadCache | PgReadCache | undefine
 /** Called when a request starts: the first cached lookup of its turn checks for other processes' commits. */
 export function expireReadCache(db: Kysely<any>): void {
   caches.get(db)?.expire();
+}
+
+/**
+ * The database's change generation: a number that moves whenever the database may have changed
+ * (a write of this process to any table, a commit of another connection or process, a clear),
+ * after the read cache's check for this turn (on PostgreSQL a round trip, shared by the turn's
+ * requests). An answer computed from reads made after this call is still the database's
+ * answer while `currentChangeGeneration` says the same number and the next call does too.
+ * Undefined for a database without a read cache (opened elsewhere).
+ */
+export function changeGeneration(db: Kysely<any>): number | Promise<number> | undefined {
+  return caches.get(db)?.ready();
+}
+
+/** The change generation now, without the check (see changeGeneration). */
+export function currentChangeGeneration(db: Kysely<any>): number | undefined {
+  return caches.get(db)?.currentGeneration();
 }

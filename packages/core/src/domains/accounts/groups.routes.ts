@@ -21,6 +21,6 @@ export const groupRoutes = [
     async (ctx, input) => paged(await groups.listSubgroups(ctx, input))),
   route('GET', '/groups/:id/descendant_groups', { auth: 'optional', params: groups.ListSubgroupsInput, tag: 'groups', summary: 'List all descendant groups' },
     async (ctx, input) => paged(await groups.listDescendantGroups(ctx, input))),
-  route('GET', '/groups/:id/projects', { auth: 'optional', params: projects.ListGroupProjectsInput, tag: 'groups', summary: "List a group's projects" },
+  route('GET', '/groups/:id/projects', { auth: 'optional', params: projects.ListGroupProjectsInput, tag: 'groups', summary: "List a group's projects", cacheable: true },
     async (ctx, input) => paged(await projects.listGroupProjects(ctx, input))),
 ];

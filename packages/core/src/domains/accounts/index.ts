@@ -7,7 +7,7 @@ export { namespaceRoutes } from './namespaces.routes.js';
 export { deployTokenRoutes } from './deploy-tokens.routes.js';
 export type { DeployTokenEntity, ListDeployTokensInput, CreateDeployTokenInput } from './deploy-tokens.js';
 export { DEPLOY_TOKEN_SCOPES, listAllDeployTokens, listDeployTokens, getDeployToken, createDeployToken, deleteDeployToken } from './deploy-tokens.js';
-export { authenticate, checkScopes, recordActivity, type Credentials, type JobTokenResolver } from '../../access/authenticate.js';
+export { authenticate, checkScopes, recordActivity, settledUntil, type Credentials, type JobTokenResolver } from '../../access/authenticate.js';
 export { findGroup, findProject, findUser } from '../../access/lookup.js';
 export { insertTokenWithValue, TOKEN_SCOPES } from './tokens.js';
 export { insertUserWithNamespace } from './user.queries.js';

@@ -5,11 +5,11 @@ import * as projects from './projects.js';
 import { listProjectUsers, ListProjectUsersInput } from './project-users.js';
 
 export const projectRoutes = [
-  route('GET', '/projects', { auth: 'optional', params: projects.ListProjectsInput, tag: 'projects', summary: 'List projects' },
+  route('GET', '/projects', { auth: 'optional', params: projects.ListProjectsInput, tag: 'projects', summary: 'List projects', cacheable: true },
     async (ctx, input) => paged(await projects.listProjects(ctx, input))),
   route('POST', '/projects', { auth: 'required', params: projects.CreateProjectInput, tag: 'projects', summary: 'Create a project' },
     async (ctx, input) => created(await projects.createProject(ctx, input))),
-  route('GET', '/projects/:id', { auth: 'optional', params: params({ id: p.string() }), tag: 'projects', summary: 'Get a project' },
+  route('GET', '/projects/:id', { auth: 'optional', params: params({ id: p.string() }), tag: 'projects', summary: 'Get a project', cacheable: true },
     async (ctx, { id }) => ok(await projects.getProject(ctx, id))),
   route('GET', '/projects/:id/users', { auth: 'optional', params: ListProjectUsersInput, tag: 'projects', summary: "Users with access to a project (its and its groups' members)" },
     async (ctx, input) => paged(await listProjectUsers(ctx, input))),
