@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { fixedClock, readCacheOf, type ControllableClock } from '@forgelet/core';
-import { createTestDatabaseUrl, DIALECTS } from '../support/databases.js';
+import { DIALECTS } from '../support/databases.js';
+import { startCluster } from '../../scripts/pg-cluster.mjs';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus } from './http.js';
 
@@ -78,9 +79,11 @@ for (const dialect of DIALECTS) {
           close: async () => void conn.close(),
         };
       } else {
-        const database = await createTestDatabaseUrl(dialect);
-        databaseUrl = database.url;
-        dropDatabase = database.drop;
+        // A cluster of its own: transaction ids are the cluster's, and another test file's commit
+        // in its own database rightly empties the caches, which `warm` checks were used.
+        const cluster = await startCluster();
+        databaseUrl = cluster.url;
+        dropDatabase = () => cluster.stop();
         f = await startTestServer(dialect, { clock, databaseUrl });
         const client = new pg.Client({ connectionString: databaseUrl });
         client.on('error', () => {});

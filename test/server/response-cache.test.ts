@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { ResponseCache } from '../../packages/server/src/response-cache.js';
 import { DIALECTS } from '../support/databases.js';
+import { startCluster } from '../../scripts/pg-cluster.mjs';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus, rawRequest, uniq } from './http.js';
 
@@ -80,15 +81,28 @@ for (const dialect of DIALECTS) {
       return r;
     }
 
+    let stopCluster: () => Promise<void> = async () => {};
+
     before(async () => {
       clock = fixedClock(NOW);
-      f = await startTestServer(dialect, { testMode: true, clock, tier: 'ultimate' });
+      let databaseUrl: string | undefined;
+      if (dialect === 'postgres') {
+        // A cluster of its own: transaction ids are the cluster's, and another test file's commit
+        // in its own database rightly moves the change generation, which would empty the cache.
+        const cluster = await startCluster();
+        databaseUrl = cluster.url;
+        stopCluster = () => cluster.stop();
+      }
+      f = await startTestServer(dialect, { testMode: true, clock, tier: 'ultimate', ...(databaseUrl ? { databaseUrl } : {}) });
       [owner, dev, outsider] = await createUsers(f, [uniq('rcowner'), uniq('rcdev'), uniq('rcout')]);
       group = await createGroup(f, owner.token, { name: 'Kept', path: uniq('kept'), visibility: 'private' });
       project = await createProject(f, owner.token, { name: 'app', namespace_id: group.id, visibility: 'private' });
       await addMember(f, 'projects', project.id, dev.id, 30);
     });
-    after(() => f.stop());
+    after(async () => {
+      await f.stop();
+      await stopCluster();
+    });
 
     it('a repeated GET /projects/:id runs no query and gets the same body, with its own request id', async () => {
       const first = await kept(`/projects/${project.id}`, { token: dev.token });
@@ -191,13 +205,19 @@ for (const dialect of DIALECTS) {
       clock.set(new Date(NOW));
     });
 
-    it('a tier switched in test mode shows on the next request', async () => {
+    it('a tier switched in test mode, or by the embedding application, shows on the next request', async () => {
       const path = `/projects/${project.id}`;
       assert.ok('approvals_before_merge' in (await kept(path, { token: owner.token })).body);
       expectStatus(await f.api('PUT', '/forgelet/tier', { body: { tier: 'free' } }), 200);
       assert.equal('approvals_before_merge' in (await f.api('GET', path, { token: owner.token })).body, false);
       expectStatus(await f.api('PUT', '/forgelet/tier', { body: { tier: 'ultimate' } }), 200);
       assert.ok('approvals_before_merge' in (await f.api('GET', path, { token: owner.token })).body);
+      f.forge.deps.config.tier = 'free';
+      try {
+        assert.equal('approvals_before_merge' in (await f.api('GET', path, { token: owner.token })).body, false);
+      } finally {
+        f.forge.deps.config.tier = 'ultimate';
+      }
     });
   });
 }

@@ -1,9 +1,10 @@
 /**
  * Answers to GETs kept in memory and sent again while they are still the answer.
  *
- * A route opts in (`cacheable`: its 200 is made from the database, the actor and the URL
- * alone). Its answer is kept under the request's host, URL and credential (the token's digest,
- * never the token) and sent again to the same request while both of these hold:
+ * A route opts in (`cacheable`: its 200 is made from the database, the actor, the URL and the
+ * tier alone). Its answer is kept under the licensed tier (which an embedding application or the
+ * test harness may switch), the request's host, URL and credential (the token's digest, never
+ * the token) and sent again to the same request while both of these hold:
  *  - the database has not changed: the change generation (core storage/read-cache.ts) is the
  *    one the answer was made under. It moves on any write of this process, any commit of
  *    another process (checked once per turn of the event loop, as the read cache checks), a
@@ -86,7 +87,7 @@ export class ResponseCache {
   constructor(readonly maxBytes: number) {}
 
   /** The key of a GET whose answer may be kept or repeated; null for any other request. */
-  keyOf(req: IncomingMessage, url: string): string | null {
+  keyOf(req: IncomingMessage, url: string, tier: string): string | null {
     if (QUERY_CREDENTIAL.test(url)) return null;
     const h = req.headers;
     let token = '';
@@ -102,7 +103,7 @@ export class ResponseCache {
       else return null;
     }
     const host = h.host ?? '';
-    return `${host}\n${url}\n${token === '' ? '' : digestToken(token)}`;
+    return `${tier}\n${host}\n${url}\n${token === '' ? '' : digestToken(token)}`;
   }
 
   /** The answer kept under `key`, if made under `generation` and valid at `now`. */

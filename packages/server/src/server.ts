@@ -319,7 +319,7 @@ export class ForgeletServer {
       if (fault.status !== null && fault.fault) return sendFault(res, fault.fault, fault.status);
     }
     // A GET answered before, the database unchanged since: the same answer (response-cache.ts).
-    const cacheKey = method === 'GET' && this.responses ? this.responses.keyOf(req, url) : null;
+    const cacheKey = method === 'GET' && this.responses ? this.responses.keyOf(req, url, this.forge.deps.config.tier) : null;
     let generation: number | undefined;
     if (cacheKey !== null) {
       const checked = changeGeneration(this.forge.deps.db);

@@ -128,8 +128,9 @@ export interface RouteOptions<S extends Shape> {
    */
   uploadTooLarge?: string;
   /**
-   * A GET whose 200 answer is made from the database, the actor and the URL alone (no clock,
-   * no request header, no file or repository on disk): the server may send the same answer
+   * A GET whose 200 answer is made from the database, the actor, the URL and the licensed tier
+   * alone (no clock, no request header, no file or repository on disk, no other setting that
+   * changes while the server runs): the server may send the same answer
    * again, from memory, until the database changes or the actor's authentication is due again
    * (server/response-cache.ts).
    */

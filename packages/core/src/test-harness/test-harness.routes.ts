@@ -8,7 +8,6 @@ import { BadRequestError, TooLargeError } from '../kernel/errors.js';
 import { p, params } from '../kernel/params.js';
 import { created, noContent, ok, route, type Route } from '../kernel/route.js';
 import { TIERS } from '../kernel/tiers.js';
-import { readCacheOf } from '../storage/read-cache.js';
 import { parseSeedText, seedWorld } from './seed.js';
 import { advanceClock, clockState, setClock } from './test-clock.js';
 import { createSnapshot, deleteSnapshot, listSnapshots, resetState, restoreSnapshot } from './test-snapshots.js';
@@ -72,8 +71,6 @@ export function createTestHarnessRoutes(allRoutes: () => Route[]): Route[] {
     route('PUT', '/forgelet/tier', { auth, tag, summary: 'Switch the licensed tier (takes effect on the next request)', params: params({ tier: p.enum(TIERS) }) },
       async (ctx, { tier }) => {
         ctx.config.tier = tier;
-        // Answers kept by the server depend on the tier too (server/response-cache.ts).
-        readCacheOf(ctx.db)?.clear();
         return ok({ tier });
       }),
   ];
