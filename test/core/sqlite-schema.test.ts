@@ -73,6 +73,23 @@ describe('sqlite: recorded schema for new databases', () => {
     });
   });
 
+  it('041 moves the stack traces of grouped errors into their own table', async () => {
+    await withDatabase(':memory:', async (db) => {
+      const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE, allowUnorderedMigrations: true });
+      assert.equal((await migrator.migrateTo('040-commit-date-offsets')).error, undefined);
+      const handle = sqliteHandleOf(db)!;
+      handle.pragma('foreign_keys = off'); // an error row without its project
+      const insert = handle.prepare(`insert into error_tracking_errors (project_id, fingerprint, title, event_count, first_seen_at, last_seen_at, stack_trace, created_at, updated_at)
+        values (1, ?, 't', 1, 'x', 'x', ?, 'x', 'x')`);
+      const withStack = Number(insert.run('a', '[{"function":"f"}]').lastInsertRowid);
+      insert.run('b', null);
+      await migrateToLatest(db);
+      assert.deepEqual(handle.prepare('select error_id, stack_trace from error_tracking_error_stacks').all(), [{ error_id: withStack, stack_trace: '[{"function":"f"}]' }]);
+      const columns = (handle.prepare('pragma table_info(error_tracking_errors)').all() as { name: string }[]).map((c) => c.name);
+      assert.equal(columns.includes('stack_trace'), false);
+    });
+  });
+
   it('two connections to one new file: the schema is created once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'forgelet-schema-'));
     try {

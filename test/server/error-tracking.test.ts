@@ -456,6 +456,31 @@ for (const dialect of DIALECTS) {
         const counts = (await errorsOf(p.id, '?sort=frequency')).body.map((e: any) => e.count);
         assert.deepEqual(counts, [2, 2, 2, 1, 1, 1]);
       });
+
+      it("an error's stack trace is its newest event's: a newer event's replaces it, one arriving late that is older does not", async () => {
+        const { project: p, key } = await trackedProject('stacks');
+        const at = (minutesAgo: number) => (Date.parse(NOW) - minutesAgo * 60_000) / 1000;
+        const framesCalling = (fn: string) => NODE_FRAMES.map((fr, i) => (i === 2 ? { ...fr, function: fn } : fr));
+        const send = async (fn: string, minutesAgo: number) =>
+          expectStatus(await store(f, p.id, key, exceptionEvent({ fingerprint: ['one-error'], frames: framesCalling(fn), timestamp: at(minutesAgo) })), 200);
+        const stackCalls = async () => {
+          const [error] = (await errorsOf(p.id)).body;
+          return error.stack_trace[2].function;
+        };
+        await send('first', 30);
+        assert.equal(await stackCalls(), 'first');
+        await send('second', 20);
+        assert.equal(await stackCalls(), 'second');
+        await send('late', 25); // older than the newest: its stack is not the error's
+        assert.equal(await stackCalls(), 'second');
+        await send('second', 10); // the same stack again
+        assert.equal(await stackCalls(), 'second');
+        const [error] = (await errorsOf(p.id)).body;
+        assert.equal(error.count, 4);
+        const issue = await f.api('POST', `/forgelet/projects/${p.id}/error_tracking/errors/${error.id}/issue`, { token: maintainer.token });
+        expectStatus(issue, 201);
+        assert.match(issue.body.description, /second/);
+      });
     });
 
     describe('reading and triage', () => {

@@ -36,7 +36,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "037-console-session-expiry",
     "038-merge-request-closing-issues",
     "039-merge-methods",
-    "040-commit-date-offsets"
+    "040-commit-date-offsets",
+    "041-error-stacks"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -208,7 +209,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE TABLE \"error_tracking_client_keys\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"public_key\" text not null, \"active\" integer default 1 not null, \"created_at\" text not null)",
     "CREATE UNIQUE INDEX \"error_tracking_client_keys_key\" on \"error_tracking_client_keys\" (\"public_key\")",
     "CREATE INDEX \"error_tracking_client_keys_project\" on \"error_tracking_client_keys\" (\"project_id\", \"id\")",
-    "CREATE TABLE \"error_tracking_errors\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"fingerprint\" text not null, \"title\" text not null, \"type\" text, \"message\" text, \"culprit\" text, \"platform\" text, \"level\" text, \"status\" text default 'unresolved' not null, \"event_count\" integer not null, \"user_count\" integer default 0 not null, \"first_seen_at\" text not null, \"last_seen_at\" text not null, \"first_release\" text, \"last_release\" text, \"last_event_id\" text, \"stack_trace\" text, \"issue_id\" integer references \"issues\" (\"id\") on delete set null, \"created_at\" text not null, \"updated_at\" text not null)",
+    "CREATE TABLE \"error_tracking_errors\" (\"id\" integer primary key autoincrement, \"project_id\" integer not null references \"projects\" (\"id\") on delete cascade, \"fingerprint\" text not null, \"title\" text not null, \"type\" text, \"message\" text, \"culprit\" text, \"platform\" text, \"level\" text, \"status\" text default 'unresolved' not null, \"event_count\" integer not null, \"user_count\" integer default 0 not null, \"first_seen_at\" text not null, \"last_seen_at\" text not null, \"first_release\" text, \"last_release\" text, \"last_event_id\" text, \"issue_id\" integer references \"issues\" (\"id\") on delete set null, \"created_at\" text not null, \"updated_at\" text not null)",
     "CREATE UNIQUE INDEX \"error_tracking_errors_fingerprint\" on \"error_tracking_errors\" (\"project_id\", \"fingerprint\")",
     "CREATE INDEX \"error_tracking_errors_last_seen\" on \"error_tracking_errors\" (\"project_id\", \"last_seen_at\", \"id\")",
     "CREATE INDEX \"error_tracking_errors_first_seen\" on \"error_tracking_errors\" (\"project_id\", \"first_seen_at\", \"id\")",
@@ -332,6 +333,7 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE TABLE \"merge_request_diff_commits\" (\"merge_request_diff_id\" integer not null references \"merge_request_diffs\" (\"id\") on delete cascade, \"relative_order\" integer not null, \"sha\" text not null, constraint \"merge_request_diff_commits_pkey\" primary key (\"merge_request_diff_id\", \"relative_order\"))",
     "CREATE INDEX \"merge_request_diff_commits_sha\" on \"merge_request_diff_commits\" (\"sha\", \"merge_request_diff_id\")",
     "CREATE INDEX \"merge_requests_merge_commit_sha\" on \"merge_requests\" (\"project_id\", \"merge_commit_sha\")",
-    "CREATE INDEX \"merge_requests_squash_commit_sha\" on \"merge_requests\" (\"project_id\", \"squash_commit_sha\")"
+    "CREATE INDEX \"merge_requests_squash_commit_sha\" on \"merge_requests\" (\"project_id\", \"squash_commit_sha\")",
+    "CREATE TABLE \"error_tracking_error_stacks\" (\"error_id\" integer primary key references \"error_tracking_errors\" (\"id\") on delete cascade, \"stack_trace\" text not null)"
   ]
 };

@@ -103,6 +103,7 @@ async function presentErrors(ctx: Ctx, rows: ErrorTrackingErrorRow[]): Promise<E
     if (!m) byError.set(c.error_id, (m = new Map()));
     m.set(c.hour_start, Number(c.count));
   }
+  const stacks = new Map((await ctx.db.selectFrom('error_tracking_error_stacks').select(['error_id', 'stack_trace']).where('error_id', 'in', ids).execute()).map((s) => [s.error_id, s.stack_trace]));
   const issueIds = rows.map((r) => r.issue_id).filter((id): id is number => id !== null);
   const issues = issueIds.length ? await ctx.db.selectFrom('issues').select(['id', 'iid']).where('id', 'in', issueIds).execute() : [];
   const iidOf = new Map(issues.map((i) => [i.id, i.iid]));
@@ -122,7 +123,7 @@ async function presentErrors(ctx: Ctx, rows: ErrorTrackingErrorRow[]): Promise<E
     first_release: r.first_release,
     last_release: r.last_release,
     frequency: hours.map((h) => [h, byError.get(r.id)?.get(h) ?? 0] as [string, number]),
-    stack_trace: parseJson<StackFrame[]>(r.stack_trace, []),
+    stack_trace: parseJson<StackFrame[]>(stacks.get(r.id) ?? null, []),
     issue_iid: r.issue_id !== null ? (iidOf.get(r.issue_id) ?? null) : null,
   }));
 }
@@ -279,7 +280,8 @@ export async function createIssueForError(ctx: Ctx, input: ErrorRefInput): Promi
     const existing = await ctx.db.selectFrom('issues').select('iid').where('id', '=', error.issue_id).executeTakeFirst();
     if (existing) throw new ConflictError(`An issue already exists for this error: #${existing.iid}`);
   }
-  const frames = parseJson<StackFrame[]>(error.stack_trace, []);
+  const stack = await ctx.db.selectFrom('error_tracking_error_stacks').select('stack_trace').where('error_id', '=', error.id).executeTakeFirst();
+  const frames = parseJson<StackFrame[]>(stack?.stack_trace ?? null, []);
   const issue = await createIssue(ctx, { id: String(project.id), title: error.title.slice(0, 255), description: issueDescription(ctx, project, error, frames) });
   await ctx.db.updateTable('error_tracking_errors').set({ issue_id: issue.id, updated_at: nowIso(ctx) }).where('id', '=', error.id).execute();
   return issue;

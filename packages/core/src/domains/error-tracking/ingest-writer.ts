@@ -118,7 +118,6 @@ async function writeEvents(trx: Kysely<Database>, events: PendingEvent[], now: s
         first_release: g.firstRelease,
         last_release: g.lastRelease,
         last_event_id: g.last.eventId,
-        stack_trace: JSON.stringify(g.last.frames),
         issue_id: null,
         created_at: now,
         updated_at: now,
@@ -142,7 +141,6 @@ async function writeEvents(trx: Kysely<Database>, events: PendingEvent[], now: s
               platform: latest('platform'),
               level: latest('level'),
               last_event_id: latest('last_event_id'),
-              stack_trace: latest('stack_trace'),
               // Last: the comparisons above read the stored last_seen_at (SET sees the old row on both dialects).
               last_seen_at: sql`case when excluded.last_seen_at > ${sql.ref(`${ERRORS}.last_seen_at`)} then excluded.last_seen_at else ${sql.ref(`${ERRORS}.last_seen_at`)} end`,
               // A resolved error that happens again is a regression: unresolved again. Ignored stays ignored.
@@ -150,9 +148,25 @@ async function writeEvents(trx: Kysely<Database>, events: PendingEvent[], now: s
               updated_at: sql`excluded.updated_at`,
             }),
           )
-          .returning(['id', 'project_id', 'fingerprint']),
+          .returning(['id', 'project_id', 'fingerprint', 'last_seen_at']),
     );
     for (const r of rows) ids.set(`${r.project_id}:${r.fingerprint}`, r.id);
+    // The stack of each error whose newest event is in this batch; written only when it differs.
+    const newest = new Map(rows.map((r) => [`${r.project_id}:${r.fingerprint}`, r.last_seen_at]));
+    const stacks = part.filter((g) => g.last.occurredAt >= newest.get(`${g.projectId}:${g.fingerprint}`)!).map((g) => ({ error_id: ids.get(`${g.projectId}:${g.fingerprint}`)!, stack_trace: JSON.stringify(g.last.frames) }));
+    if (stacks.length) {
+      await executeRows(trx, 'stacks', stacks, (values) =>
+        trx
+          .insertInto('error_tracking_error_stacks')
+          .values(values)
+          .onConflict((oc) =>
+            oc
+              .column('error_id')
+              .doUpdateSet({ stack_trace: sql`excluded.stack_trace` })
+              .where(sql.ref('error_tracking_error_stacks.stack_trace'), '<>', sql.ref('excluded.stack_trace')),
+          ),
+      );
+    }
   }
   const errorIdOf = (e: PendingEvent) => ids.get(`${e.projectId}:${e.fingerprint}`)!;
 

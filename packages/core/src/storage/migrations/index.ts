@@ -36,6 +36,7 @@ import * as m037cse from './037-console-session-expiry.js';
 import * as m038mrci from './038-merge-request-closing-issues.js';
 import * as m039mm from './039-merge-methods.js';
 import * as m040cdo from './040-commit-date-offsets.js';
+import * as m041es from './041-error-stacks.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -74,6 +75,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '038-merge-request-closing-issues': m038mrci,
   '039-merge-methods': m039mm,
   '040-commit-date-offsets': m040cdo,
+  '041-error-stacks': m041es,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
