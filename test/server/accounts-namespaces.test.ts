@@ -1,7 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { DIALECTS } from '../support/databases.js';
-import { startCluster } from '../../scripts/pg-cluster.mjs';
+import { DIALECTS, ownClusterUrl } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus, uniq } from './http.js';
 
@@ -22,15 +21,9 @@ for (const dialect of DIALECTS) {
     let stopCluster: () => Promise<void> = async () => {};
 
     before(async () => {
-      let databaseUrl: string | undefined;
-      if (dialect === 'postgres') {
-        // A cluster of its own for the query count below: transaction ids are the cluster's, and
-        // another test file's commit in its own database rightly empties the read cache.
-        const cluster = await startCluster();
-        databaseUrl = cluster.url;
-        stopCluster = () => cluster.stop();
-      }
-      f = await startTestServer(dialect, { tier: 'ultimate', ...(databaseUrl ? { databaseUrl } : {}) });
+      const own = await ownClusterUrl(dialect); // for the query count below
+      stopCluster = own.stop;
+      f = await startTestServer(dialect, { tier: 'ultimate', ...(own.url ? { databaseUrl: own.url } : {}) });
       [owner, dev, outsider] = await createUsers(f, [uniq('nsowner'), uniq('nsdev'), uniq('nsout')]);
       top = await createGroup(f, owner.token, { name: 'Platform Team', path: uniq('platform'), visibility: 'public' });
       sub = await createGroup(f, owner.token, { name: 'Tools', path: 'tools', parent_id: top.id, visibility: 'public' });

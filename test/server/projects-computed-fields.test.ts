@@ -8,8 +8,7 @@ import assert from 'node:assert/strict';
 import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { backfillProjectCounters } from '../../packages/core/src/storage/migrations/027-project-counters.js';
 import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
-import { DIALECTS } from '../support/databases.js';
-import { startCluster } from '../../scripts/pg-cluster.mjs';
+import { DIALECTS, ownClusterUrl } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, expectStatus } from './http.js';
@@ -229,15 +228,9 @@ for (const dialect of DIALECTS) {
     let stopCluster: () => Promise<void> = async () => {};
 
     before(async () => {
-      let databaseUrl: string | undefined;
-      if (dialect === 'postgres') {
-        // A cluster of its own: transaction ids are the cluster's, and a transaction of another
-        // test file's database ending (unlogged, as a psql write would) rightly drops every entry.
-        const cluster = await startCluster();
-        databaseUrl = cluster.url;
-        stopCluster = () => cluster.stop();
-      }
-      f = await startTestServer(dialect, { testMode: true, clock: fixedClock(NOW), ...(databaseUrl ? { databaseUrl } : {}) });
+      const own = await ownClusterUrl(dialect);
+      stopCluster = own.stop;
+      f = await startTestServer(dialect, { testMode: true, clock: fixedClock(NOW), ...(own.url ? { databaseUrl: own.url } : {}) });
     });
     after(async () => {
       await f.stop();

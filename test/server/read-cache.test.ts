@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { fixedClock, readCacheOf, type ControllableClock } from '@forgelet/core';
-import { DIALECTS } from '../support/databases.js';
-import { startCluster } from '../../scripts/pg-cluster.mjs';
+import { DIALECTS, ownClusterUrl } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus } from './http.js';
 
@@ -79,11 +78,10 @@ for (const dialect of DIALECTS) {
           close: async () => void conn.close(),
         };
       } else {
-        // A cluster of its own: transaction ids are the cluster's, and another test file's commit
-        // in its own database rightly empties the caches, which `warm` checks were used.
-        const cluster = await startCluster();
-        databaseUrl = cluster.url;
-        dropDatabase = () => cluster.stop();
+        // A cluster of its own: `warm` checks the caches were used.
+        const own = await ownClusterUrl(dialect);
+        databaseUrl = own.url!;
+        dropDatabase = own.stop;
         f = await startTestServer(dialect, { clock, databaseUrl });
         const client = new pg.Client({ connectionString: databaseUrl });
         client.on('error', () => {});

@@ -12,8 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { ResponseCache } from '../../packages/server/src/response-cache.js';
-import { DIALECTS } from '../support/databases.js';
-import { startCluster } from '../../scripts/pg-cluster.mjs';
+import { DIALECTS, ownClusterUrl } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus, rawRequest, uniq } from './http.js';
 
@@ -85,15 +84,9 @@ for (const dialect of DIALECTS) {
 
     before(async () => {
       clock = fixedClock(NOW);
-      let databaseUrl: string | undefined;
-      if (dialect === 'postgres') {
-        // A cluster of its own: transaction ids are the cluster's, and another test file's commit
-        // in its own database rightly moves the change generation, which would empty the cache.
-        const cluster = await startCluster();
-        databaseUrl = cluster.url;
-        stopCluster = () => cluster.stop();
-      }
-      f = await startTestServer(dialect, { testMode: true, clock, tier: 'ultimate', ...(databaseUrl ? { databaseUrl } : {}) });
+      const own = await ownClusterUrl(dialect);
+      stopCluster = own.stop;
+      f = await startTestServer(dialect, { testMode: true, clock, tier: 'ultimate', ...(own.url ? { databaseUrl: own.url } : {}) });
       [owner, dev, outsider] = await createUsers(f, [uniq('rcowner'), uniq('rcdev'), uniq('rcout')]);
       group = await createGroup(f, owner.token, { name: 'Kept', path: uniq('kept'), visibility: 'private' });
       project = await createProject(f, owner.token, { name: 'app', namespace_id: group.id, visibility: 'private' });

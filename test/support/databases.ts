@@ -89,6 +89,19 @@ export async function createTestDatabaseUrl(
   return { url, drop };
 }
 
+/**
+ * For a test that counts read-cache or response-cache hits: on PostgreSQL a database on a
+ * cluster of its own (transaction ids are the cluster's, and another test file's commit in its
+ * own database rightly empties the caches, so hits there are not certain); `url` is then its
+ * URL, and `stop` stops the cluster. On SQLite no URL (the test's own choice stands).
+ */
+export async function ownClusterUrl(dialect: Dialect): Promise<{ url: string | undefined; stop(): Promise<void> }> {
+  if (dialect !== 'postgres') return { url: undefined, stop: async () => {} };
+  const { startCluster } = await import('../../scripts/pg-cluster.mjs');
+  const cluster = await startCluster();
+  return { url: cluster.url, stop: () => cluster.stop() };
+}
+
 /** TEST_DATABASE_URL: the PostgreSQL server whose user may create databases. */
 export function testAdminUrl(): string {
   const adminUrl = process.env.TEST_DATABASE_URL;
