@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { DIALECTS, ownClusterUrl } from '../support/databases.js';
+import { queriesDuring } from '../support/queries.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus, uniq } from './http.js';
 
@@ -129,17 +130,10 @@ for (const dialect of DIALECTS) {
       const inG3 = await createProject(f, boss.token, { name: 'p3', namespace_id: g3.id });
       await addMember(f, 'projects', inG3.id, a.id, 20); // a project's member is billed, not a group member
       // Queries per page: as many for five rows as for one (before: two or three more per row).
-      const executor = f.forge.deps.db.getExecutor() as unknown as { executeQuery: (...args: unknown[]) => unknown };
-      const execute = executor.executeQuery;
       const counted = async (path: string) => {
-        let queries = 0;
-        executor.executeQuery = function (this: unknown, ...args: unknown[]) {
-          queries++;
-          return execute.apply(this, args);
-        };
-        const r = await f.api('GET', path, { token: boss.token }).finally(() => (executor.executeQuery = execute));
+        const { result: r, queries } = await queriesDuring(f.forge.deps.db, () => f.api('GET', path, { token: boss.token }));
         expectStatus(r, 200);
-        return { r, queries };
+        return { r, queries: queries.length };
       };
       await counted('/namespaces?owned_only=true&per_page=1&page=2'); // (the caller's token and levels are cached now)
       // The fewest of three: a background job's write may empty the read cache meanwhile.

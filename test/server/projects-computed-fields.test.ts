@@ -7,9 +7,9 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { backfillProjectCounters } from '../../packages/core/src/storage/migrations/027-project-counters.js';
-import { sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
 import { DIALECTS, ownClusterUrl } from '../support/databases.js';
 import { commitFiles } from '../support/repository.js';
+import { queriesDuring } from '../support/queries.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, expectStatus } from './http.js';
 
@@ -252,28 +252,8 @@ for (const dialect of DIALECTS) {
       assert.equal(await count(p.id), 1);
       await count(p.id); // everything it reads is cached now
       await issue(p.id, { title: 'two' });
-      // What the database is asked: Kysely's queries and, on SQLite, statements prepared directly (storage/prepared.ts).
-      const db = f.forge.deps.db as unknown as { executeQuery: (...args: any[]) => unknown };
-      const execute = db.executeQuery;
-      const sqlite = sqliteHandleOf(f.forge.deps.db);
-      const prepare = sqlite?.prepare;
-      const read: string[] = [];
-      db.executeQuery = function (this: unknown, ...args: any[]) {
-        read.push(String(args[0]?.sql ?? ''));
-        return execute.apply(this, args);
-      };
-      if (sqlite) {
-        sqlite.prepare = ((source: string) => {
-          read.push(source);
-          return prepare!.call(sqlite, source);
-        }) as typeof sqlite.prepare;
-      }
-      try {
-        assert.equal(await count(p.id), 2);
-      } finally {
-        db.executeQuery = execute;
-        if (sqlite) sqlite.prepare = prepare!;
-      }
+      const { result: counted, queries: read } = await queriesDuring(f.forge.deps.db, () => count(p.id));
+      assert.equal(counted, 2);
       assert.ok(read.some((q) => /from "project_counters"/.test(q)), read.join('\n'));
       assert.ok(!read.some((q) => /from "projects"/.test(q)), `the project row was read again:\n${read.join('\n')}`);
     });

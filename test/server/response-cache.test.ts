@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { fixedClock, type ControllableClock } from '@forgelet/core';
 import { ResponseCache } from '../../packages/server/src/response-cache.js';
 import { DIALECTS, ownClusterUrl } from '../support/databases.js';
+import { queriesDuring } from '../support/queries.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus, rawRequest, uniq } from './http.js';
 
@@ -61,15 +62,8 @@ for (const dialect of DIALECTS) {
     const hits = () => f.server.responses!.hits;
     /** The request's answer and how many queries it ran. */
     async function counted(path: string, options: Parameters<TestForgelet['api']>[2] = {}) {
-      const executor = f.forge.deps.db.getExecutor() as unknown as { executeQuery: (...args: unknown[]) => unknown };
-      const execute = executor.executeQuery;
-      let queries = 0;
-      executor.executeQuery = function (this: unknown, ...args: unknown[]) {
-        queries++;
-        return execute.apply(this, args);
-      };
-      const r = await f.api('GET', path, options).finally(() => (executor.executeQuery = execute));
-      return { r, queries };
+      const { result: r, queries } = await queriesDuring(f.forge.deps.db, () => f.api('GET', path, options));
+      return { r, queries: queries.length };
     }
     /** Asks until an answer was kept (the first request of a day records activity, a write, so its answer is not). */
     async function kept(path: string, options: Parameters<TestForgelet['api']>[2] = {}) {

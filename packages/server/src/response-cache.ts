@@ -86,7 +86,7 @@ export class ResponseCache {
 
   constructor(readonly maxBytes: number) {}
 
-  /** The key of a GET whose answer may be kept or repeated; null for any other request. */
+  /** The key of a GET to a cacheable route whose answer may be kept or repeated; null when the request is not plain enough. */
   keyOf(req: IncomingMessage, url: string, tier: string): string | null {
     if (QUERY_CREDENTIAL.test(url)) return null;
     const h = req.headers;

@@ -318,20 +318,6 @@ export class ForgeletServer {
       if (fault.latencyMs > 0) await new Promise((r) => setTimeout(r, fault.latencyMs));
       if (fault.status !== null && fault.fault) return sendFault(res, fault.fault, fault.status);
     }
-    // A GET answered before, the database unchanged since: the same answer (response-cache.ts).
-    const cacheKey = method === 'GET' && this.responses ? this.responses.keyOf(req, url, this.forge.deps.config.tier) : null;
-    let generation: number | undefined;
-    if (cacheKey !== null) {
-      const checked = changeGeneration(this.forge.deps.db);
-      generation = typeof checked === 'number' || checked === undefined ? checked : await checked;
-      const hit = generation === undefined ? undefined : this.responses!.get(cacheKey, generation, this.forge.deps.clock.now().getTime());
-      if (hit) {
-        seen.actor = hit.actor;
-        res.writeHead(hit.status, hit.headers);
-        res.end(hit.body);
-        return;
-      }
-    }
     if (path === '/-/health') return void res.writeHead(200, { 'Content-Type': 'text/plain' }).end('GitLab OK');
     if (path === '/-/liveness') return sendJson(res, 200, { status: 'ok' });
     if (path === '/-/readiness') {
@@ -353,6 +339,20 @@ export class ForgeletServer {
     if (match.kind === 'not_found') return sendJson(res, 404, { error: '404 Not Found' });
     if (match.kind === 'method_not_allowed') return sendJson(res, 405, { error: '405 Not Allowed' });
     const route = match.route;
+    // A cacheable GET answered before, the database unchanged since: the same answer (response-cache.ts).
+    const cacheKey = route.cacheable && method === 'GET' && this.responses ? this.responses.keyOf(req, url, this.forge.deps.config.tier) : null;
+    let generation: number | undefined;
+    if (cacheKey !== null) {
+      const checked = changeGeneration(this.forge.deps.db);
+      generation = typeof checked === 'number' || checked === undefined ? checked : await checked;
+      const hit = generation === undefined ? undefined : this.responses!.get(cacheKey, generation, this.forge.deps.clock.now().getTime());
+      if (hit) {
+        seen.actor = hit.actor;
+        res.writeHead(hit.status, hit.headers);
+        res.end(hit.body);
+        return;
+      }
+    }
     const query = parseQuery(queryText);
 
     const actor = await this.authenticate(req, route, query);
@@ -382,7 +382,7 @@ export class ForgeletServer {
       const base = this.linksFromHost && host && /^[\w.:[\]-]+$/.test(host) ? `http://${host}` : this.forge.deps.config.externalUrl;
       const linkBase = `${base}${path}`;
       const written = await sendReply(res, reply, { linkBase, query: withoutCredentials(query), head: method === 'HEAD' });
-      if (route.cacheable && generation !== undefined && written?.status === 200) this.keep(cacheKey!, generation, actor, written);
+      if (cacheKey !== null && generation !== undefined && written?.status === 200) this.keep(cacheKey, generation, actor, written);
     } finally {
       if (uploads.length) await Promise.all(uploads.map((k) => this.forge.deps.blobs.delete(k)));
     }

@@ -31,6 +31,7 @@ export interface Credentials {
 export type JobTokenResolver = (deps: Deps, token: string) => Promise<Actor | null>;
 
 const LAST_USED_RESOLUTION_MS = 10 * 60_000;
+const DAY_MS = 86_400_000;
 
 const selectTokenWithUser = preparedQuery((db, digest: string) =>
   db
@@ -108,7 +109,7 @@ export async function actorFromAccessToken(deps: Deps, token: string, expectedUs
  */
 export function settledUntil(deps: Deps, actor: Actor): number | undefined {
   const now = deps.clock.now().getTime();
-  const midnight = (Math.floor(now / 86_400_000) + 1) * 86_400_000;
+  const midnight = (Math.floor(now / DAY_MS) + 1) * DAY_MS;
   if (actor.kind === 'anonymous' && !actor.user) return midnight;
   if (actor.kind !== 'user' || actor.tokenUseRecordedUntil === undefined) return undefined;
   return Math.min(midnight, actor.tokenUseRecordedUntil);

@@ -156,8 +156,7 @@ export class ReadCache {
     this.verified = true;
     this.queueReset();
     if (changes !== this.changes || version !== this.version) {
-      this.entries.clear();
-      this.generation++;
+      this.clear();
       this.changes = changes;
       this.version = version;
     }
