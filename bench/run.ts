@@ -64,7 +64,7 @@
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { summarizeProfile } from './lib/cpuprofile.js';
 import { benchSnapshots, type SnapshotTimings } from './lib/snapshots.js';
@@ -685,6 +685,15 @@ async function main() {
       const heap = await fl.waitLine('MEM ', 10_000).catch(() => 'n/a');
       info('');
       info(`forgelet child (${CHILD_SOURCES ? 'sources under tsx' : 'built packages'}) after the load: RSS ${mb(memoryOf(ready.pid))}; V8 (MB) ${heap}`);
+      fl.send('mem gc');
+      const retained = await fl.waitLine('MEM ', 10_000).catch(() => 'n/a');
+      info(`  after a full GC: RSS ${mb(memoryOf(ready.pid))}; V8 (MB) ${retained}`);
+      if (process.env.BENCH_HEAP_SNAPSHOT) {
+        const file = join(ROOT, 'bench', '.profiles', `server-${Date.now()}.heapsnapshot`);
+        mkdirSync(dirname(file), { recursive: true });
+        fl.send(`heap ${file}`);
+        info(`  heap snapshot: ${await fl.waitLine('HEAP ', 120_000)}`);
+      }
 
       if (PROFILE) {
         const profDir = join(ROOT, 'bench', '.profiles');

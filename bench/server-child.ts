@@ -7,7 +7,7 @@
  * `READY <json>` and then obeys stdin lines:
  *   prof:start            start the in-process V8 CPU profiler
  *   prof:stop <file>      stop it, write <file>, answer `PROF <file>`
- *   mem                   answer `MEM <json>` (process.memoryUsage, MB)
+ *   mem [gc]              answer `MEM <json>` (process.memoryUsage, MB; after a full GC with `gc`)
  *   stop                  stop the server and exit 0
  * SIGTERM/SIGINT also stop it.
  *
@@ -144,6 +144,8 @@ rl.on('line', (line) => {
     if (await profilerCommand(cmd, arg)) {
       // done
     } else if (cmd === 'mem') {
+      // `mem gc`: after a full collection (the child runs with --expose-gc), so what is retained.
+      if (arg === 'gc') (globalThis as { gc?: () => void }).gc?.();
       const m = process.memoryUsage();
       const toMb = (n: number) => Math.round((n / 1048576) * 10) / 10;
       process.stdout.write(`MEM ${JSON.stringify({ rss: toMb(m.rss), heapTotal: toMb(m.heapTotal), heapUsed: toMb(m.heapUsed), external: toMb(m.external) })}\n`);

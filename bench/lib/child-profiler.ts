@@ -1,8 +1,10 @@
 /**
  * The `prof:start` / `prof:stop <file>` commands of the bench's server children: the in-process
- * V8 CPU profiler (200 µs sampling), answering `PROFSTARTED` and `PROF <file>` on stdout.
+ * V8 CPU profiler (200 µs sampling), answering `PROFSTARTED` and `PROF <file>` on stdout; and
+ * `heap <file>`, a heap snapshot, answering `HEAP <file>`.
  */
 import { writeFileSync } from 'node:fs';
+import { writeHeapSnapshot } from 'node:v8';
 import { Session } from 'node:inspector/promises';
 
 let session: Session | null = null;
@@ -24,6 +26,12 @@ export async function profilerCommand(cmd: string | undefined, arg: string | und
     session.disconnect();
     session = null;
     process.stdout.write(`PROF ${arg}\n`);
+    return true;
+  }
+  if (cmd === 'heap' && arg) {
+    // A heap snapshot (it runs a full GC first): what the process retains.
+    writeHeapSnapshot(arg);
+    process.stdout.write(`HEAP ${arg}\n`);
     return true;
   }
   return false;

@@ -5,7 +5,7 @@ import http from 'node:http';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = resolve(BENCH_DIR, '..');
@@ -37,11 +37,13 @@ export function launcher(): { env: Record<string, string>; flags: string[] } {
 /**
  * node arguments that run a TypeScript file under tsx, importing Forgelet's packages from
  * their sources (the `source` export condition) or, with `built`, from their dist (what is
- * shipped: tsx then transforms only the file itself, so the packages carry none of its
- * additions, such as a `__name` call for every closure created).
+ * shipped: the packages then carry none of tsx's additions, such as a `__name` call for every
+ * closure created, and source maps are turned off again, as in `forgelet serve`; see
+ * lib/no-source-maps.mjs).
  */
 export function tsxArgs(file: string, extraNodeArgs: string[] = [], options: { built?: boolean } = {}): string[] {
-  return [...(options.built ? [] : ['--conditions=source']), '--import', 'tsx', ...extraNodeArgs, file];
+  const afterTsx = options.built ? ['--import', pathToFileURL(resolve(BENCH_DIR, 'lib', 'no-source-maps.mjs')).href] : [];
+  return [...(options.built ? [] : ['--conditions=source']), '--import', 'tsx', ...afterTsx, ...extraNodeArgs, file];
 }
 
 export interface LineChild {
