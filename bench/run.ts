@@ -49,7 +49,8 @@
  * BENCH_SETTLE_SECONDS (30: V8's memory reducer needs idle seconds before it shrinks the
  * heap), BENCH_DATABASE_URL (postgres://… — a throwaway database is created in it and
  * dropped), BENCH_CPU_PROF=1 (extra profiled runs; top frames printed; profiles kept in
- * bench/.profiles), BENCH_CLIENT=undici|http, BENCH_ONLY=1,2,3,4,writes,error-ingest,snapshots,artifacts,packages,memory,git (subset of targets),
+ * bench/.profiles), BENCH_HEAP_SNAPSHOT=1 (a heap snapshot of the targets 1-2 server after its loads,
+ * in bench/.profiles), BENCH_CLIENT=undici|http, BENCH_ONLY=1,2,3,4,writes,error-ingest,snapshots,artifacts,packages,memory,git (subset of targets),
  * BENCH_GIT_COMMITS (10000), BENCH_GIT_MB (100), BENCH_GIT_PUSH_COMMITS (1000), BENCH_GIT_ROUNDS (3),
  * BENCH_TARGET1_RUNS (1: measured runs of target 1, median ratio reported; each line also shows
  * the server's CPU time per request, which other work on the machine disturbs less),

@@ -106,6 +106,20 @@ for (const dialect of DIALECTS) {
       assert.deepEqual(envs.map((e: any) => e.name).sort(), ['a', 'b', 'c'].flatMap((r) => [0, 1, 2, 3].map((i) => `env${i}${r}`)).sort());
     });
 
+    it('16 writers through each process filing issues into one project: iids 1..n, gapless and unique, each answer its own issue', async () => {
+      const target = ok(await a.api('POST', '/projects', { body: { name: 'filed' } }), 201);
+      const results = await Promise.all(
+        Array.from({ length: 32 }, (_, i) =>
+          (i % 2 ? b : a).api('POST', `/projects/${target.id}/issues`, { body: { title: `filed ${i}`, ...(i % 8 === 7 && { labels: 'busy' }) } }),
+        ),
+      );
+      const created = results.map((r) => ok(r, 201));
+      assert.deepEqual(created.map((c) => c.iid).sort((x, y) => x - y), Array.from({ length: 32 }, (_, i) => i + 1));
+      const listed = ok(await b.api('GET', `/projects/${target.id}/issues?per_page=100`));
+      assert.deepEqual(new Map(listed.map((x: any) => [x.iid, x.title])), new Map(created.map((c) => [c.iid, c.title])));
+      assert.equal(ok(await a.api('GET', `/projects/${target.id}`, { headers: { 'Cache-Control': 'no-cache' } })).open_issues_count, 32);
+    });
+
     it('a due schedule fires exactly once with both workers polling and both asked to run due jobs', async () => {
       const schedules = [];
       for (let i = 0; i < 4; i++) {

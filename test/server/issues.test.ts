@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { DIALECTS } from '../support/databases.js';
 import { startTestServer, type TestForgelet } from '../support/server.js';
 import { addMember, createGroup, createProject, createUsers, expectStatus } from './http.js';
+import { queriesDuring } from '../support/queries.js';
 
 type User = { id: number; username: string; token: string };
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -250,6 +251,33 @@ for (const dialect of DIALECTS) {
       for (const r of closes) assert.equal(r.body.state, 'closed');
       const events = await db.selectFrom('resource_state_events').select('state').where('issue_id', '=', created.find((r) => r.body.iid === 1)!.body.id).execute();
       assert.deepEqual(events, [{ state: 'closed' }]);
+    });
+
+    it('concurrent plain creations (each a write alone): iids 1..n, each answer its own issue, the open count right; on PostgreSQL they share statements', async () => {
+      const busy = await createProject(f, owner.token, { name: 'Busy', namespace_id: group.id });
+      const db = f.forge.database.db;
+      const n = 24;
+      const { result: created, queries } = await queriesDuring(db, () =>
+        Promise.all(
+          Array.from({ length: n }, (_, i) =>
+            f.api('POST', `/projects/${busy.id}/issues`, { ...(i % 2 ? { token: owner.token } : {}), body: { title: `plain ${i}`, confidential: i % 3 === 0 } }),
+          ),
+        ),
+      );
+      for (const r of created) expectStatus(r, 201);
+      assert.deepEqual(created.map((r) => r.body.iid).sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i + 1));
+      const rows = await db.selectFrom('issues').select(['id', 'iid', 'title', 'confidential', 'author_id']).where('project_id', '=', busy.id).execute();
+      assert.equal(rows.length, n);
+      for (const r of created) {
+        const row = rows.find((x) => x.id === r.body.id)!;
+        assert.deepEqual([row.iid, row.title, row.author_id, row.confidential === 1], [r.body.iid, r.body.title, r.body.author.id, r.body.confidential]);
+      }
+      const inserts = queries.filter((q) => /insert into "?issues"?/i.test(q)).length;
+      if (dialect === 'postgres') assert.ok(inserts < n, `${inserts} statements inserted ${n} issues`);
+      const shown = (await f.api('GET', `/projects/${busy.id}`, { token: owner.token })).body;
+      assert.equal(shown.open_issues_count, Array.from({ length: n }, (_, i) => i).filter((i) => i % 3 !== 0).length);
+      const next = await createIssue(f, owner.token, busy.id, { title: 'after the rush' });
+      assert.equal(next.iid, n + 1);
     });
 
     it('delete: Owners and admins only, 204, with notes, reactions and label links', async () => {

@@ -90,8 +90,129 @@ const countNewOpenIssueSqlite = preparedQuery((db: Kysely<Database>, projectId: 
 export async function insertNewIssueAlone(db: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
   if (db.isTransaction) return insertNewIssue(db, values);
   if (!isPostgres(db)) return db.transaction().execute((trx) => insertNewIssue(trx, values));
+  return issueBatchOf(db, values.project_id).add(values);
+}
+
+/** One new issue alone on PostgreSQL: the single-row statement. */
+async function insertOneIssuePg(db: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
   const [row] = await (countsAsOpen(values) ? insertCountedIssuePgAlone : insertUncountedIssuePgAlone)(db, ...pgIssueArguments(values));
   return row!;
+}
+
+/** The columns of a batch of new issues, as PostgreSQL arrays (unnest), in NEW_ISSUE_COLUMNS order without `project_id` and `iid`. */
+const BATCH_COLUMNS = NEW_ISSUE_COLUMNS.filter((c) => c !== 'project_id' && c !== 'iid');
+const PG_TYPES: Record<(typeof BATCH_COLUMNS)[number], 'text' | 'integer'> = {
+  title: 'text', description: 'text', state: 'text', issue_type: 'text', confidential: 'integer', discussion_locked: 'integer',
+  author_id: 'integer', milestone_id: 'integer', due_date: 'text', weight: 'integer', closed_at: 'text', closed_by_id: 'integer',
+  created_at: 'text', updated_at: 'text',
+};
+
+/**
+ * PostgreSQL: several new issues of one project in one statement that commits alone: the
+ * project's iid moved on by their number, each row given the next in its order (ordinality),
+ * and `open_issues_count` by those that count there. One lock of the iid row and one commit
+ * for the lot instead of one each. Arguments: the iid scope, the project, how many, how many
+ * count as open, then one array per BATCH_COLUMNS column. The text is the same for any number
+ * of rows.
+ */
+const insertIssueBatchPg = preparedQuery(
+  (db: Kysely<Database>, scope: unknown, projectId: unknown, n: unknown, counted: unknown, ...columns: unknown[]) => ({
+    compile: () =>
+      sql<IssueRow>`with next_iid as (
+          insert into internal_ids (usage, scope, last_value) values ('issues', ${scope}, ${n}::integer)
+          on conflict (usage, scope) do update set last_value = internal_ids.last_value + ${n}::integer
+          returning last_value
+        ), counted as (
+          insert into project_counters (project_id, open_issues_count) values (${projectId}::integer, ${counted}::integer)
+          on conflict (project_id) do update set open_issues_count = project_counters.open_issues_count + ${counted}::integer
+        )
+        insert into issues (project_id, iid, ${sql.join(BATCH_COLUMNS.map((c) => sql.ref(c)))})
+        select ${projectId}::integer, (select last_value from next_iid) - ${n}::integer + r.ord, ${sql.join(BATCH_COLUMNS.map((c) => sql.ref(`r.${c}`)))}
+        from unnest(${sql.join(columns.map((array, i) => sql`${array}::${sql.raw(PG_TYPES[BATCH_COLUMNS[i]!])}[]`))})
+          with ordinality as r(${sql.join(BATCH_COLUMNS.map((c) => sql.ref(c)))}, ord)
+        returning *`.compile(db),
+  }),
+  { commitsAlone: true },
+);
+
+/** At most this many issues go in one batch statement (14 arrays of this length). */
+const ISSUE_BATCH_MAX = 100;
+
+interface PendingIssue {
+  values: Omit<NewIssue, 'iid'>;
+  resolve(row: IssueRow): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * New issues of one project on PostgreSQL, created alone (createIssue's common case). While a
+ * statement of the project's is on its way, the next ones wait and then go together in one
+ * (`insertIssueBatchPg`): writers that would each take the iid row's lock, and a commit, in
+ * turn (16 bots filing into one project) share them. The first waits until the end of the
+ * event loop's turn, so the requests of one turn go together. Iids stay gapless and in the
+ * order of arrival: one statement takes them all, or none. If a batch fails, its issues are
+ * tried one by one, so each request gets its own answer (one bad row does not fail the rest).
+ */
+class IssueBatch {
+  private readonly waiting: PendingIssue[] = [];
+  private busy = false;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly done: () => void,
+  ) {}
+
+  add(values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ values, resolve, reject });
+      if (!this.busy) {
+        this.busy = true;
+        setImmediate(() => void this.send());
+      }
+    });
+  }
+
+  private async send(): Promise<void> {
+    while (this.waiting.length) {
+      const batch = this.waiting.splice(0, ISSUE_BATCH_MAX);
+      if (batch.length === 1) {
+        await insertOneIssuePg(this.db, batch[0]!.values).then(batch[0]!.resolve, batch[0]!.reject);
+        continue;
+      }
+      let rows: IssueRow[] | undefined;
+      try {
+        rows = await insertIssueBatchPg(
+          this.db,
+          `project:${batch[0]!.values.project_id}`,
+          batch[0]!.values.project_id,
+          batch.length,
+          batch.filter((p) => countsAsOpen(p.values)).length,
+          ...BATCH_COLUMNS.map((c) => batch.map((p) => p.values[c])),
+        );
+      } catch {
+        await Promise.all(batch.map((p) => insertOneIssuePg(this.db, p.values).then(p.resolve, p.reject)));
+        continue;
+      }
+      rows.sort((a, b) => a.iid - b.iid);
+      batch.forEach((p, i) => p.resolve(rows![i]!));
+    }
+    this.busy = false;
+    this.done();
+  }
+}
+
+const issueBatches = new WeakMap<Kysely<Database>, Map<number, IssueBatch>>();
+
+/** The batch of new issues of a project on a database (kept while it has work; see IssueBatch). */
+function issueBatchOf(db: Kysely<Database>, projectId: number): IssueBatch {
+  let byProject = issueBatches.get(db);
+  if (!byProject) issueBatches.set(db, (byProject = new Map()));
+  let batch = byProject.get(projectId);
+  if (!batch) {
+    const projects = byProject;
+    byProject.set(projectId, (batch = new IssueBatch(db, () => projects.delete(projectId))));
+  }
+  return batch;
 }
 
 /** The arguments of insertNewIssuePg: the iid scope, then NEW_ISSUE_COLUMNS without `iid`. */
