@@ -713,8 +713,9 @@ async function main() {
           );
         }
         if (ONLY.has('2')) {
-          await profiled(fl, 'group-projects-page1', profDir, () => load(ready.url, [listPath(1)], auth, o));
-          await profiled(fl, `group-projects-page${LAST_PAGE}`, profDir, () => load(ready.url, [listPath(LAST_PAGE)], auth, { ...o, connections: 1 }));
+          // Answered afresh: a kept answer would profile the response cache alone.
+          await profiled(fl, 'group-projects-page1', profDir, () => load(ready.url, [listPath(1)], afresh, o));
+          await profiled(fl, `group-projects-page${LAST_PAGE}`, profDir, () => load(ready.url, [listPath(LAST_PAGE)], afresh, { ...o, connections: 1 }));
         }
       }
       await stopChild(bare.child);
