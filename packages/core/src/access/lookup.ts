@@ -42,11 +42,18 @@ export async function selectRedirectedProject(ctx: Pick<Ctx, 'db'>, path: string
   return redirect ? ctx.db.selectFrom('projects').selectAll().where('id', '=', redirect.source_id).executeTakeFirst() : undefined;
 }
 
+/** A group by id or current full path (case-insensitive), kept in the read cache as projects are. */
+const selectGroupById = preparedQuery((db, id: number) => db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').where('id', '=', id), { cache: true });
+const selectGroupByPath = preparedQuery(
+  (db, path: string) => db.selectFrom('namespaces').selectAll().where('kind', '=', 'group').where(sql`lower(full_path)`, '=', path),
+  { cache: true },
+);
+
 export async function selectGroupByRef(ctx: Pick<Ctx, 'db'>, ref: string | number): Promise<NamespaceRow | undefined> {
   const text = String(ref);
-  const q = ctx.db.selectFrom('namespaces').selectAll().where('kind', '=', 'group');
-  if (NUMERIC.test(text)) return tooLarge(text) ? undefined : q.where('id', '=', Number(text)).executeTakeFirst();
-  return q.where(sql`lower(full_path)`, '=', text.toLowerCase()).executeTakeFirst();
+  if (NUMERIC.test(text) && tooLarge(text)) return undefined;
+  const rows = NUMERIC.test(text) ? await selectGroupById(ctx.db, Number(text)) : await selectGroupByPath(ctx.db, text.toLowerCase());
+  return rows[0] as NamespaceRow | undefined;
 }
 
 /** The project the caller can read, by id or full path; 404 otherwise. */

@@ -1,4 +1,7 @@
+import type { Kysely } from 'kysely';
 import type { Ctx, UrlBuilder } from '../../access/context.js';
+import type { Database } from '../../storage/database.js';
+import { cachedRead } from '../../storage/prepared.js';
 import { readmePathsOf } from '../repository/index.js';
 import { toNamespaceEntity, type NamespaceEntity } from './group.entity.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
@@ -80,11 +83,15 @@ export function toProjectSimpleEntity(row: ProjectRow, namespace: NamespaceRow, 
   };
 }
 
+/** The namespaces of a page of projects (one query, kept in the read cache). */
+export function namespacesOfProjects(db: Kysely<Database>, rows: readonly ProjectRow[]): Promise<readonly NamespaceRow[]> {
+  return cachedRead(db, db.selectFrom('namespaces').selectAll().where('id', 'in', [...new Set(rows.map((r) => r.namespace_id))]).compile());
+}
+
 /** Simple entities for a page of projects: one query for their namespaces, one for their READMEs. */
 export async function presentSimpleProjects(ctx: Ctx, rows: ProjectRow[]): Promise<ProjectSimpleEntity[]> {
   if (rows.length === 0) return [];
-  const nsIds = [...new Set(rows.map((r) => r.namespace_id))];
-  const [namespaceRows, readmes] = await Promise.all([ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute(), readmePathsOf(ctx.db, rows)]);
+  const [namespaceRows, readmes] = await Promise.all([namespacesOfProjects(ctx.db, rows), readmePathsOf(ctx.db, rows)]);
   const namespaces = new Map(namespaceRows.map((n) => [n.id, n]));
   return rows.map((r) => toProjectSimpleEntity(r, namespaces.get(r.namespace_id)!, ctx.urls, readmes.get(r.id) ?? null));
 }

@@ -1,7 +1,7 @@
 /** Projects: `/projects`, `/projects/:id`, `/groups/:id/projects`. */
 import { repositoryTransaction } from '../repository/index.js';
 import { usersByIds } from '../../access/users.js';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import type { Ctx } from '../../access/context.js';
 import { nowIso } from '../../access/context.js';
@@ -9,19 +9,19 @@ import { isoDate } from '../../kernel/clock.js';
 import { tierAtLeast } from '../../kernel/tiers.js';
 import { BadRequestError, ForbiddenError } from '../../kernel/errors.js';
 import { GUEST, MAINTAINER, OWNER } from '../../access/levels.js';
-import { paginate, paginationParams, type Page } from '../../kernel/pagination.js';
+import { paginate, paginationParams, type Deferred, type Page } from '../../kernel/pagination.js';
 import { p, params, type InferShape } from '../../kernel/params.js';
 import { accessLevel, authorize, can, memberLevels, namespaceOf, requireUser } from '../../access/policy.js';
 import { projectRunnersToken } from './runners-token.js';
 import { bool } from '../../storage/dialect.js';
-import { preparedQuery } from '../../storage/prepared.js';
+import { cachedRead, preparedQuery } from '../../storage/prepared.js';
 import { findGroup, findProject, selectNamespaceById, selectGroupByRef } from '../../access/lookup.js';
 import { retireResourceTokens } from './tokens.js';
 import { insertMember } from './member.queries.js';
 import { runMemberChanged, runProjectChanged } from './account-hooks.js';
 import { checkPath, rethrowPathTaken } from './paths.js';
 import type { NamespaceRow } from '../../access/namespace.table.js';
-import { presentSimpleProjects, toProjectEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
+import { namespacesOfProjects, presentSimpleProjects, toProjectEntity, type ProjectEntity, type ProjectSimpleEntity } from './project.entity.js';
 import { readmePathOf, readmePathsOf } from '../repository/index.js';
 import { recordCommitIn } from '../repository/index.js';
 import { MERGE_METHODS, type ProjectRow } from '../../access/project.table.js';
@@ -93,17 +93,20 @@ function approvalsLicensed(ctx: Ctx): boolean {
   return tierAtLeast(ctx.config.tier, 'premium');
 }
 
-/** Builds entities for a page of projects with one query each for namespaces, READMEs, branches and owners (`simple`: the first two). */
+/**
+ * Builds entities for a page of projects with one query each for namespaces, READMEs, branches,
+ * open-issue counters and owners (`simple`: the first two). Each is kept in the read cache, so a
+ * page read again while those tables are unchanged costs its list query alone.
+ */
 export async function presentProjects(ctx: Ctx, rows: ProjectRow[], simple = false): Promise<(ProjectEntity | ProjectSimpleEntity)[]> {
   if (rows.length === 0) return [];
   if (simple) return presentSimpleProjects(ctx, rows);
-  const nsIds = [...new Set(rows.map((r) => r.namespace_id))];
   const ids = rows.map((r) => r.id);
   const [namespaceRows, readmes, withBranches, counters] = await Promise.all([
-    ctx.db.selectFrom('namespaces').selectAll().where('id', 'in', nsIds).execute(),
+    namespacesOfProjects(ctx.db, rows),
     readmePathsOf(ctx.db, rows),
     projectsWithBranches(ctx, ids),
-    ctx.db.selectFrom('project_counters').select(['project_id', 'open_issues_count']).where('project_id', 'in', ids).execute(),
+    cachedRead(ctx.db, ctx.db.selectFrom('project_counters').select(['project_id', 'open_issues_count']).where('project_id', 'in', ids).compile()),
   ]);
   const openIssues = new Map(counters.map((c) => [c.project_id, c.open_issues_count]));
   const namespaces = new Map(namespaceRows.map((n) => [n.id, n]));
@@ -130,7 +133,7 @@ const selectOpenIssues = preparedQuery(
 /** Which of the projects have a branch (the others are GitLab's `empty_repo`). */
 async function projectsWithBranches(ctx: Ctx, ids: number[]): Promise<Set<number>> {
   if (!ids.length) return new Set();
-  const rows = await ctx.db.selectFrom('repository_refs').select('project_id').distinct().where('project_id', 'in', ids).where('kind', '=', 'branch').execute();
+  const rows = await cachedRead(ctx.db, ctx.db.selectFrom('repository_refs').select('project_id').distinct().where('project_id', 'in', ids).where('kind', '=', 'branch').compile());
   return new Set(rows.map((r) => r.project_id));
 }
 
@@ -163,15 +166,25 @@ async function listQuery(ctx: Ctx, input: ListProjectsInput, within?: NamespaceR
       q = q.where('pr.topics', 'like', `%${JSON.stringify(t)}%`);
     }
   }
+  return orderProjects(q, input);
+}
+
+/** A list of projects (`pr`) in the order asked for, the id breaking ties. */
+function orderProjects<Q extends SelectQueryBuilder<any, any, any>>(q: Q, input: ListProjectsInput): Q {
   const order = input.order_by === 'similarity' ? 'created_at' : input.order_by;
-  q = q.orderBy(sql.ref(`pr.${order}`), input.sort);
-  if (order !== 'id') q = q.orderBy('pr.id', input.sort);
-  return q;
+  let ordered = q.orderBy(sql.ref(`pr.${order}`), input.sort);
+  if (order !== 'id') ordered = ordered.orderBy('pr.id', input.sort);
+  return ordered as Q;
+}
+
+/** Deep pages of projects: their ids, then their rows (kernel/pagination.ts `Deferred`). */
+function deferredProjects(ctx: Ctx, input: ListProjectsInput): Deferred<ProjectRow> {
+  return { key: 'pr.id', rows: (keys) => orderProjects(ctx.db.selectFrom('projects as pr').selectAll('pr').where('pr.id', 'in', keys), input) };
 }
 
 /** GET /projects */
 export async function listProjects(ctx: Ctx, input: ListProjectsInput): Promise<Page<ProjectEntity | ProjectSimpleEntity>> {
-  return paginate(ctx.db, await listQuery(ctx, input), input, (rows) => presentProjects(ctx, rows, input.simple));
+  return paginate(ctx.db, await listQuery(ctx, input), input, (rows) => presentProjects(ctx, rows, input.simple), { deferred: deferredProjects(ctx, input) });
 }
 
 /** GET /groups/:id/projects */
@@ -179,7 +192,7 @@ export async function listGroupProjects(ctx: Ctx, input: ListGroupProjectsInput)
   const group = await findGroup(ctx, input.id);
   let q = await listQuery(ctx, input, group);
   q = input.include_subgroups ? q.where('ns.traversal', 'like', `${group.traversal}%`) : q.where('pr.namespace_id', '=', group.id);
-  return paginate(ctx.db, q, input, (rows) => presentProjects(ctx, rows, input.simple));
+  return paginate(ctx.db, q, input, (rows) => presentProjects(ctx, rows, input.simple), { deferred: deferredProjects(ctx, input) });
 }
 
 /** GET /projects/:id, with the caller's `permissions`. */

@@ -7,7 +7,7 @@
  */
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
-import { preparedQuery } from '../../storage/prepared.js';
+import { cachedRead, preparedQuery } from '../../storage/prepared.js';
 
 // Gitlab::MarkupHelper::EXTENSIONS: Markdown, AsciiDoc and the other markups GitLab renders.
 const MARKUP_EXTENSIONS = ['mdown', 'mkd', 'mkdn', 'md', 'markdown', 'rmd', 'adoc', 'ad', 'asciidoc', 'textile', 'rdoc', 'org', 'creole', 'wiki', 'mediawiki', 'rst'];
@@ -48,19 +48,19 @@ export async function readmePathOf(db: Kysely<Database>, project: { id: number; 
   return pickReadme((await selectCandidates(db, project.id, project.default_branch)).map((r) => r.path));
 }
 
-/** `project id → README path` of each project's default branch, for a page of projects. */
+/** `project id → README path` of each project's default branch, for a page of projects (kept in the read cache). */
 export async function readmePathsOf(db: Kysely<Database>, projects: readonly { id: number; default_branch: string }[]): Promise<Map<number, string>> {
   const out = new Map<number, string>();
   if (projects.length === 0) return out;
-  const rows = await db
+  const query = db
     .selectFrom('repository_refs')
     .innerJoin('projects', (j) => j.onRef('projects.id', '=', 'repository_refs.project_id').onRef('projects.default_branch', '=', 'repository_refs.name'))
     .innerJoin('repository_files', 'repository_files.ref_id', 'repository_refs.id')
     .select(['repository_refs.project_id', 'repository_files.path'])
     .where('repository_refs.project_id', 'in', projects.map((p) => p.id))
     .where('repository_refs.kind', '=', 'branch')
-    .where((eb) => candidates(eb as unknown as ExpressionBuilder<Database, 'repository_files'>))
-    .execute();
+    .where((eb) => candidates(eb as unknown as ExpressionBuilder<Database, 'repository_files'>));
+  const rows = await cachedRead(db, query.compile());
   const byProject = new Map<number, string[]>();
   for (const r of rows) byProject.set(r.project_id, [...(byProject.get(r.project_id) ?? []), r.path]);
   for (const [id, paths] of byProject) {
