@@ -14,7 +14,7 @@ import pg from 'pg';
 import { createForge, expireReadCache, readCacheOf, type Forge } from '@forgelet/core';
 import { preparedQuery } from '../../packages/core/src/storage/prepared.js';
 import { committedAlone, sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
-import { CacheEntries, dependencies, MAX_CHECK_GAP_MS, PgReadCache, tablesWritten, type PgCheck } from '../../packages/core/src/storage/read-cache.js';
+import { CacheEntries, dependencies, MAX_CHECK_GAP_MS, MAX_ROWS, PgReadCache, tablesWritten, type PgCheck } from '../../packages/core/src/storage/read-cache.js';
 import { nextIid } from '../../packages/core/src/kernel/ids.js';
 import { paginate } from '../../packages/core/src/kernel/pagination.js';
 import { DIALECTS } from '../support/databases.js';
@@ -92,6 +92,23 @@ describe('read cache: what a statement writes and what a read depends on', () =>
     assert.deepEqual(entries.get('a'), [{ id: 2 }]);
     entries.drop('users');
     assert.deepEqual(entries.get('a'), [{ id: 2 }], 'another table leaves it');
+  });
+
+  it('bounded by rows as well as entries: pages of a hundred rows never hold more than MAX_ROWS; a result too large is not kept', () => {
+    const entries = new CacheEntries();
+    const tables = dependencies('select * from "namespaces" where "id" in (?)');
+    const page = (n: number) => Array.from({ length: 100 }, (_, i) => ({ id: n * 100 + i }));
+    for (let n = 0; n < 1000; n++) {
+      entries.set(`page ${n}`, page(n), tables);
+      assert.ok(entries.size <= MAX_ROWS, `${entries.size} rows after page ${n}`);
+    }
+    assert.deepEqual(entries.get('page 999'), page(999), 'the newest is kept');
+    entries.set('page 999', [{ id: 1 }], tables);
+    entries.drop('namespaces');
+    assert.equal(entries.size, 0, 'set again and dropped: the count follows');
+    entries.set('huge', Array.from({ length: MAX_ROWS }, (_, i) => ({ id: i })), tables);
+    assert.equal(entries.get('huge'), undefined);
+    assert.equal(entries.size, 0);
   });
 
   it('PostgreSQL: a check drops the tables of logged transactions that ended, everything for any other or after a long gap', async () => {

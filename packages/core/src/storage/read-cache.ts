@@ -29,6 +29,12 @@ import type SqliteDatabase from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 
 const MAX_ENTRIES = 4096;
+/**
+ * Rows kept at most, over all entries: most entries are one row, but a page's lookups (its
+ * projects' namespaces, counters, READMEs) hold up to a hundred each, so entries alone would
+ * not bound the memory (a crawler over many pages). At ~0.5 KB a row, about 8 MB.
+ */
+export const MAX_ROWS = 16_384;
 
 /**
  * The tables a statement writes when it is an insert or an update of a single table (an
@@ -62,6 +68,12 @@ export function dependencies(sql: string): readonly string[] {
 export class CacheEntries {
   private readonly rows = new Map<string, { rows: readonly object[]; tables: readonly string[] }>();
   private readonly byTable = new Map<string, Set<string>>();
+  private rowCount = 0;
+
+  /** Rows kept now, over all entries. */
+  get size(): number {
+    return this.rowCount;
+  }
 
   get(key: string): object[] | undefined {
     return this.rows.get(key)?.rows.slice();
@@ -69,9 +81,11 @@ export class CacheEntries {
 
   set(key: string, rows: readonly object[], tables: readonly string[]): void {
     for (const row of rows) Object.freeze(row);
-    if (this.rows.size >= MAX_ENTRIES) this.clear();
     this.forget(key);
+    if (rows.length > MAX_ROWS / 16) return; // too large to keep: read again next time
+    if (this.rows.size >= MAX_ENTRIES || this.rowCount + rows.length > MAX_ROWS) this.clear();
     this.rows.set(key, { rows: rows.slice(), tables });
+    this.rowCount += rows.length;
     for (const table of tables) {
       let keys = this.byTable.get(table);
       if (!keys) this.byTable.set(table, (keys = new Set()));
@@ -88,6 +102,7 @@ export class CacheEntries {
   clear(): void {
     this.rows.clear();
     this.byTable.clear();
+    this.rowCount = 0;
   }
 
   /** How many (table, key) links are kept: what the bookkeeping costs. */
@@ -102,6 +117,7 @@ export class CacheEntries {
     const entry = this.rows.get(key);
     if (!entry) return;
     this.rows.delete(key);
+    this.rowCount -= entry.rows.length;
     for (const table of entry.tables) {
       const keys = this.byTable.get(table);
       keys?.delete(key);
