@@ -173,31 +173,39 @@ class IssueBatch {
   }
 
   private async send(): Promise<void> {
-    while (this.waiting.length) {
-      const batch = this.waiting.splice(0, ISSUE_BATCH_MAX);
-      if (batch.length === 1) {
-        await insertOneIssuePg(this.db, batch[0]!.values).then(batch[0]!.resolve, batch[0]!.reject);
-        continue;
+    let batch: PendingIssue[] = [];
+    try {
+      while (this.waiting.length) {
+        batch = this.waiting.splice(0, ISSUE_BATCH_MAX);
+        if (batch.length === 1) {
+          await insertOneIssuePg(this.db, batch[0]!.values).then(batch[0]!.resolve, batch[0]!.reject);
+          continue;
+        }
+        let rows: IssueRow[];
+        try {
+          rows = await insertIssueBatchPg(
+            this.db,
+            `project:${batch[0]!.values.project_id}`,
+            batch[0]!.values.project_id,
+            batch.length,
+            batch.filter((p) => countsAsOpen(p.values)).length,
+            ...BATCH_COLUMNS.map((c) => batch.map((p) => p.values[c])),
+          );
+        } catch {
+          await Promise.all(batch.map((p) => insertOneIssuePg(this.db, p.values).then(p.resolve, p.reject)));
+          continue;
+        }
+        if (rows.length !== batch.length) throw new Error(`a batch of ${batch.length} new issues inserted ${rows.length}`);
+        rows.sort((a, b) => a.iid - b.iid);
+        batch.forEach((p, i) => p.resolve(rows[i]!));
       }
-      let rows: IssueRow[] | undefined;
-      try {
-        rows = await insertIssueBatchPg(
-          this.db,
-          `project:${batch[0]!.values.project_id}`,
-          batch[0]!.values.project_id,
-          batch.length,
-          batch.filter((p) => countsAsOpen(p.values)).length,
-          ...BATCH_COLUMNS.map((c) => batch.map((p) => p.values[c])),
-        );
-      } catch {
-        await Promise.all(batch.map((p) => insertOneIssuePg(this.db, p.values).then(p.resolve, p.reject)));
-        continue;
-      }
-      rows.sort((a, b) => a.iid - b.iid);
-      batch.forEach((p, i) => p.resolve(rows![i]!));
+    } catch (err) {
+      // Not expected (a statement's failure is answered above): fail the callers rather than leave them waiting.
+      for (const p of [...batch, ...this.waiting.splice(0)]) p.reject(err);
+    } finally {
+      this.busy = false;
+      this.done();
     }
-    this.busy = false;
-    this.done();
   }
 }
 
