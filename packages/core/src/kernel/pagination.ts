@@ -58,7 +58,8 @@ export const DEFERRED_FROM = 1_000;
  * A deep page read in two steps, the "deferred join": the list query selects only `key` for
  * the page (an index can answer that without visiting the rows it skips), then `rows` reads
  * the page's rows by those keys, in the list's order. On PostgreSQL, page 100 of 10,000
- * projects: 37 ms (every row fetched and sorted, the sort spilled to disk) → 4 ms.
+ * projects (EXPLAIN ANALYZE, Forgelet's session settings): 6.3–6.7 ms → 5.9 ms, 4.4 ms once
+ * vacuumed (the ids then come from an index alone).
  */
 export interface Deferred<O> {
   key: string;

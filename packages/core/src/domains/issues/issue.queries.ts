@@ -23,49 +23,12 @@ export async function insertIssue(trx: Kysely<Database>, values: NewIssue): Prom
 }
 
 /**
- * PostgreSQL: the project's next iid, the issue and, when it counts there, the project's
- * `open_issues_count`, in one statement (data-modifying CTEs; one round trip instead of three).
- * Arguments: the iid scope, then NEW_ISSUE_COLUMNS without `iid`.
- */
-const insertNewIssuePg = (counted: boolean, commitsAlone = false) =>
-  preparedQuery((db: Kysely<Database>, scope: unknown, ...values: unknown[]) => {
-    const columns = NEW_ISSUE_COLUMNS.filter((c) => c !== 'iid');
-    const row = Object.fromEntries(columns.map((column, i) => [column, values[i]])) as Omit<NewIssueRow, 'iid'>;
-    const withIid = db.with('next_iid', (qb) =>
-      qb
-        .insertInto('internal_ids')
-        .values({ usage: 'issues', scope: scope as string, last_value: 1 })
-        .onConflict((oc) => oc.columns(['usage', 'scope']).doUpdateSet((eb) => ({ last_value: eb('internal_ids.last_value', '+', 1) })))
-        .returning('last_value'),
-    );
-    const q = counted
-      ? withIid.with('counted', (qb) =>
-          qb
-            .insertInto('project_counters')
-            .values({ project_id: row.project_id, open_issues_count: 1 })
-            .onConflict((oc) => oc.column('project_id').doUpdateSet((eb) => ({ open_issues_count: eb('project_counters.open_issues_count', '+', 1) }))),
-        ) as unknown as typeof withIid
-      : withIid;
-    return q
-      .insertInto('issues')
-      .values({ ...row, iid: (eb) => eb.selectFrom('next_iid').select('last_value') })
-      .returningAll();
-  }, { commitsAlone });
-const insertCountedIssuePg = insertNewIssuePg(true);
-const insertUncountedIssuePg = insertNewIssuePg(false);
-const insertCountedIssuePgAlone = insertNewIssuePg(true, true);
-const insertUncountedIssuePgAlone = insertNewIssuePg(false, true);
-
-/**
  * A new issue with the project's next iid (gapless: the iid's row stays locked until the
  * transaction ends), counted in `open_issues_count` when it counts there. On PostgreSQL one
  * statement; on SQLite three, in process, where a statement costs microseconds.
  */
 export async function insertNewIssue(trx: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
-  if (isPostgres(trx)) {
-    const [row] = await (countsAsOpen(values) ? insertCountedIssuePg : insertUncountedIssuePg)(trx, ...pgIssueArguments(values));
-    return row!;
-  }
+  if (isPostgres(trx)) return (await insertIssuesPg(insertIssuesInTransactionPg, trx, [values]))[0]!;
   const [next] = await nextIssueIidSqlite(trx, `project:${values.project_id}`);
   const issue = await insertIssue(trx, { ...values, iid: Number(next!.last_value) });
   if (countsAsOpen(issue)) await countNewOpenIssueSqlite(trx, issue.project_id);
@@ -93,47 +56,56 @@ export async function insertNewIssueAlone(db: Kysely<Database>, values: Omit<New
   return issueBatchOf(db, values.project_id).add(values);
 }
 
-/** One new issue alone on PostgreSQL: the single-row statement. */
-async function insertOneIssuePg(db: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
-  const [row] = await (countsAsOpen(values) ? insertCountedIssuePgAlone : insertUncountedIssuePgAlone)(db, ...pgIssueArguments(values));
-  return row!;
-}
-
-/** The columns of a batch of new issues, as PostgreSQL arrays (unnest), in NEW_ISSUE_COLUMNS order without `project_id` and `iid`. */
-const BATCH_COLUMNS = NEW_ISSUE_COLUMNS.filter((c) => c !== 'project_id' && c !== 'iid');
-const PG_TYPES: Record<(typeof BATCH_COLUMNS)[number], 'text' | 'integer'> = {
+/** The columns of new issues as PostgreSQL arrays (unnest), in NEW_ISSUE_COLUMNS order without `project_id` and `iid`. */
+const ARRAY_COLUMNS = NEW_ISSUE_COLUMNS.filter((c) => c !== 'project_id' && c !== 'iid');
+const PG_TYPES: Record<(typeof ARRAY_COLUMNS)[number], 'text' | 'integer'> = {
   title: 'text', description: 'text', state: 'text', issue_type: 'text', confidential: 'integer', discussion_locked: 'integer',
   author_id: 'integer', milestone_id: 'integer', due_date: 'text', weight: 'integer', closed_at: 'text', closed_by_id: 'integer',
   created_at: 'text', updated_at: 'text',
 };
 
 /**
- * PostgreSQL: several new issues of one project in one statement that commits alone: the
- * project's iid moved on by their number, each row given the next in its order (ordinality),
- * and `open_issues_count` by those that count there. One lock of the iid row and one commit
- * for the lot instead of one each. Arguments: the iid scope, the project, how many, how many
- * count as open, then one array per BATCH_COLUMNS column. The text is the same for any number
- * of rows.
+ * PostgreSQL: new issues of one project in one statement (data-modifying CTEs, one round trip):
+ * the project's iid moved on by their number, each row given the next in its order
+ * (ordinality), and `open_issues_count` raised by those that count there (not touched when none
+ * does). Arguments: the iid scope, the project, how many, how many count as open, then one array
+ * per ARRAY_COLUMNS column; the text is the same for any number of rows. `commitsAlone`: the
+ * statement is a whole transaction, committed in its round trip (storage/prepared.ts).
  */
-const insertIssueBatchPg = preparedQuery(
-  (db: Kysely<Database>, scope: unknown, projectId: unknown, n: unknown, counted: unknown, ...columns: unknown[]) => ({
-    compile: () =>
-      sql<IssueRow>`with next_iid as (
-          insert into internal_ids (usage, scope, last_value) values ('issues', ${scope}, ${n}::integer)
-          on conflict (usage, scope) do update set last_value = internal_ids.last_value + ${n}::integer
-          returning last_value
-        ), counted as (
-          insert into project_counters (project_id, open_issues_count) values (${projectId}::integer, ${counted}::integer)
-          on conflict (project_id) do update set open_issues_count = project_counters.open_issues_count + ${counted}::integer
-        )
-        insert into issues (project_id, iid, ${sql.join(BATCH_COLUMNS.map((c) => sql.ref(c)))})
-        select ${projectId}::integer, (select last_value from next_iid) - ${n}::integer + r.ord, ${sql.join(BATCH_COLUMNS.map((c) => sql.ref(`r.${c}`)))}
-        from unnest(${sql.join(columns.map((array, i) => sql`${array}::${sql.raw(PG_TYPES[BATCH_COLUMNS[i]!])}[]`))})
-          with ordinality as r(${sql.join(BATCH_COLUMNS.map((c) => sql.ref(c)))}, ord)
-        returning *`.compile(db),
-  }),
-  { commitsAlone: true },
-);
+const issuesStatementPg = (commitsAlone: boolean) =>
+  preparedQuery(
+    (db: Kysely<Database>, scope: unknown, projectId: unknown, n: unknown, counted: unknown, ...columns: unknown[]) => ({
+      compile: () =>
+        sql<IssueRow>`with next_iid as (
+            insert into internal_ids (usage, scope, last_value) values ('issues', ${scope}, ${n}::integer)
+            on conflict (usage, scope) do update set last_value = internal_ids.last_value + ${n}::integer
+            returning last_value
+          ), counted as (
+            insert into project_counters (project_id, open_issues_count) select ${projectId}::integer, ${counted}::integer where ${counted}::integer > 0
+            on conflict (project_id) do update set open_issues_count = project_counters.open_issues_count + ${counted}::integer
+          )
+          insert into issues (project_id, iid, ${sql.join(ARRAY_COLUMNS.map((c) => sql.ref(c)))})
+          select ${projectId}::integer, (select last_value from next_iid) - ${n}::integer + r.ord, ${sql.join(ARRAY_COLUMNS.map((c) => sql.ref(`r.${c}`)))}
+          from unnest(${sql.join(columns.map((array, i) => sql`${array}::${sql.raw(PG_TYPES[ARRAY_COLUMNS[i]!])}[]`))})
+            with ordinality as r(${sql.join(ARRAY_COLUMNS.map((c) => sql.ref(c)))}, ord)
+          returning *`.compile(db),
+    }),
+    { commitsAlone },
+  );
+const insertIssuesInTransactionPg = issuesStatementPg(false);
+const insertIssuesAlonePg = issuesStatementPg(true);
+
+/** New issues of one project (`issuesStatementPg`), their rows in iid order, which is theirs. */
+async function insertIssuesPg(statement: typeof insertIssuesAlonePg, db: Kysely<Database>, issues: readonly Omit<NewIssue, 'iid'>[]): Promise<IssueRow[]> {
+  const projectId = issues[0]!.project_id;
+  const rows = await statement(db, `project:${projectId}`, projectId, issues.length, issues.filter(countsAsOpen).length, ...ARRAY_COLUMNS.map((c) => issues.map((v) => v[c])));
+  return rows.sort((a, b) => a.iid - b.iid);
+}
+
+/** One new issue alone on PostgreSQL. */
+async function insertOneIssuePg(db: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
+  return (await insertIssuesPg(insertIssuesAlonePg, db, [values]))[0]!;
+}
 
 /** At most this many issues go in one batch statement (14 arrays of this length). */
 const ISSUE_BATCH_MAX = 100;
@@ -147,7 +119,7 @@ interface PendingIssue {
 /**
  * New issues of one project on PostgreSQL, created alone (createIssue's common case). While a
  * statement of the project's is on its way, the next ones wait and then go together in one
- * (`insertIssueBatchPg`): writers that would each take the iid row's lock, and a commit, in
+ * (`issuesStatementPg`): writers that would each take the iid row's lock, and a commit, in
  * turn (16 bots filing into one project) share them. The first waits until the end of the
  * event loop's turn, so the requests of one turn go together. Iids stay gapless and in the
  * order of arrival: one statement takes them all, or none. If a batch fails, its issues are
@@ -183,20 +155,12 @@ class IssueBatch {
         }
         let rows: IssueRow[];
         try {
-          rows = await insertIssueBatchPg(
-            this.db,
-            `project:${batch[0]!.values.project_id}`,
-            batch[0]!.values.project_id,
-            batch.length,
-            batch.filter((p) => countsAsOpen(p.values)).length,
-            ...BATCH_COLUMNS.map((c) => batch.map((p) => p.values[c])),
-          );
+          rows = await insertIssuesPg(insertIssuesAlonePg, this.db, batch.map((p) => p.values));
         } catch {
           await Promise.all(batch.map((p) => insertOneIssuePg(this.db, p.values).then(p.resolve, p.reject)));
           continue;
         }
         if (rows.length !== batch.length) throw new Error(`a batch of ${batch.length} new issues inserted ${rows.length}`);
-        rows.sort((a, b) => a.iid - b.iid);
         batch.forEach((p, i) => p.resolve(rows[i]!));
       }
     } catch (err) {
@@ -223,10 +187,6 @@ function issueBatchOf(db: Kysely<Database>, projectId: number): IssueBatch {
   return batch;
 }
 
-/** The arguments of insertNewIssuePg: the iid scope, then NEW_ISSUE_COLUMNS without `iid`. */
-function pgIssueArguments(values: Omit<NewIssue, 'iid'>): [unknown, ...unknown[]] {
-  return [`project:${values.project_id}`, ...NEW_ISSUE_COLUMNS.filter((c) => c !== 'iid').map((column) => values[column as Exclude<typeof column, 'iid'>])];
-}
 
 /**
  * The issue as the transaction's later writes will find it: on PostgreSQL the row is locked
