@@ -46,8 +46,9 @@ const countNewOpenIssueSqlite = preparedQuery((db: Kysely<Database>, projectId: 
 
 /**
  * A new issue as a write by itself (nothing else goes in its transaction): on PostgreSQL the
- * statement of `insertNewIssue`, committed in the same round trip, so the project's iid and
- * counter rows are locked for its execution only; on SQLite a transaction of `insertNewIssue`.
+ * statement of `insertNewIssue`, committed in the same round trip and shared with the project's
+ * other new issues that arrive meanwhile (IssueBatch), so the project's iid and counter rows are
+ * locked for its execution only; on SQLite a transaction of `insertNewIssue`.
  * Given a transaction (a seed's), part of it.
  */
 export async function insertNewIssueAlone(db: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
