@@ -73,7 +73,7 @@ describe('sqlite: recorded schema for new databases', () => {
     });
   });
 
-  it('041 moves the stack traces of grouped errors into their own table', async () => {
+  it('041 moves the stack traces of grouped errors into their own table; 042 drops it (read from the newest event)', async () => {
     await withDatabase(':memory:', async (db) => {
       const migrator = new Migrator({ db, provider: { getMigrations: async () => MIGRATIONS }, migrationTableName: MIGRATION_TABLE, migrationLockTableName: MIGRATION_LOCK_TABLE, allowUnorderedMigrations: true });
       assert.equal((await migrator.migrateTo('040-commit-date-offsets')).error, undefined);
@@ -83,10 +83,13 @@ describe('sqlite: recorded schema for new databases', () => {
         values (1, ?, 't', 1, 'x', 'x', ?, 'x', 'x')`);
       const withStack = Number(insert.run('a', '[{"function":"f"}]').lastInsertRowid);
       insert.run('b', null);
-      await migrateToLatest(db);
+      assert.equal((await migrator.migrateTo('041-error-stacks')).error, undefined);
       assert.deepEqual(handle.prepare('select error_id, stack_trace from error_tracking_error_stacks').all(), [{ error_id: withStack, stack_trace: '[{"function":"f"}]' }]);
       const columns = (handle.prepare('pragma table_info(error_tracking_errors)').all() as { name: string }[]).map((c) => c.name);
       assert.equal(columns.includes('stack_trace'), false);
+      await migrateToLatest(db);
+      assert.deepEqual(handle.prepare(`select name from sqlite_master where name = 'error_tracking_error_stacks'`).all(), []);
+      assert.equal((handle.prepare('select count(*) as n from error_tracking_errors').get() as { n: number }).n, 2);
     });
   });
 

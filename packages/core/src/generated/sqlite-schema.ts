@@ -37,7 +37,8 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "038-merge-request-closing-issues",
     "039-merge-methods",
     "040-commit-date-offsets",
-    "041-error-stacks"
+    "041-error-stacks",
+    "042-no-error-stacks"
   ],
   "statements": [
     "CREATE TABLE \"forgelet_migrations\" (\"name\" varchar(255) not null primary key, \"timestamp\" varchar(255) not null)",
@@ -333,7 +334,6 @@ export const SQLITE_SCHEMA: { migrations: string[]; statements: string[] } = {
     "CREATE TABLE \"merge_request_diff_commits\" (\"merge_request_diff_id\" integer not null references \"merge_request_diffs\" (\"id\") on delete cascade, \"relative_order\" integer not null, \"sha\" text not null, constraint \"merge_request_diff_commits_pkey\" primary key (\"merge_request_diff_id\", \"relative_order\"))",
     "CREATE INDEX \"merge_request_diff_commits_sha\" on \"merge_request_diff_commits\" (\"sha\", \"merge_request_diff_id\")",
     "CREATE INDEX \"merge_requests_merge_commit_sha\" on \"merge_requests\" (\"project_id\", \"merge_commit_sha\")",
-    "CREATE INDEX \"merge_requests_squash_commit_sha\" on \"merge_requests\" (\"project_id\", \"squash_commit_sha\")",
-    "CREATE TABLE \"error_tracking_error_stacks\" (\"error_id\" integer primary key references \"error_tracking_errors\" (\"id\") on delete cascade, \"stack_trace\" text not null)"
+    "CREATE INDEX \"merge_requests_squash_commit_sha\" on \"merge_requests\" (\"project_id\", \"squash_commit_sha\")"
   ]
 };

@@ -48,13 +48,6 @@ export interface ErrorTrackingErrorTable {
 export type ErrorTrackingErrorRow = Selectable<ErrorTrackingErrorTable>;
 export type NewErrorTrackingErrorRow = Insertable<ErrorTrackingErrorTable>;
 
-/** A grouped error's latest stack trace (apart from its row, which every batch of events updates). */
-export interface ErrorTrackingErrorStackTable {
-  error_id: number;
-  /** JSON array of frames of the latest event. */
-  stack_trace: string;
-}
-
 /** One occurrence, with the SDK's payload (capped). */
 export interface ErrorTrackingEventTable {
   id: Generated<number>;
@@ -128,7 +121,6 @@ declare module '../../storage/database.js' {
     error_tracking_settings: ErrorTrackingSettingTable;
     error_tracking_client_keys: ErrorTrackingClientKeyTable;
     error_tracking_errors: ErrorTrackingErrorTable;
-    error_tracking_error_stacks: ErrorTrackingErrorStackTable;
     error_tracking_error_events: ErrorTrackingEventTable;
     error_tracking_error_users: ErrorTrackingErrorUserTable;
     error_tracking_error_frequency: ErrorTrackingErrorFrequencyTable;

@@ -103,7 +103,7 @@ async function presentErrors(ctx: Ctx, rows: ErrorTrackingErrorRow[]): Promise<E
     if (!m) byError.set(c.error_id, (m = new Map()));
     m.set(c.hour_start, Number(c.count));
   }
-  const stacks = new Map((await ctx.db.selectFrom('error_tracking_error_stacks').select(['error_id', 'stack_trace']).where('error_id', 'in', ids).execute()).map((s) => [s.error_id, s.stack_trace]));
+  const stacks = await latestStacks(ctx, ids);
   const issueIds = rows.map((r) => r.issue_id).filter((id): id is number => id !== null);
   const issues = issueIds.length ? await ctx.db.selectFrom('issues').select(['id', 'iid']).where('id', 'in', issueIds).execute() : [];
   const iidOf = new Map(issues.map((i) => [i.id, i.iid]));
@@ -123,9 +123,43 @@ async function presentErrors(ctx: Ctx, rows: ErrorTrackingErrorRow[]): Promise<E
     first_release: r.first_release,
     last_release: r.last_release,
     frequency: hours.map((h) => [h, byError.get(r.id)?.get(h) ?? 0] as [string, number]),
-    stack_trace: parseJson<StackFrame[]>(stacks.get(r.id) ?? null, []),
+    stack_trace: stacks.get(r.id) ?? [],
     issue_iid: r.issue_id !== null ? (iidOf.get(r.issue_id) ?? null) : null,
   }));
+}
+
+/** An event's stack trace: the column when its payload lost parts (PAYLOAD_CAP), else from the payload. */
+function stackOfEvent(row: Pick<ErrorTrackingEventRow, 'stack_trace'>, payload: unknown): StackFrame[] {
+  return row.stack_trace !== null ? parseJson<StackFrame[]>(row.stack_trace, []) : stackFramesOf(payload);
+}
+
+/**
+ * Each error's latest stack trace: its newest event's (the first of its events list: latest
+ * `occurred_at`, then the last written), read with the index the list uses. Derived when read,
+ * so ingest writes nothing for it (the newest event outlives its error: retention removes
+ * both at the same age).
+ */
+async function latestStacks(ctx: Ctx, errorIds: number[]): Promise<Map<number, StackFrame[]>> {
+  const rows = await ctx.db
+    .selectFrom('error_tracking_error_events')
+    .select(['error_id', 'stack_trace', 'payload'])
+    .where('id', 'in', (eb) =>
+      eb
+        .selectFrom('error_tracking_errors as r')
+        .select((inner) =>
+          inner
+            .selectFrom('error_tracking_error_events as x')
+            .select('x.id')
+            .whereRef('x.error_id', '=', 'r.id')
+            .orderBy('x.occurred_at', 'desc')
+            .orderBy('x.id', 'desc')
+            .limit(1)
+            .as('newest'),
+        )
+        .where('r.id', 'in', errorIds),
+    )
+    .execute();
+  return new Map(rows.map((r) => [r.error_id, stackOfEvent(r, r.stack_trace === null ? parseJson<unknown>(r.payload, null) : null)]));
 }
 
 function presentEvent(row: ErrorTrackingEventRow): ErrorTrackingEventEntity {
@@ -142,7 +176,7 @@ function presentEvent(row: ErrorTrackingEventRow): ErrorTrackingEventEntity {
     platform: row.platform,
     message: row.message,
     user: parseJson<EventUser | null>(row.user, null),
-    stack_trace: row.stack_trace !== null ? parseJson<StackFrame[]>(row.stack_trace, []) : stackFramesOf(payload),
+    stack_trace: stackOfEvent(row, payload),
     payload,
   };
 }
@@ -280,8 +314,7 @@ export async function createIssueForError(ctx: Ctx, input: ErrorRefInput): Promi
     const existing = await ctx.db.selectFrom('issues').select('iid').where('id', '=', error.issue_id).executeTakeFirst();
     if (existing) throw new ConflictError(`An issue already exists for this error: #${existing.iid}`);
   }
-  const stack = await ctx.db.selectFrom('error_tracking_error_stacks').select('stack_trace').where('error_id', '=', error.id).executeTakeFirst();
-  const frames = parseJson<StackFrame[]>(stack?.stack_trace ?? null, []);
+  const frames = (await latestStacks(ctx, [error.id])).get(error.id) ?? [];
   const issue = await createIssue(ctx, { id: String(project.id), title: error.title.slice(0, 255), description: issueDescription(ctx, project, error, frames) });
   await ctx.db.updateTable('error_tracking_errors').set({ issue_id: issue.id, updated_at: nowIso(ctx) }).where('id', '=', error.id).execute();
   return issue;

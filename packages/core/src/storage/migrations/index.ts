@@ -37,6 +37,7 @@ import * as m038mrci from './038-merge-request-closing-issues.js';
 import * as m039mm from './039-merge-methods.js';
 import * as m040cdo from './040-commit-date-offsets.js';
 import * as m041es from './041-error-stacks.js';
+import * as m042nes from './042-no-error-stacks.js';
 
 /** Every migration, in order. Names sort lexically. */
 export const MIGRATIONS: Record<string, Migration> = {
@@ -76,6 +77,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '039-merge-methods': m039mm,
   '040-commit-date-offsets': m040cdo,
   '041-error-stacks': m041es,
+  '042-no-error-stacks': m042nes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
