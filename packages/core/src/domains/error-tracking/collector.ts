@@ -111,7 +111,7 @@ export async function collect(ctx: Ctx, kind: 'store' | 'envelope', input: Colle
   const addEvent = (payload: unknown, raw?: string) => {
     const n = normalizeEvent(payload, received, req.ip, raw);
     if (!n.ok) throw UNSUPPORTED();
-    events.push({ ...n.value, projectId: project.id, receivedAt });
+    events.push(Object.assign(n.value, { projectId: project.id, receivedAt })); // a new object each call: no copy
     replyId ??= n.value.eventId;
   };
 

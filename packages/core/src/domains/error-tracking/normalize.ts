@@ -246,8 +246,19 @@ function userOf(event: Json, requestIp: string): { user: EventUser | null; key: 
 
 const DEFAULT_VARIABLE = /^\{\{\s*default\s*\}\}$/i;
 
+/** Fingerprints of recent grouping inputs: the events of one error keep giving the same (a hash is most of the cost). */
+const recentHashes = new Map<string, string>();
+const RECENT_HASHES = 1024;
+
 function hashOf(components: string[]): string {
-  return createHash('sha256').update(JSON.stringify(components)).digest('hex').slice(0, 32);
+  const input = JSON.stringify(components);
+  let hash = recentHashes.get(input);
+  if (hash === undefined) {
+    hash = createHash('sha256').update(input).digest('hex').slice(0, 32);
+    if (recentHashes.size >= RECENT_HASHES) recentHashes.delete(recentHashes.keys().next().value!);
+    recentHashes.set(input, hash);
+  }
+  return hash;
 }
 
 /**
