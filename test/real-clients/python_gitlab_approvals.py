@@ -136,8 +136,8 @@ def _():
 def _():
     before = state()
     new_sha = pause("push")
-    mr = mr_of(root)
-    return {"before": before, "new_sha": new_sha, "sha": mr.sha, "after": state()}
+    mr = mr_of(root)  # the first read after the push: it starts the mergeability check
+    return {"before": before, "new_sha": new_sha, "sha": mr.sha, "status": mr.detailed_merge_status, "after": state()}
 
 
 @step("guidance")
