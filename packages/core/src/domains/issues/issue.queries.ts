@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../storage/database.js';
 import { isPostgres } from '../../storage/migrations/helpers.js';
+import { sqliteOfTransaction } from '../../storage/dialect.js';
 import { preparedQuery } from '../../storage/prepared.js';
-import { nextIidStatement } from '../../kernel/ids.js';
 import type { IssueRow, IssueUpdate, NewIssueRow } from './issue.table.js';
 
 /** Every column an issue is created with: the insert is compiled once (storage/prepared.ts). */
@@ -13,15 +13,6 @@ const NEW_ISSUE_COLUMNS = [
 
 export type NewIssue = Required<Pick<NewIssueRow, (typeof NEW_ISSUE_COLUMNS)[number]>>;
 
-const insertIssueQuery = preparedQuery((db: Kysely<Database>, ...values: unknown[]) =>
-  db.insertInto('issues').values(Object.fromEntries(NEW_ISSUE_COLUMNS.map((column, i) => [column, values[i]])) as NewIssueRow).returningAll(),
-);
-
-export async function insertIssue(trx: Kysely<Database>, values: NewIssue): Promise<IssueRow> {
-  const [row] = await insertIssueQuery(trx, ...NEW_ISSUE_COLUMNS.map((column) => values[column]));
-  return row!;
-}
-
 /**
  * A new issue with the project's next iid (gapless: the iid's row stays locked until the
  * transaction ends), counted in `open_issues_count` when it counts there. On PostgreSQL one
@@ -29,31 +20,58 @@ export async function insertIssue(trx: Kysely<Database>, values: NewIssue): Prom
  */
 export async function insertNewIssue(trx: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
   if (isPostgres(trx)) return (await insertIssuesPg(insertIssuesInTransactionPg, trx, [values]))[0]!;
-  const [next] = await nextIssueIidSqlite(trx, `project:${values.project_id}`);
-  const issue = await insertIssue(trx, { ...values, iid: Number(next!.last_value) });
-  if (countsAsOpen(issue)) await countNewOpenIssueSqlite(trx, issue.project_id);
-  return issue;
+  return (await insertIssuesSqlite(trx, [values]))[0]!;
 }
 
-/** SQLite: the next issue iid of a scope, and one more open issue in a project's counter (compiled once; storage/prepared.ts). */
-const nextIssueIidSqlite = preparedQuery((db: Kysely<Database>, scope: string) => ({ compile: () => nextIidStatement('issues', scope).compile(db) }));
-const countNewOpenIssueSqlite = preparedQuery((db: Kysely<Database>, projectId: number) =>
+/** SQLite: the project's iid moved on by `n`, its new value (compiled once; storage/prepared.ts). */
+const bumpIssueIidSqlite = preparedQuery((db: Kysely<Database>, scope: string, n: number) =>
   db
-    .insertInto('project_counters')
-    .values({ project_id: projectId, open_issues_count: 1 })
-    .onConflict((oc) => oc.column('project_id').doUpdateSet((eb) => ({ open_issues_count: eb('project_counters.open_issues_count', '+', 1) }))),
+    .insertInto('internal_ids')
+    .values({ usage: 'issues', scope, last_value: n })
+    .onConflict((oc) => oc.columns(['usage', 'scope']).doUpdateSet((eb) => ({ last_value: eb('internal_ids.last_value', '+', eb.ref('excluded.last_value')) })))
+    .returning('last_value'),
 );
 
+/** The text of a SQLite insert of `n` new issues returning their rows, by `n`. */
+const issuesInsertSqlite = new Map<number, string>();
+
 /**
- * A new issue as a write by itself (nothing else goes in its transaction): on PostgreSQL the
- * statement of `insertNewIssue`, committed in the same round trip and shared with the project's
- * other new issues that arrive meanwhile (IssueBatch), so the project's iid and counter rows are
- * locked for its execution only; on SQLite a transaction of `insertNewIssue`.
- * Given a transaction (a seed's), part of it.
+ * SQLite, in a transaction: new issues of one project with the next iids in their order, and
+ * the open-issue counter raised by those that count there; their rows in iid order. Three
+ * statements whatever their number (the issues of one turn share them: IssueBatch).
+ */
+async function insertIssuesSqlite(trx: Kysely<Database>, issues: readonly Omit<NewIssue, 'iid'>[]): Promise<IssueRow[]> {
+  const sqlite = sqliteOfTransaction(trx);
+  if (!sqlite) throw new Error('new issues on SQLite are inserted in a transaction');
+  const projectId = issues[0]!.project_id;
+  const [bumped] = await bumpIssueIidSqlite(trx, `project:${projectId}`, issues.length);
+  const first = Number(bumped!.last_value) - issues.length + 1;
+  let text = issuesInsertSqlite.get(issues.length);
+  if (text === undefined) {
+    const row = `(${NEW_ISSUE_COLUMNS.map(() => '?').join(', ')})`;
+    text = `insert into issues (${NEW_ISSUE_COLUMNS.join(', ')}) values ${Array.from({ length: issues.length }, () => row).join(', ')} returning *`;
+    issuesInsertSqlite.set(issues.length, text);
+  }
+  const parameters: unknown[] = [];
+  issues.forEach((values, i) => {
+    for (const column of NEW_ISSUE_COLUMNS) parameters.push(column === 'iid' ? first + i : column === 'project_id' ? projectId : values[column]);
+  });
+  // The statement marks its write for the read cache as every one prepared on the connection (storage/dialect.ts).
+  const rows = (sqlite.prepare(text).all(parameters) as IssueRow[]).sort((a, b) => a.iid - b.iid);
+  const counted = issues.filter(countsAsOpen).length;
+  if (counted > 0) await addOpenIssues(trx, projectId, counted);
+  return rows;
+}
+
+/**
+ * A new issue as a write by itself (nothing else goes in its transaction), shared with the
+ * project's other new issues that arrive meanwhile (IssueBatch): on PostgreSQL the statement of
+ * `insertNewIssue`, committed in the same round trip, so the project's iid and counter rows
+ * are locked for its execution only; on SQLite the three statements of `insertNewIssue` in a
+ * transaction. Given a transaction (a seed's), part of it.
  */
 export async function insertNewIssueAlone(db: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
   if (db.isTransaction) return insertNewIssue(db, values);
-  if (!isPostgres(db)) return db.transaction().execute((trx) => insertNewIssue(trx, values));
   return issueBatchOf(db, values.project_id).add(values);
 }
 
@@ -103,9 +121,10 @@ async function insertIssuesPg(statement: typeof insertIssuesAlonePg, db: Kysely<
   return rows.sort((a, b) => a.iid - b.iid);
 }
 
-/** One new issue alone on PostgreSQL. */
-async function insertOneIssuePg(db: Kysely<Database>, values: Omit<NewIssue, 'iid'>): Promise<IssueRow> {
-  return (await insertIssuesPg(insertIssuesAlonePg, db, [values]))[0]!;
+/** New issues of one project written by themselves (a transaction of their own). */
+async function insertIssuesAlone(db: Kysely<Database>, issues: readonly Omit<NewIssue, 'iid'>[]): Promise<IssueRow[]> {
+  if (isPostgres(db)) return insertIssuesPg(insertIssuesAlonePg, db, issues);
+  return db.transaction().execute((trx) => insertIssuesSqlite(trx, issues));
 }
 
 /** At most this many issues go in one batch statement (14 arrays of this length). */
@@ -118,10 +137,12 @@ interface PendingIssue {
 }
 
 /**
- * New issues of one project on PostgreSQL, created alone (createIssue's common case). While a
- * statement of the project's is on its way, the next ones wait and then go together in one
- * (`issuesStatementPg`): writers that would each take the iid row's lock, and a commit, in
- * turn (16 bots filing into one project) share them. The first waits until the end of the
+ * New issues of one project, created alone (createIssue's common case). While a statement of
+ * the project's is on its way, the next ones wait and then go together in one
+ * (`issuesStatementPg`; on SQLite `insertIssuesSqlite`'s three): writers that would each take
+ * the iid row's lock, and a commit, in turn (16 bots filing into one project) share them, and
+ * on SQLite each statement's fixed cost and each transaction's savepoint are paid once per
+ * batch. The first waits until the end of the
  * event loop's turn, so the requests of one turn go together. Iids stay gapless and in the
  * order of arrival: one statement takes them all, or none. If a batch fails, its issues are
  * tried one by one, so each request gets its own answer (one bad row does not fail the rest).
@@ -151,14 +172,15 @@ class IssueBatch {
       while (this.waiting.length) {
         batch = this.waiting.splice(0, ISSUE_BATCH_MAX);
         if (batch.length === 1) {
-          await insertOneIssuePg(this.db, batch[0]!.values).then(batch[0]!.resolve, batch[0]!.reject);
+          const [one] = batch;
+          await insertIssuesAlone(this.db, [one!.values]).then((rows) => one!.resolve(rows[0]!), one!.reject);
           continue;
         }
         let rows: IssueRow[];
         try {
-          rows = await insertIssuesPg(insertIssuesAlonePg, this.db, batch.map((p) => p.values));
+          rows = await insertIssuesAlone(this.db, batch.map((p) => p.values));
         } catch {
-          await Promise.all(batch.map((p) => insertOneIssuePg(this.db, p.values).then(p.resolve, p.reject)));
+          await Promise.all(batch.map((p) => insertIssuesAlone(this.db, [p.values]).then((one) => p.resolve(one[0]!), p.reject)));
           continue;
         }
         if (rows.length !== batch.length) throw new Error(`a batch of ${batch.length} new issues inserted ${rows.length}`);
