@@ -99,7 +99,7 @@ interface ErrorKey {
   fingerprint: string;
 }
 
-/** The ids of the groups' errors, one statement per project (by the unique index on project and fingerprint). */
+/** SQLite: the ids of the groups' errors, one statement per project (by the unique index on project and fingerprint). */
 async function errorIdsOf(trx: Kysely<Database>, groups: Group[]): Promise<ErrorKey[]> {
   const byProject = new Map<number, string[]>();
   for (const g of groups) {

@@ -142,10 +142,10 @@ interface PendingIssue {
  * (`issuesStatementPg`; on SQLite `insertIssuesSqlite`'s three): writers that would each take
  * the iid row's lock, and a commit, in turn (16 bots filing into one project) share them, and
  * on SQLite each statement's fixed cost and each transaction's savepoint are paid once per
- * batch. The first waits until the end of the
- * event loop's turn, so the requests of one turn go together. Iids stay gapless and in the
- * order of arrival: one statement takes them all, or none. If a batch fails, its issues are
- * tried one by one, so each request gets its own answer (one bad row does not fail the rest).
+ * batch. The first waits until the end of the event loop's turn, so the requests of one turn
+ * go together. Iids stay gapless and in the order of arrival: one statement takes them all, or
+ * none. If a batch fails, its issues are tried one by one, so each request gets its own answer
+ * (one bad row does not fail the rest).
  */
 class IssueBatch {
   private readonly waiting: PendingIssue[] = [];
@@ -171,16 +171,12 @@ class IssueBatch {
     try {
       while (this.waiting.length) {
         batch = this.waiting.splice(0, ISSUE_BATCH_MAX);
-        if (batch.length === 1) {
-          const [one] = batch;
-          await insertIssuesAlone(this.db, [one!.values]).then((rows) => one!.resolve(rows[0]!), one!.reject);
-          continue;
-        }
         let rows: IssueRow[];
         try {
           rows = await insertIssuesAlone(this.db, batch.map((p) => p.values));
-        } catch {
-          await Promise.all(batch.map((p) => insertIssuesAlone(this.db, [p.values]).then((one) => p.resolve(one[0]!), p.reject)));
+        } catch (err) {
+          if (batch.length === 1) batch[0]!.reject(err);
+          else await Promise.all(batch.map((p) => insertIssuesAlone(this.db, [p.values]).then((one) => p.resolve(one[0]!), p.reject)));
           continue;
         }
         if (rows.length !== batch.length) throw new Error(`a batch of ${batch.length} new issues inserted ${rows.length}`);
