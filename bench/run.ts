@@ -138,6 +138,8 @@ interface ForgeletChildInfo {
   startMs: number;
   seeded: number;
   seedMs: number;
+  /** PostgreSQL: the projects table's pages marked all-visible by the vacuum after the seed. */
+  allVisible?: string | null;
   groupId: number | null;
   memberToken: string | null;
   sampleProjectIds: number[];
@@ -518,7 +520,7 @@ async function main() {
     if (ONLY.has('1') || ONLY.has('2') || ONLY.has('writes')) {
       section('Starting servers');
       const { proc: fl, ready } = await startForgeletChild(mainDir, databaseUrl, PROJECTS, EXPERIMENTS);
-      info(`forgelet child pid ${ready.pid} at ${ready.url} (${ready.dialect}, ${CHILD_SOURCES ? "sources under tsx" : "built packages"}); startForgelet ${ready.startMs.toFixed(0)} ms; seeded ${ready.seeded} projects in ${ready.seedMs.toFixed(0)} ms`);
+      info(`forgelet child pid ${ready.pid} at ${ready.url} (${ready.dialect}, ${CHILD_SOURCES ? "sources under tsx" : "built packages"}); startForgelet ${ready.startMs.toFixed(0)} ms; seeded ${ready.seeded} projects in ${ready.seedMs.toFixed(0)} ms${ready.allVisible ? `, vacuumed: ${ready.allVisible}` : ''}`);
       if (ready.dialect === 'sqlite') seededSqliteDir = mainDir;
       const auth = { 'PRIVATE-TOKEN': ROOT_TOKEN };
       const memberAuth = { 'PRIVATE-TOKEN': ready.memberToken ?? '' };
