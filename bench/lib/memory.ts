@@ -33,6 +33,8 @@ export interface MemSample {
   rssMb: number;
   anonMb: number;
   fileMb: number;
+  /** The process's threads (the SQLite checkpointer's worker comes and goes with the writes). */
+  threads: number;
 }
 
 export interface MemoryResult {
@@ -55,7 +57,8 @@ function sample(pid: number, at: number): MemSample {
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
   const rss = kb('Rss') / 1024;
   const anon = kb('Anonymous') / 1024;
-  return { at, rssMb: rss, anonMb: anon, fileMb: rss - anon };
+  const threads = Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+  return { at, rssMb: rss, anonMb: anon, fileMb: rss - anon, threads };
 }
 
 /** Samples at 0, 1, 5 and 10 s from now. */
@@ -71,7 +74,7 @@ async function settle(pid: number): Promise<MemSample[]> {
 }
 
 export function formatSample(s: MemSample): string {
-  return `${s.rssMb.toFixed(1)} MB (anonymous ${s.anonMb.toFixed(1)}, file-backed ${s.fileMb.toFixed(1)})`;
+  return `${s.rssMb.toFixed(1)} MB (anonymous ${s.anonMb.toFixed(1)}, file-backed ${s.fileMb.toFixed(1)}; ${s.threads} threads)`;
 }
 
 function request(url: string, method: string, headers: Record<string, string>, body?: Readable | string): Promise<{ status: number; text: string }> {

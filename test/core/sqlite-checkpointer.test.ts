@@ -1,6 +1,7 @@
 /**
  * storage/sqlite-checkpointer.ts: WAL checkpoints run in a worker thread, not in the COMMIT
- * on the event loop; the WAL stays bounded under writes, and closing leaves no WAL behind.
+ * on the event loop, while writes are many; the WAL stays bounded under writes, and closing
+ * leaves no WAL behind. Idle, the worker exits and the connection checkpoints by itself.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { openDatabase, sqliteHandleOf } from '../../packages/core/src/storage/dialect.js';
+import { IDLE_MS, WAKE_WRITES } from '../../packages/core/src/storage/sqlite-checkpointer.js';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -30,8 +32,10 @@ describe('sqlite: WAL checkpoints off the event loop', () => {
       const file = join(dir, 'db.sqlite');
       const handle = openDatabase(file);
       const sqlite = sqliteHandleOf(handle.db)!;
-      assert.ok(await until(() => sqlite.pragma('wal_autocheckpoint', { simple: true }) === 0, 5000), 'automatic checkpoints turned off once the worker is ready');
       await sql`create table blobs (id integer primary key, body blob not null)`.execute(handle.db);
+      assert.notEqual(sqlite.pragma('wal_autocheckpoint', { simple: true }), 0, 'no worker before writes are many');
+      for (let i = 0; i < 2 * WAKE_WRITES; i++) await sql`insert into blobs (body) values (${Buffer.alloc(10, i)})`.execute(handle.db);
+      assert.ok(await until(() => sqlite.pragma('wal_autocheckpoint', { simple: true }) === 0, 5000), 'automatic checkpoints turned off once the worker is ready');
       const walPages = () => statSync(`${file}-wal`).size / 4096;
       // 8 rounds of ~600 pages (2.4 MB): without checkpoints the WAL would reach ~4,800 pages.
       let largest = 0;
@@ -45,6 +49,39 @@ describe('sqlite: WAL checkpoints off the event loop', () => {
       assert.ok(largest < 2000, `the WAL grew to ${largest.toFixed(0)} pages`);
       // Everything written is in the database file (checkpointed) once the worker has run.
       assert.ok(await until(() => statSync(file).size > 8 * 40 * 60_000, 2000), `the database file holds the rows: ${statSync(file).size} bytes`);
+      await handle.destroy();
+      assert.equal(existsSync(`${file}-wal`), false, 'the last connection to close removed the WAL');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an idle worker exits and the connection checkpoints by itself; a write now and then leaves it so, a burst of writes starts a worker again, which stays while writes go on', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'forgelet-checkpointer-'));
+    try {
+      const file = join(dir, 'db.sqlite');
+      const handle = openDatabase(file);
+      const sqlite = sqliteHandleOf(handle.db)!;
+      const automatic = () => sqlite.pragma('wal_autocheckpoint', { simple: true }) as number;
+      await sql`create table rows (id integer primary key, body text not null)`.execute(handle.db);
+      for (let i = 0; i < 2 * WAKE_WRITES; i++) await sql`insert into rows (body) values ('a first burst')`.execute(handle.db);
+      assert.ok(await until(() => automatic() === 0, 5000), 'a burst of writes started a worker');
+      // No commit for IDLE_MS: the worker exits, the connection checkpoints automatically again.
+      assert.ok(await until(() => automatic() === 1000, IDLE_MS + 3000), `retired after ${IDLE_MS} ms without a commit`);
+      for (let i = 0; i < 3; i++) {
+        await sql`insert into rows (body) values ('now and then')`.execute(handle.db);
+        await pause(300);
+        assert.equal(automatic(), 1000, 'a write now and then starts no worker');
+      }
+      for (let i = 0; i < 2 * WAKE_WRITES; i++) await sql`insert into rows (body) values ('a burst')`.execute(handle.db);
+      assert.ok(await until(() => automatic() === 0, 5000), 'a burst of writes started a worker again');
+      // Commits spaced under IDLE_MS for longer than IDLE_MS: the worker stays.
+      const until2 = performance.now() + IDLE_MS + 1000;
+      while (performance.now() < until2) {
+        await sql`insert into rows (body) values ('more')`.execute(handle.db);
+        await pause(IDLE_MS / 5);
+        assert.equal(automatic(), 0, 'the worker stays while commits go on');
+      }
       await handle.destroy();
       assert.equal(existsSync(`${file}-wal`), false, 'the last connection to close removed the WAL');
     } finally {

@@ -43,12 +43,15 @@ for (const dialect of DIALECTS) {
       assert.equal(settings.status, 200, settings.text);
       const key = new URL(settings.body.gitlab_dsn).username;
       if (dialect === 'sqlite') {
-        // WAL checkpoints run in a worker thread of the served process (storage/sqlite-checkpointer.ts),
-        // not in a COMMIT past 1,000 pages: a small write reaches the database file within moments.
+        // While writes are many, WAL checkpoints run in a worker thread of the served process
+        // (storage/sqlite-checkpointer.ts), not in a COMMIT past 1,000 pages: a burst of small
+        // writes reaches the database file within moments.
         await new Promise((r) => setTimeout(r, 300));
         const before = statSync(db.url).mtimeMs;
-        const label = await first.api('POST', `/projects/${project.body.id}/labels`, { body: { name: 'checkpointed', color: '#ff0000' } });
-        assert.equal(label.status, 201, label.text);
+        const labels = await Promise.all(
+          Array.from({ length: 150 }, (_, i) => first.api('POST', `/projects/${project.body.id}/labels`, { body: { name: `checkpointed-${i}`, color: '#ff0000' } })),
+        );
+        for (const label of labels) assert.equal(label.status, 201, label.text);
         const deadline = performance.now() + 3000;
         while (statSync(db.url).mtimeMs === before && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
         assert.notEqual(statSync(db.url).mtimeMs, before, 'the write was checkpointed into the database file');

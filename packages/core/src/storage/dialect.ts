@@ -70,7 +70,8 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   const readCache = new ReadCache(sqlite.prepare.bind(sqlite));
-  cacheStatements(sqlite, readCache);
+  const writes: WriteHooks = { beforeWrite: () => {} };
+  cacheStatements(sqlite, readCache, writes);
   const driver = new GroupCommitSqliteDriver(sqlite, SQLITE_BUSY_TIMEOUT_MS, () => readCache.clear());
   const db = new Kysely<Database>({
     dialect: {
@@ -84,6 +85,7 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
   sqliteByAdapter.set(db.getExecutor().adapter, sqlite);
   attachReadCache(db, readCache);
   const checkpointer = walMode && !sqlite.memory ? startCheckpointer(sqlite, file, SQLITE_BUSY_TIMEOUT_MS) : null;
+  if (checkpointer) writes.beforeWrite = () => checkpointer.wake();
   return {
     db,
     dialect: 'sqlite',
@@ -351,6 +353,11 @@ const READ_ONLY = /^\s*(?:select|show|set)\b|^\s*copy\s*\(\s*select\b[^;]*\)\s*t
 /** How long a SQLite statement waits for another process's write lock before SQLITE_BUSY. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
+/** What else happens before a statement that can write runs on the connection (the checkpointer's `wake`). */
+interface WriteHooks {
+  beforeWrite(): void;
+}
+
 /**
  * Kysely prepares every query anew; on better-sqlite3 building the statement costs more
  * than running it. Statements are reused by SQL text (bounded, least recently used out).
@@ -358,12 +365,14 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000;
  *
  * Every statement that can write (SQLite's own `readonly` says which) tells the read cache
  * each time before it runs, with the table it writes (storage/read-cache.ts `tableWritten`;
- * unknown: any), and again once it has run; so does `exec`, as a write of any table.
+ * unknown: any), and again once it has run; so does `exec`, as a write of any table. Before
+ * that, `hooks.beforeWrite` (a retired checkpointer starts again).
  */
-function cacheStatements(sqlite: SqliteDatabase.Database, cache: ReadCache, max = 512): void {
+function cacheStatements(sqlite: SqliteDatabase.Database, cache: ReadCache, hooks: WriteHooks, max = 512): void {
   const prepare = sqlite.prepare.bind(sqlite);
   const exec = sqlite.exec.bind(sqlite);
   sqlite.exec = ((source: string) => {
+    hooks.beforeWrite();
     cache.noteWrite(null);
     try {
       return exec(source);
@@ -381,7 +390,7 @@ function cacheStatements(sqlite: SqliteDatabase.Database, cache: ReadCache, max 
     }
     const stmt = prepare(source);
     // (BEGIN IMMEDIATE is not `readonly` for SQLite, yet changes nothing: the writes that follow tell the cache.)
-    if (!stmt.readonly && !/^begin\b/i.test(source)) markWrites(stmt, cache, tablesWritten(source) ?? [null]);
+    if (!stmt.readonly && !/^begin\b/i.test(source)) markWrites(stmt, cache, hooks, tablesWritten(source) ?? [null]);
     if (!hit) {
       statements.set(source, stmt);
       if (statements.size > max) statements.delete(statements.keys().next().value!);
@@ -390,10 +399,11 @@ function cacheStatements(sqlite: SqliteDatabase.Database, cache: ReadCache, max 
   }) as typeof sqlite.prepare;
 }
 
-function markWrites(stmt: SqliteDatabase.Statement, cache: ReadCache, tables: readonly (string | null)[]): void {
+function markWrites(stmt: SqliteDatabase.Statement, cache: ReadCache, hooks: WriteHooks, tables: readonly (string | null)[]): void {
   for (const method of ['run', 'get', 'all', 'iterate'] as const) {
     const original = stmt[method] as (...args: unknown[]) => unknown;
     (stmt as unknown as Record<string, unknown>)[method] = function (this: SqliteDatabase.Statement, ...args: unknown[]) {
+      hooks.beforeWrite();
       for (const table of tables) cache.noteWrite(table);
       try {
         return original.apply(this, args);

@@ -12,6 +12,15 @@
  * fails. When the last connection to the file closes, SQLite checkpoints and removes the WAL
  * as before: `stop` closes the worker's connection first.
  *
+ * The worker lives only while writes are many (a thread costs ~11 MB of resident memory, a
+ * tenth of an idle server's). Every statement that can write on the process's connection calls
+ * `wake`; they are counted with a half-life of a second, and a count of WAKE_WRITES (a burst of
+ * about that many, or some 35 a second kept up) starts the worker. After IDLE_MS without a commit
+ * it checkpoints what is left, closes its connection and exits, and the process's connection
+ * checkpoints automatically again. A write now and then (background jobs, a lease renewed every
+ * few seconds) leaves the checkpoints to the connection, where one costs little at that pace,
+ * rather than starting a thread each time.
+ *
  * The worker's code is evaluated from a string (a bundle has no second file to point a Worker
  * at) and loads the same better-sqlite3 as this module, by its resolved path.
  */
@@ -20,7 +29,11 @@ import { Worker } from 'node:worker_threads';
 import type SqliteDatabase from 'better-sqlite3';
 
 const CHECK_EVERY_MS = 100;
-/** SQLite's default `wal_autocheckpoint`, restored if the worker fails. */
+/** A worker that has seen no commit for this long exits (ms). */
+export const IDLE_MS = 2000;
+/** The count of recent writes (halved every second) that starts a worker. */
+export const WAKE_WRITES = 50;
+/** SQLite's default `wal_autocheckpoint`, restored while no worker runs. */
 const AUTOCHECKPOINT_PAGES = 1000;
 
 const WORKER_SOURCE = `
@@ -32,68 +45,128 @@ db.pragma('synchronous = NORMAL');
 const version = db.prepare('pragma data_version').pluck();
 const checkpoint = db.prepare('pragma wal_checkpoint(PASSIVE)');
 let seen = version.get();
-const timer = setInterval(() => {
-  const now = version.get();
-  if (now === seen) return;
-  seen = now;
-  checkpoint.get();
-}, workerData.everyMs);
-parentPort.on('message', (message) => {
-  if (message !== 'stop') return;
+let changedAt = Date.now();
+let ended = false;
+const end = (message) => {
+  if (ended) return;
+  ended = true;
   clearInterval(timer);
   db.close();
+  if (message) parentPort.postMessage(message);
   parentPort.close();
+};
+const timer = setInterval(() => {
+  const now = version.get();
+  if (now !== seen) {
+    seen = now;
+    changedAt = Date.now();
+    checkpoint.get();
+  } else if (Date.now() - changedAt >= workerData.idleMs) {
+    // What the last look left (a commit between its two reads), then exit.
+    checkpoint.get();
+    end('idle');
+  }
+}, workerData.everyMs);
+parentPort.on('message', (message) => {
+  if (message === 'stop') end(null);
 });
 parentPort.postMessage('ready');
 `;
 
 export interface Checkpointer {
+  /** A statement that can write is about to run on the process's connection: enough of them start a retired worker again. */
+  wake(): void;
   /** Closes the worker's connection (before the process's own closes, so that one is the last). */
   stop(): Promise<void>;
 }
 
-/** Starts checkpointing `file` (a WAL database `sqlite` has open) off the event loop. */
-export function startCheckpointer(sqlite: SqliteDatabase.Database, file: string, busyTimeoutMs: number): Checkpointer {
-  let worker: Worker;
-  try {
-    worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { module: createRequire(import.meta.url).resolve('better-sqlite3'), file, busyTimeoutMs, everyMs: CHECK_EVERY_MS },
-      // A connection and a timer: a small heap is plenty.
-      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
-      stdout: false,
-      stderr: false,
-    });
-  } catch {
-    return { stop: async () => {} };
-  }
+export interface CheckpointerOptions {
+  /** Overrides IDLE_MS (tests). */
+  idleMs?: number;
+}
+
+/** Checkpoints `file` (a WAL database `sqlite` has open) off the event loop while writes are many. */
+export function startCheckpointer(sqlite: SqliteDatabase.Database, file: string, busyTimeoutMs: number, options: CheckpointerOptions = {}): Checkpointer {
+  const module = createRequire(import.meta.url).resolve('better-sqlite3');
+  let current: Worker | null = null;
+  let exited: Promise<void> = Promise.resolve();
   let automatic = true;
   let stopping = false;
+  /** A worker failed (could not open the file, or died): the connection checkpoints from now on. */
+  let failed = false;
+  /** Writes seen while no worker runs, halved every second, as of `countedAt` (ms). */
+  let writes = 0;
+  let countedAt = 0;
   const restore = () => {
     if (automatic || !sqlite.open) return;
     automatic = true;
     sqlite.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
   };
-  worker.on('message', (message) => {
-    if (message !== 'ready' || stopping || !sqlite.open) return;
-    sqlite.pragma('wal_autocheckpoint = 0');
-    automatic = false;
-  });
-  // A worker that fails (or cannot open the file) leaves checkpoints to the connection again.
-  worker.on('error', restore);
-  const exited = new Promise<void>((resolve) =>
-    worker.on('exit', () => {
-      if (!stopping) restore();
-      resolve();
-    }),
-  );
-  // After the listeners (adding one refs the worker again): the worker never keeps the process alive.
-  worker.unref();
+  const spawn = () => {
+    let worker: Worker;
+    try {
+      worker = new Worker(WORKER_SOURCE, {
+        eval: true,
+        workerData: { module, file, busyTimeoutMs, everyMs: CHECK_EVERY_MS, idleMs: options.idleMs ?? IDLE_MS },
+        // A connection and a timer: a small heap is plenty.
+        resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
+        stdout: false,
+        stderr: false,
+      });
+    } catch {
+      failed = true;
+      return;
+    }
+    current = worker;
+    let retired = false;
+    worker.on('message', (message) => {
+      if (worker !== current) return;
+      if (message === 'ready' && !stopping && sqlite.open) {
+        sqlite.pragma('wal_autocheckpoint = 0');
+        automatic = false;
+      } else if (message === 'idle') {
+        // Before any later write: from here the connection checkpoints until a write wakes a new worker.
+        retired = true;
+        current = null;
+        restore();
+      }
+    });
+    // A worker that fails (or cannot open the file) leaves checkpoints to the connection again, for good.
+    worker.on('error', () => {
+      if (worker !== current) return;
+      failed = true;
+      current = null;
+      restore();
+    });
+    exited = new Promise<void>((resolve) =>
+      worker.on('exit', () => {
+        if (worker === current) {
+          current = null;
+          if (!stopping && !retired) failed = true;
+          if (!stopping) restore();
+        }
+        resolve();
+      }),
+    );
+    // After the listeners (adding one refs the worker again): the worker never keeps the process alive.
+    worker.unref();
+  };
   return {
+    wake() {
+      if (current !== null || stopping || failed) return;
+      const now = performance.now();
+      writes = writes * 0.5 ** ((now - countedAt) / 1000) + 1;
+      countedAt = now;
+      if (writes < WAKE_WRITES) return;
+      writes = 0;
+      spawn();
+    },
     async stop() {
       if (stopping) return exited;
       stopping = true;
       restore();
+      const worker = current;
+      if (!worker) return exited;
       worker.postMessage('stop');
       // The worker exits once its connection is closed; a worker stuck in a checkpoint is ended after a while.
       const timeout = setTimeout(() => void worker.terminate(), 5000);
