@@ -80,13 +80,8 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export interface CheckpointerOptions {
-  /** Overrides IDLE_MS (tests). */
-  idleMs?: number;
-}
-
 /** Checkpoints `file` (a WAL database `sqlite` has open) off the event loop while writes are many. */
-export function startCheckpointer(sqlite: SqliteDatabase.Database, file: string, busyTimeoutMs: number, options: CheckpointerOptions = {}): Checkpointer {
+export function startCheckpointer(sqlite: SqliteDatabase.Database, file: string, busyTimeoutMs: number): Checkpointer {
   const module = createRequire(import.meta.url).resolve('better-sqlite3');
   let current: Worker | null = null;
   let exited: Promise<void> = Promise.resolve();
@@ -107,7 +102,7 @@ export function startCheckpointer(sqlite: SqliteDatabase.Database, file: string,
     try {
       worker = new Worker(WORKER_SOURCE, {
         eval: true,
-        workerData: { module, file, busyTimeoutMs, everyMs: CHECK_EVERY_MS, idleMs: options.idleMs ?? IDLE_MS },
+        workerData: { module, file, busyTimeoutMs, everyMs: CHECK_EVERY_MS, idleMs: IDLE_MS },
         // A connection and a timer: a small heap is plenty.
         resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 2 },
         stdout: false,
