@@ -129,7 +129,7 @@ async function seed(n: number) {
   // that has been up for a minute.
   let allVisible: string | null = null;
   if (postgres) {
-    await sql`vacuum analyze projects`.execute(db);
+    await sql`vacuum projects`.execute(db);
     await sql`analyze`.execute(db);
     const { rows } = await sql<{ relpages: number; relallvisible: number }>`select relpages, relallvisible from pg_class where relname = 'projects'`.execute(db);
     allVisible = `${rows[0]?.relallvisible} of ${rows[0]?.relpages} pages all-visible`;

@@ -25,10 +25,19 @@ async function until(test: () => boolean, ms: number): Promise<boolean> {
   return true;
 }
 
+/** Runs `body` with a new temporary directory, removed afterwards. */
+async function inTempDir(body: (dir: string) => unknown): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'forgelet-checkpointer-'));
+  try {
+    await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('sqlite: WAL checkpoints off the event loop', () => {
-  it("the connection's automatic checkpoints are off; the worker keeps the WAL bounded; closing removes it", async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'forgelet-checkpointer-'));
-    try {
+  it("the connection's automatic checkpoints are off; the worker keeps the WAL bounded; closing removes it", () =>
+    inTempDir(async (dir) => {
       const file = join(dir, 'db.sqlite');
       const handle = openDatabase(file);
       const sqlite = sqliteHandleOf(handle.db)!;
@@ -51,14 +60,10 @@ describe('sqlite: WAL checkpoints off the event loop', () => {
       assert.ok(await until(() => statSync(file).size > 8 * 40 * 60_000, 2000), `the database file holds the rows: ${statSync(file).size} bytes`);
       await handle.destroy();
       assert.equal(existsSync(`${file}-wal`), false, 'the last connection to close removed the WAL');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('an idle worker exits and the connection checkpoints by itself; a write now and then leaves it so, a burst of writes starts a worker again, which stays while writes go on', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'forgelet-checkpointer-'));
-    try {
+  it('an idle worker exits and the connection checkpoints by itself; a write now and then leaves it so, a burst of writes starts a worker again, which stays while writes go on', () =>
+    inTempDir(async (dir) => {
       const file = join(dir, 'db.sqlite');
       const handle = openDatabase(file);
       const sqlite = sqliteHandleOf(handle.db)!;
@@ -84,14 +89,10 @@ describe('sqlite: WAL checkpoints off the event loop', () => {
       }
       await handle.destroy();
       assert.equal(existsSync(`${file}-wal`), false, 'the last connection to close removed the WAL');
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
-  it('a database left open does not keep the process alive', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'forgelet-checkpointer-'));
-    try {
+  it('a database left open does not keep the process alive', () =>
+    inTempDir(async (dir) => {
       // The sources, from the checkout the tests run in.
       const dialect = join(process.cwd(), 'packages/core/src/storage/dialect.ts');
       const script = join(dir, 'left-open.mts');
@@ -107,10 +108,7 @@ describe('sqlite: WAL checkpoints off the event loop', () => {
       assert.equal(child.stdout.trim(), 'done', child.stderr);
       assert.equal(child.signal, null, 'the process ended by itself');
       assert.equal(child.status, 0, child.stderr);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+    }));
 
   it('an in-memory database has no worker', async () => {
     const handle = openDatabase(':memory:');

@@ -113,15 +113,13 @@ export function startCheckpointer(sqlite: SqliteDatabase.Database, file: string,
       return;
     }
     current = worker;
-    let retired = false;
     worker.on('message', (message) => {
       if (worker !== current) return;
       if (message === 'ready' && !stopping && sqlite.open) {
         sqlite.pragma('wal_autocheckpoint = 0');
         automatic = false;
       } else if (message === 'idle') {
-        // Before any later write: from here the connection checkpoints until a write wakes a new worker.
-        retired = true;
+        // Before any later write: from here the connection checkpoints until writes wake a new worker.
         current = null;
         restore();
       }
@@ -135,10 +133,13 @@ export function startCheckpointer(sqlite: SqliteDatabase.Database, file: string,
     });
     exited = new Promise<void>((resolve) =>
       worker.on('exit', () => {
+        // Still current: it exited without retiring ('idle' lets go of it first), so it failed unless stopped.
         if (worker === current) {
           current = null;
-          if (!stopping && !retired) failed = true;
-          if (!stopping) restore();
+          if (!stopping) {
+            failed = true;
+            restore();
+          }
         }
         resolve();
       }),

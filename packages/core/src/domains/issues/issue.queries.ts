@@ -54,7 +54,7 @@ async function insertIssuesSqlite(trx: Kysely<Database>, issues: readonly Omit<N
   }
   const parameters: unknown[] = [];
   issues.forEach((values, i) => {
-    for (const column of NEW_ISSUE_COLUMNS) parameters.push(column === 'iid' ? first + i : column === 'project_id' ? projectId : values[column]);
+    for (const column of NEW_ISSUE_COLUMNS) parameters.push(column === 'iid' ? first + i : values[column]);
   });
   // The statement marks its write for the read cache as every one prepared on the connection (storage/dialect.ts).
   const rows = (sqlite.prepare(text).all(parameters) as IssueRow[]).sort((a, b) => a.iid - b.iid);
