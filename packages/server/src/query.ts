@@ -9,6 +9,8 @@ import { RepeatedValues } from '@forgelet/core';
 type Tree = Record<string, unknown>;
 
 function decode(s: string): string {
+  // Most keys and values are plain: no copy, no decoder.
+  if (!/[%+]/.test(s)) return s;
   try {
     return decodeURIComponent(s.replace(/\+/g, ' '));
   } catch {
