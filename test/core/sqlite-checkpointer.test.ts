@@ -81,8 +81,8 @@ describe('sqlite: WAL checkpoints off the event loop', () => {
       for (let i = 0; i < 2 * WAKE_WRITES; i++) await sql`insert into rows (body) values ('a burst')`.execute(handle.db);
       assert.ok(await until(() => automatic() === 0, 5000), 'a burst of writes started a worker again');
       // Commits spaced under IDLE_MS for longer than IDLE_MS: the worker stays.
-      const until2 = performance.now() + IDLE_MS + 1000;
-      while (performance.now() < until2) {
+      const goOnUntil = performance.now() + IDLE_MS + 1000;
+      while (performance.now() < goOnUntil) {
         await sql`insert into rows (body) values ('more')`.execute(handle.db);
         await pause(IDLE_MS / 5);
         assert.equal(automatic(), 0, 'the worker stays while commits go on');
